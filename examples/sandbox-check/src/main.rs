@@ -1,0 +1,2 @@
+//! `sandbox-check` (to come).
+fn main() {}

@@ -1,0 +1,125 @@
+//! The contract between the launch sequence and a platform's confinement.
+
+use std::fmt;
+
+use crate::check::{self, Context, Outcome};
+use crate::error::BackendError;
+use crate::launch::Launch;
+
+/// A platform's way of confining the calling process.
+///
+/// The launch sequence in this crate calls the methods in a fixed order: [`Backend::support`]
+/// when the parent builds the command, then, in the launcher, [`Backend::confine`] and
+/// [`Backend::verify`]. A backend must fail closed: when it cannot apply every part of its
+/// confinement it returns an error, and the program does not run. `docs/backends.md` states the
+/// whole contract.
+///
+/// The trait is object safe, so a library can hold a `&dyn Backend` without knowing the platform.
+pub trait Backend {
+    /// A short name for reports, such as `linux` or `macos`.
+    fn name(&self) -> &'static str;
+
+    /// Whether this system can be confined, with the facts that decide it (kernel, ABI, OS).
+    ///
+    /// It must not change the calling process.
+    fn support(&self) -> Support;
+
+    /// Confines the calling process as `launch.policy` says.
+    ///
+    /// On success the process is confined and every later action of it is subject to the
+    /// policy. A backend whose mechanism wraps a new process image (macOS's `sandbox-exec`)
+    /// instead replaces the process with a confined copy of the launcher started with
+    /// [`CONFINED_FLAG`](crate::CONFINED_FLAG), and returns only on failure; such a backend
+    /// answers `true` from [`Backend::confines_by_reexec`].
+    fn confine(&self, launch: &Launch) -> Result<(), BackendError>;
+
+    /// Tries actions the confinement must refuse, and returns what each did.
+    ///
+    /// The default runs [`check::ENFORCEMENT`]; a backend may run more after it, never fewer.
+    fn verify(&self, context: &Context) -> Vec<Outcome> {
+        check::run(check::ENFORCEMENT, context)
+    }
+
+    /// Whether [`Backend::confine`] re-executes the launcher, so a launcher started with
+    /// [`CONFINED_FLAG`](crate::CONFINED_FLAG) goes straight to the check. A backend that confines
+    /// in place answers `false`, and such a start is refused.
+    fn confines_by_reexec(&self) -> bool {
+        false
+    }
+}
+
+/// One fact behind a [`Support`] answer, such as `landlock ABI` = `7`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// What the fact is about.
+    pub name: &'static str,
+    /// What was found.
+    pub value: String,
+}
+
+impl Fact {
+    /// A fact named `name` with `value`.
+    pub fn new(name: &'static str, value: impl Into<String>) -> Self {
+        Self {
+            name,
+            value: value.into(),
+        }
+    }
+}
+
+impl fmt::Display for Fact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name, self.value)
+    }
+}
+
+/// Whether a system can be confined, graded.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Support {
+    /// Confinement is available here.
+    Supported {
+        /// What was found.
+        facts: Vec<Fact>,
+    },
+    /// This kind of system has a backend, but this machine lacks what it needs (an old kernel, a
+    /// kernel without Landlock); every launch is refused, by the launcher, with `reason`.
+    Unavailable {
+        /// What was found.
+        facts: Vec<Fact>,
+        /// What is missing, and the remedy.
+        reason: BackendError,
+    },
+    /// There is no sandbox for this kind of system at all (an OS or architecture without a
+    /// backend); nothing that needs one may run.
+    NoBackend {
+        /// What was found.
+        facts: Vec<Fact>,
+        /// Which kind of system this is.
+        reason: BackendError,
+    },
+}
+
+impl Support {
+    /// The facts behind the answer.
+    pub fn facts(&self) -> &[Fact] {
+        match self {
+            Support::Supported { facts }
+            | Support::Unavailable { facts, .. }
+            | Support::NoBackend { facts, .. } => facts,
+        }
+    }
+
+    /// Why confinement is not available, if it is not.
+    pub fn reason(&self) -> Option<&BackendError> {
+        match self {
+            Support::Supported { .. } => None,
+            Support::Unavailable { reason, .. } | Support::NoBackend { reason, .. } => Some(reason),
+        }
+    }
+
+    /// Whether confinement is available here.
+    pub fn is_supported(&self) -> bool {
+        matches!(self, Support::Supported { .. })
+    }
+}

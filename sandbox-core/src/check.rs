@@ -1,0 +1,363 @@
+//! The enforcement check: actions a confined launcher tries before it runs the program.
+//!
+//! Each attempt is a row of a table, so the launcher, `sandbox-check` and the tests run the same
+//! list. An attempt that must be denied passes only when the system refuses it with a permission
+//! error (`EACCES` or `EPERM`): an attempt that works, or fails for another reason (a missing
+//! file, a refused connection), proves nothing about the confinement and fails the check.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// What an attempt must do under confinement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Refused by the system with `EACCES` or `EPERM`.
+    Denied,
+    /// Works as it would unconfined.
+    Works,
+}
+
+impl fmt::Display for Expect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Expect::Denied => "denied",
+            Expect::Works => "works",
+        })
+    }
+}
+
+/// What an attempt needs to know about the launch.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The canary file, outside every allowed path.
+    pub canary: PathBuf,
+    /// The launcher's parent, as recorded before confinement.
+    pub parent: u32,
+    /// The launcher's own executable, which is in the exec list.
+    pub launcher: PathBuf,
+    /// The temporary directory, as it was before the environment was cleared.
+    pub temp_dir: PathBuf,
+}
+
+/// One action to try, and what it must do.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempt {
+    /// What is tried, in words (`read the canary`).
+    pub name: &'static str,
+    /// What it must do.
+    pub expect: Expect,
+    /// Tries it. `Ok` means the action worked.
+    pub run: fn(&Context) -> io::Result<()>,
+}
+
+/// What an attempt did, when that was not what it had to do.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Observed {
+    /// A denied action worked.
+    Worked,
+    /// A denied action failed, but not with a permission error, so nothing was proved.
+    OtherError(io::Error),
+    /// An action that must work was refused or failed.
+    Failed(io::Error),
+}
+
+impl fmt::Display for Observed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Observed::Worked => f.write_str("it worked"),
+            Observed::OtherError(e) => {
+                write!(f, "failed with {}, not a permission error", describe(e))
+            }
+            Observed::Failed(e) => write!(f, "failed with {}", describe(e)),
+        }
+    }
+}
+
+/// An attempt and its result.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The attempt's name.
+    pub name: &'static str,
+    /// What it had to do.
+    pub expect: Expect,
+    /// What it did: `Ok` if the action worked.
+    pub result: io::Result<()>,
+}
+
+impl Outcome {
+    /// Whether the attempt did what it had to.
+    pub fn passed(&self) -> bool {
+        self.observed().is_none()
+    }
+
+    /// What went wrong, or `None` if the attempt passed.
+    pub fn observed(&self) -> Option<Observed> {
+        match (self.expect, &self.result) {
+            (Expect::Denied, Ok(())) => Some(Observed::Worked),
+            (Expect::Denied, Err(e)) if is_permission_error(e) => None,
+            (Expect::Denied, Err(e)) => Some(Observed::OtherError(copy(e))),
+            (Expect::Works, Ok(())) => None,
+            (Expect::Works, Err(e)) => Some(Observed::Failed(copy(e))),
+        }
+    }
+
+    /// What happened, in words: `worked`, or `EACCES (Permission denied)`.
+    pub fn happened(&self) -> String {
+        match &self.result {
+            Ok(()) => "worked".to_owned(),
+            Err(e) => describe(e),
+        }
+    }
+}
+
+fn copy(e: &io::Error) -> io::Error {
+    match e.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(e.kind(), e.to_string()),
+    }
+}
+
+/// Whether `e` is the refusal a confinement gives: `EACCES` or `EPERM`.
+pub fn is_permission_error(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        matches!(
+            e.raw_os_error(),
+            Some(libc_codes::EACCES | libc_codes::EPERM)
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        e.kind() == io::ErrorKind::PermissionDenied
+    }
+}
+
+/// An error as its symbolic name and text, such as `EACCES (Permission denied)`.
+pub fn describe(e: &io::Error) -> String {
+    #[cfg(unix)]
+    if let Some(code) = e.raw_os_error() {
+        let name = format!("{:?}", nix::errno::Errno::from_raw(code));
+        let text = e.to_string();
+        let text = text.split(" (os error").next().unwrap_or(&text);
+        return format!("{name} ({text})");
+    }
+    e.to_string()
+}
+
+#[cfg(unix)]
+mod libc_codes {
+    pub const EACCES: i32 = nix::errno::Errno::EACCES as i32;
+    pub const EPERM: i32 = nix::errno::Errno::EPERM as i32;
+}
+
+/// Runs each attempt of `table` in order.
+pub fn run(table: &[Attempt], context: &Context) -> Vec<Outcome> {
+    table
+        .iter()
+        .map(|attempt| Outcome {
+            name: attempt.name,
+            expect: attempt.expect,
+            result: (attempt.run)(context),
+        })
+        .collect()
+}
+
+/// The first attempt that did not do what it had to, as an error.
+pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::CheckFailure> {
+    outcomes.iter().find_map(|o| {
+        o.observed().map(|observed| crate::CheckFailure {
+            attempt: o.name,
+            observed,
+        })
+    })
+}
+
+#[cfg(unix)]
+pub use attempts::ENFORCEMENT;
+
+/// There is no check without a platform to run it on; a backend for such a system brings its own.
+#[cfg(not(unix))]
+pub const ENFORCEMENT: &[Attempt] = &[];
+
+#[cfg(unix)]
+mod attempts {
+    use std::fs::{self, File, OpenOptions};
+    use std::io::{self, Read};
+    use std::net::{SocketAddr, TcpStream};
+    use std::path::Path;
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+
+    use super::{Attempt, Context, Expect};
+
+    /// The attempts every launch makes after confining itself. Each must be denied.
+    pub const ENFORCEMENT: &[Attempt] = &[
+        Attempt {
+            name: "read the canary",
+            expect: Expect::Denied,
+            run: read_canary,
+        },
+        Attempt {
+            name: "change the canary's permissions",
+            expect: Expect::Denied,
+            run: chmod_canary,
+        },
+        Attempt {
+            name: "truncate the canary",
+            expect: Expect::Denied,
+            run: truncate_canary,
+        },
+        Attempt {
+            name: "create a file beside the canary",
+            expect: Expect::Denied,
+            run: create_beside_canary,
+        },
+        Attempt {
+            name: "create a file in the temporary directory",
+            expect: Expect::Denied,
+            run: create_in_temp_dir,
+        },
+        Attempt {
+            name: "connect to 127.0.0.1 over TCP",
+            expect: Expect::Denied,
+            run: connect_loopback,
+        },
+        Attempt {
+            name: "start a process",
+            expect: Expect::Denied,
+            run: start_process,
+        },
+        Attempt {
+            name: "send signal 0 to the parent",
+            expect: Expect::Denied,
+            run: signal_parent,
+        },
+    ];
+
+    fn read_canary(c: &Context) -> io::Result<()> {
+        File::open(&c.canary)?.read(&mut [0u8; 1]).map(drop)
+    }
+
+    // The canary's own mode and length: nothing changes if the attempt works.
+    fn chmod_canary(c: &Context) -> io::Result<()> {
+        let permissions = fs::metadata(&c.canary)?.permissions();
+        fs::set_permissions(&c.canary, permissions)
+    }
+
+    fn truncate_canary(c: &Context) -> io::Result<()> {
+        let length = fs::metadata(&c.canary)?.len();
+        let length = nix::libc::off_t::try_from(length).map_err(io::Error::other)?;
+        nix::unistd::truncate(&c.canary, length).map_err(io::Error::from)
+    }
+
+    fn create_beside_canary(c: &Context) -> io::Result<()> {
+        let dir = c.canary.parent().unwrap_or(Path::new("/"));
+        create_in(dir)
+    }
+
+    fn create_in_temp_dir(c: &Context) -> io::Result<()> {
+        create_in(&c.temp_dir)
+    }
+
+    fn create_in(dir: &Path) -> io::Result<()> {
+        let path = dir.join(format!("sandbox-check-{}", std::process::id()));
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        // It worked, so nothing confines us and removing it is possible.
+        fs::remove_file(&path)
+    }
+
+    fn connect_loopback(_: &Context) -> io::Result<()> {
+        let address = SocketAddr::from(([127, 0, 0, 1], 9));
+        TcpStream::connect_timeout(&address, Duration::from_secs(2)).map(drop)
+    }
+
+    fn start_process(c: &Context) -> io::Result<()> {
+        Command::new(&c.launcher)
+            .arg(crate::EXIT_FLAG)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?
+            .wait()
+            .map(drop)
+    }
+
+    fn signal_parent(c: &Context) -> io::Result<()> {
+        let now = nix::unistd::getppid().as_raw();
+        if u32::try_from(now).ok() != Some(c.parent) {
+            return Err(io::Error::other(format!(
+                "the parent changed from process {} to {now}",
+                c.parent
+            )));
+        }
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(now), None).map_err(io::Error::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(expect: Expect, result: io::Result<()>) -> Outcome {
+        Outcome {
+            name: "x",
+            expect,
+            result,
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_a_permission_error_counts_as_denied() {
+        use nix::errno::Errno;
+        let denied = |code: Errno| {
+            outcome(
+                Expect::Denied,
+                Err(io::Error::from_raw_os_error(code as i32)),
+            )
+        };
+        assert!(denied(Errno::EACCES).passed());
+        assert!(denied(Errno::EPERM).passed());
+        assert!(!denied(Errno::ENOENT).passed());
+        assert!(!denied(Errno::ECONNREFUSED).passed());
+        assert!(!outcome(Expect::Denied, Ok(())).passed());
+        assert_eq!(
+            denied(Errno::ENOENT).observed().unwrap().to_string(),
+            "failed with ENOENT (No such file or directory), not a permission error"
+        );
+    }
+
+    #[test]
+    fn what_must_work_passes_only_when_it_works() {
+        assert!(outcome(Expect::Works, Ok(())).passed());
+        assert!(!outcome(Expect::Works, Err(io::Error::other("no"))).passed());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn unconfined_every_attempt_fails_the_check() {
+        let canary = crate::Canary::create().unwrap();
+        let context = Context {
+            canary: canary.path().to_path_buf(),
+            parent: nix::unistd::getppid().as_raw() as u32,
+            launcher: std::path::PathBuf::from("/bin/true"),
+            temp_dir: std::env::temp_dir(),
+        };
+        let outcomes = run(ENFORCEMENT, &context);
+        assert_eq!(outcomes.len(), ENFORCEMENT.len());
+        for o in &outcomes {
+            assert!(
+                !o.passed(),
+                "{} passed unconfined: {}",
+                o.name,
+                o.happened()
+            );
+        }
+        assert_eq!(std::fs::read(canary.path()).unwrap(), b"canary\n");
+    }
+}

@@ -1,0 +1,265 @@
+//! The errors of this crate, one enum per stage, each variant naming its cause and, where there is
+//! one, its remedy.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::PathBuf;
+
+use crate::check::Observed;
+
+/// A path that cannot go into a [`Policy`](crate::Policy).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// The path is relative; the launcher runs in another directory, so only absolute paths mean
+    /// the same thing to both.
+    #[error("{}: the path is relative; give an absolute path", path.display())]
+    Relative {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The path holds a NUL byte, which no system call can take.
+    #[error("{}: the path contains a NUL byte", path.display())]
+    ContainsNul {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The path does not exist or cannot be resolved.
+    #[error("{}: cannot be resolved", path.display())]
+    Unreadable {
+        /// The path as given.
+        path: PathBuf,
+        /// Why resolving it failed.
+        #[source]
+        source: io::Error,
+    },
+    /// The path is a symbolic link to a folder.
+    #[error(
+        "{}: is a symbolic link to the folder {}; list that folder itself if it is meant",
+        path.display(),
+        target.display()
+    )]
+    LinkToFolder {
+        /// The path as given.
+        path: PathBuf,
+        /// The folder it leads to.
+        target: PathBuf,
+    },
+}
+
+/// The canary file could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CanaryError {
+    /// Creating the file in the temporary directory failed.
+    #[error("cannot create a canary file in {}", dir.display())]
+    Create {
+        /// The temporary directory.
+        dir: PathBuf,
+        /// What creating the file reported.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The launcher's arguments do not form a launch request.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireError {
+    /// The request was encoded by another version of this crate.
+    #[error("the request has format {found:?}, this launcher reads format {expected}; parent and launcher must be the same build")]
+    Version {
+        /// The version token found.
+        found: OsString,
+        /// The version this build reads.
+        expected: &'static str,
+    },
+    /// A key this format does not have.
+    #[error("unknown key {key:?}")]
+    UnknownKey {
+        /// The token found where a key belongs.
+        key: OsString,
+    },
+    /// A key at the end, with no value after it.
+    #[error("key {key} has no value")]
+    MissingValue {
+        /// The key.
+        key: &'static str,
+    },
+    /// No canary, or more than one.
+    #[error("the request must name exactly one canary, it names {count}")]
+    Canary {
+        /// How many it names.
+        count: usize,
+    },
+    /// A number that does not parse.
+    #[error("{key} must be a process ID, found {value:?}")]
+    Number {
+        /// The key.
+        key: &'static str,
+        /// The value found.
+        value: OsString,
+    },
+    /// Nothing after the separator.
+    #[error("the request names no program after `--`")]
+    NoProgram,
+    /// The program path is relative.
+    #[error("the program {} is not an absolute path", path.display())]
+    RelativeProgram {
+        /// The program as given.
+        path: PathBuf,
+    },
+    /// A path in the request does not make a valid policy.
+    #[error("the policy")]
+    Policy(#[from] PolicyError),
+}
+
+/// A backend's own error: why it cannot confine this system, or why confining failed.
+///
+/// It wraps the backend's typed error (for example the Linux backend's `LinuxError`), which
+/// a caller can downcast to match on.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct BackendError {
+    source: Box<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl BackendError {
+    /// Wraps a backend's own error.
+    pub fn new(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self {
+            source: Box::new(source),
+        }
+    }
+
+    /// The backend's error, for downcasting.
+    pub fn backend_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.source
+    }
+}
+
+/// An attempt of the enforcement check did not turn out as required.
+#[derive(Debug, thiserror::Error)]
+#[error("the enforcement check: {attempt}: {observed}")]
+pub struct CheckFailure {
+    /// What was tried, as the check's table names it.
+    pub attempt: &'static str,
+    /// What happened instead.
+    pub observed: Observed,
+}
+
+/// Why the launcher refused to run the program. The program never ran.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The arguments are not a request this launcher reads.
+    #[error("the launcher's arguments")]
+    Arguments(#[from] WireError),
+    /// The canary lies inside the policy, so a refused read of it would prove nothing.
+    #[error("the canary {} lies inside the policy; it must be outside every allowed path", canary.display())]
+    CanaryInsidePolicy {
+        /// The canary's path.
+        canary: PathBuf,
+    },
+    /// The canary is not a regular file the launcher can see.
+    #[error("the canary {}", canary.display())]
+    Canary {
+        /// The canary's path.
+        canary: PathBuf,
+        /// What looking at it reported.
+        #[source]
+        source: io::Error,
+    },
+    /// Signal 0 to the parent failed before confinement, so its refusal afterwards would prove
+    /// nothing.
+    #[error("signal 0 to the parent (process {pid}) fails before confinement, so the check could not tell a refusal from this")]
+    ParentUnreachable {
+        /// The parent's process ID.
+        pid: u32,
+        /// What the signal reported.
+        #[source]
+        source: io::Error,
+    },
+    /// The launcher has no parent to test against (it was reparented to PID 1).
+    #[error("the launcher's parent is process 1: the parent that started it has gone")]
+    Orphaned,
+    /// Listing or closing inherited descriptors failed.
+    #[error("closing inherited descriptors")]
+    Descriptors(#[source] io::Error),
+    /// A descriptor above standard error is still open after closing them all.
+    #[error("descriptor {fd} is still open after closing every descriptor above standard error")]
+    DescriptorOpen {
+        /// The descriptor.
+        fd: i32,
+    },
+    /// The launcher's own executable could not be found.
+    #[error("cannot find the launcher's own executable")]
+    CurrentExe(#[source] io::Error),
+    /// The backend failed to confine the process.
+    #[error("confinement")]
+    Confine(#[from] BackendError),
+    /// The enforcement check found an action that was not refused.
+    #[error(transparent)]
+    Check(#[from] CheckFailure),
+    /// Starting a new session (leaving the controlling terminal) failed.
+    #[error("starting a new session")]
+    Session(#[source] io::Error),
+    /// The program could not be executed.
+    #[error("exec {}", program.display())]
+    Exec {
+        /// The program.
+        program: PathBuf,
+        /// What `exec` reported.
+        #[source]
+        source: io::Error,
+    },
+    /// The launcher panicked; nothing ran.
+    #[error("internal error: {message}")]
+    Panic {
+        /// The panic's message and location.
+        message: String,
+    },
+}
+
+/// `launch_command` could not build the launcher's command.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommandError {
+    /// There is no sandbox for this kind of system, so nothing that needs one may run.
+    #[error("no sandbox for this system")]
+    NoSandbox(#[source] BackendError),
+    /// The program path is relative.
+    #[error("the program {} is not an absolute path", program.display())]
+    RelativeProgram {
+        /// The program as given.
+        program: PathBuf,
+    },
+    /// The program cannot go into the policy.
+    #[error("the program")]
+    Program(#[source] PolicyError),
+    /// The application's own executable could not be found.
+    #[error("cannot find this application's executable")]
+    CurrentExe(#[source] io::Error),
+}
+
+/// Formats an error and its chain of sources on one line, `cause: its cause: ...`.
+///
+/// Control characters (a newline in a path, say) are escaped, so the text stays one line.
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}

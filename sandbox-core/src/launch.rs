@@ -1,0 +1,256 @@
+//! The launch: the parent's side ([`launch_command`]) and the launcher's ([`handle_args`]), with
+//! the launcher's phases in the one order they may run.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::backend::{Backend, Support};
+use crate::canary::Canary;
+use crate::check::{self, Context};
+use crate::error::{CommandError, Refusal};
+use crate::policy::Policy;
+use crate::wire::{self, Request};
+
+/// The first argument of a launcher run: the rest is an encoded [`Request`].
+pub const LAUNCH_FLAG: &str = "--sandbox-launch";
+
+/// The first argument of a confined copy of the launcher, started by a backend that confines by
+/// re-executing (macOS): the copy goes straight to the enforcement check.
+pub const CONFINED_FLAG: &str = "--sandbox-confined";
+
+/// The first argument of a launcher copy that exits at once with status 0. The enforcement check
+/// tries to start one; it must be refused.
+pub const EXIT_FLAG: &str = "--sandbox-exit";
+
+/// The exit status of a refused launch.
+pub const REFUSED_EXIT_CODE: i32 = 97;
+
+/// The prefix of the one line a refused launch prints on standard error.
+pub const REFUSED_PREFIX: &str = "sandbox: refused: ";
+
+/// Everything a backend needs to confine a launch, decoded and checked.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The request as decoded, its policy joined by the launcher's own executable.
+    pub request: Request,
+    /// The environment the program will get.
+    pub env: Vec<(OsString, OsString)>,
+    /// The launcher's parent, recorded before confinement.
+    pub parent: u32,
+    /// The launcher's own executable, canonical.
+    pub launcher: PathBuf,
+    /// The temporary directory, as the launcher's environment named it.
+    pub temp_dir: PathBuf,
+}
+
+impl Launch {
+    /// What the enforcement check needs.
+    pub fn check_context(&self) -> Context {
+        Context {
+            canary: self.request.canary.clone(),
+            parent: self.parent,
+            launcher: self.launcher.clone(),
+            temp_dir: self.temp_dir.clone(),
+        }
+    }
+}
+
+/// Builds the command that runs `program` with `args` confined by `policy`.
+///
+/// The command runs this application's own executable again with [`LAUNCH_FLAG`], so the
+/// application must call [`handle_args`] first thing in `main`. `program` joins the exec list.
+/// The caller chooses standard input, output and error (pipes, normally: a stream that is a file
+/// stays writable by the program), and owns time, memory and output limits; the launcher sets
+/// none. `canary` must outlive the child: keep it until the child has been waited for.
+///
+/// Fails where there is no sandbox for this kind of system. Where this machine lacks what the
+/// backend needs (an old kernel), the command is built, and the launcher refuses with the reason.
+pub fn launch_command<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+) -> Result<Command, CommandError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    if let Support::NoBackend { reason, .. } = backend.support() {
+        return Err(CommandError::NoSandbox(reason));
+    }
+    let program = program.as_ref();
+    if !program.is_absolute() {
+        return Err(CommandError::RelativeProgram {
+            program: program.to_path_buf(),
+        });
+    }
+    let policy = policy
+        .clone()
+        .allow_exec(program)
+        .map_err(CommandError::Program)?;
+    let exe = std::env::current_exe().map_err(CommandError::CurrentExe)?;
+    let request = Request {
+        policy,
+        canary: canary.path().to_path_buf(),
+        program: program.to_path_buf(),
+        args: args
+            .into_iter()
+            .map(|a| a.as_ref().to_os_string())
+            .collect(),
+        parent: None,
+    };
+    let mut command = Command::new(exe);
+    command.arg(LAUNCH_FLAG).args(wire::encode(&request));
+    Ok(command)
+}
+
+/// Runs the launcher if this process was started as one; returns at once otherwise.
+///
+/// Call it first in `main`, before any window, log, thread or file: a launcher run never
+/// returns from here. It either replaces itself with the confined program or prints one
+/// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
+pub fn handle_args(backend: &dyn Backend) {
+    let mut args = std::env::args_os();
+    let _exe = args.next();
+    let Some(flag) = args.next() else { return };
+    let stage = if flag == LAUNCH_FLAG {
+        Stage::Launch
+    } else if flag == CONFINED_FLAG {
+        Stage::Confined
+    } else if flag == EXIT_FLAG {
+        std::process::exit(0)
+    } else {
+        return;
+    };
+    std::panic::set_hook(Box::new(|info| {
+        refuse(&Refusal::Panic {
+            message: info.to_string(),
+        })
+    }));
+    match run(backend, stage, args) {
+        Err(refusal) => refuse(&refusal),
+        Ok(never) => match never {},
+    }
+}
+
+/// Prints the refusal line and exits with [`REFUSED_EXIT_CODE`].
+pub fn refuse(refusal: &Refusal) -> ! {
+    eprintln!("{REFUSED_PREFIX}{}", crate::error::one_line(refusal));
+    std::process::exit(REFUSED_EXIT_CODE)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Launch,
+    Confined,
+}
+
+#[cfg(not(unix))]
+fn run(
+    backend: &dyn Backend,
+    _stage: Stage,
+    _args: std::env::ArgsOs,
+) -> Result<std::convert::Infallible, Refusal> {
+    match backend.support().reason() {
+        Some(_) | None => Err(Refusal::Confine(crate::BackendError::new(
+            std::io::Error::from(std::io::ErrorKind::Unsupported),
+        ))),
+    }
+}
+
+#[cfg(unix)]
+fn run(
+    backend: &dyn Backend,
+    stage: Stage,
+    args: std::env::ArgsOs,
+) -> Result<std::convert::Infallible, Refusal> {
+    use std::os::unix::process::CommandExt;
+
+    let mut request = wire::decode(args)?;
+    let launcher = std::env::current_exe()
+        .and_then(|exe| exe.canonicalize())
+        .map_err(Refusal::CurrentExe)?;
+    request.policy = request
+        .policy
+        .allow_exec(&launcher)
+        .map_err(|e| Refusal::Arguments(e.into()))?;
+    check_canary(&request)?;
+
+    let parent = match stage {
+        Stage::Launch => parent_before_confinement()?,
+        Stage::Confined => request.parent.ok_or(Refusal::Orphaned)?,
+    };
+    match stage {
+        Stage::Launch => crate::fds::close_inherited()?,
+        Stage::Confined => crate::fds::check_none_inheritable()?,
+    }
+    let launch = Launch {
+        env: crate::env::for_program(std::env::vars_os()),
+        temp_dir: std::env::temp_dir(),
+        request,
+        parent,
+        launcher,
+    };
+
+    match stage {
+        Stage::Launch => backend.confine(&launch)?,
+        Stage::Confined if backend.confines_by_reexec() => {}
+        Stage::Confined => {
+            return Err(Refusal::Arguments(crate::WireError::UnknownKey {
+                key: CONFINED_FLAG.into(),
+            }))
+        }
+    }
+    let outcomes = backend.verify(&launch.check_context());
+    if let Some(failure) = check::first_failure(&outcomes) {
+        return Err(failure.into());
+    }
+
+    // A program in its own session has no controlling terminal to type into or signal through.
+    nix::unistd::setsid().map_err(|e| Refusal::Session(e.into()))?;
+    let Launch { request, env, .. } = launch;
+    let error = Command::new(&request.program)
+        .args(&request.args)
+        .env_clear()
+        .envs(env)
+        .exec();
+    Err(Refusal::Exec {
+        program: request.program,
+        source: error,
+    })
+}
+
+#[cfg(unix)]
+fn check_canary(request: &Request) -> Result<(), Refusal> {
+    let canary = &request.canary;
+    let fail = |source| Refusal::Canary {
+        canary: canary.clone(),
+        source,
+    };
+    let resolved = canary.canonicalize().map_err(fail)?;
+    if !std::fs::metadata(&resolved).map_err(fail)?.is_file() {
+        return Err(fail(std::io::Error::other("not a regular file")));
+    }
+    if request.policy.covers(&resolved) {
+        return Err(Refusal::CanaryInsidePolicy {
+            canary: canary.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// The parent's process ID, once signal 0 to it has been seen to work unconfined.
+#[cfg(unix)]
+fn parent_before_confinement() -> Result<u32, Refusal> {
+    let pid = nix::unistd::getppid();
+    if pid.as_raw() <= 1 {
+        return Err(Refusal::Orphaned);
+    }
+    nix::sys::signal::kill(pid, None).map_err(|e| Refusal::ParentUnreachable {
+        pid: pid.as_raw().unsigned_abs(),
+        source: e.into(),
+    })?;
+    Ok(pid.as_raw().unsigned_abs())
+}

@@ -1,0 +1,219 @@
+//! How a launch request travels to the launcher: as its command-line arguments.
+//!
+//! Every value is its own argument, passed as the operating system string it is, so a path with
+//! spaces, newlines or bytes that are not UTF-8 arrives unchanged and needs no escaping. Keys come
+//! in pairs with their values and are matched exactly; anything else is a [`WireError`]. The
+//! decoder re-validates every path, so a path that vanished since encoding is refused.
+
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+
+use crate::error::WireError;
+use crate::policy::Policy;
+
+/// The format this build writes and reads. Parent and launcher are the same executable, so a
+/// mismatch means something else wrote the arguments.
+pub const FORMAT: &str = "1";
+
+const READ: &str = "--read";
+const EXEC: &str = "--exec";
+const CANARY: &str = "--canary";
+const PARENT: &str = "--parent";
+const PROGRAM: &str = "--";
+
+/// A launch request: the policy, the canary, and the program with its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// What the program may read and execute.
+    pub policy: Policy,
+    /// The canary the enforcement check tries to reach.
+    pub canary: PathBuf,
+    /// The program to run, an absolute path.
+    pub program: PathBuf,
+    /// Its arguments, not counting the program itself.
+    pub args: Vec<OsString>,
+    /// The launcher's parent, when a confined copy of the launcher must check against the parent
+    /// the first copy saw.
+    pub parent: Option<u32>,
+}
+
+/// Encodes `request` as the arguments that follow the launcher flag.
+pub fn encode(request: &Request) -> Vec<OsString> {
+    let mut out = vec![OsString::from(FORMAT)];
+    let mut pair = |key: &str, value: &OsStr| {
+        out.push(key.into());
+        out.push(value.to_os_string());
+    };
+    for path in request.policy.read_paths() {
+        pair(READ, path.as_os_str());
+    }
+    for path in request.policy.exec_paths() {
+        pair(EXEC, path.as_os_str());
+    }
+    pair(CANARY, request.canary.as_os_str());
+    if let Some(parent) = request.parent {
+        pair(PARENT, OsStr::new(&parent.to_string()));
+    }
+    out.push(PROGRAM.into());
+    out.push(request.program.clone().into_os_string());
+    out.extend(request.args.iter().cloned());
+    out
+}
+
+/// Decodes the arguments that follow the launcher flag.
+pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireError> {
+    let mut args = args.into_iter();
+    match args.next() {
+        Some(version) if version == FORMAT => {}
+        found => {
+            return Err(WireError::Version {
+                found: found.unwrap_or_default(),
+                expected: FORMAT,
+            })
+        }
+    }
+    let mut policy = Policy::new();
+    let mut canaries = Vec::new();
+    let mut parent = None;
+    loop {
+        let key = args.next().ok_or(WireError::NoProgram)?;
+        let key = match key.to_str() {
+            Some(READ) => READ,
+            Some(EXEC) => EXEC,
+            Some(CANARY) => CANARY,
+            Some(PARENT) => PARENT,
+            Some(PROGRAM) => break,
+            _ => return Err(WireError::UnknownKey { key }),
+        };
+        let value = args.next().ok_or(WireError::MissingValue { key })?;
+        match key {
+            READ => policy = policy.allow_read(&value)?,
+            EXEC => policy = policy.allow_exec(&value)?,
+            CANARY => canaries.push(PathBuf::from(value)),
+            _ => parent = Some(parse_pid(PARENT, value)?),
+        }
+    }
+    let program = PathBuf::from(args.next().ok_or(WireError::NoProgram)?);
+    if !program.is_absolute() {
+        return Err(WireError::RelativeProgram { path: program });
+    }
+    let canary = match <[PathBuf; 1]>::try_from(canaries) {
+        Ok([canary]) => canary,
+        Err(all) => return Err(WireError::Canary { count: all.len() }),
+    };
+    Ok(Request {
+        policy,
+        canary,
+        program,
+        args: args.collect(),
+        parent,
+    })
+}
+
+fn parse_pid(key: &'static str, value: OsString) -> Result<u32, WireError> {
+    value
+        .to_str()
+        .and_then(|text| text.parse::<u32>().ok())
+        .filter(|&pid| pid > 0)
+        .ok_or(WireError::Number { key, value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> Request {
+        Request {
+            policy: Policy::new()
+                .allow_read("/")
+                .unwrap()
+                .allow_exec(std::env::current_exe().unwrap())
+                .unwrap(),
+            canary: PathBuf::from("/tmp/canary"),
+            program: PathBuf::from("/bin/echo"),
+            args: vec!["--".into(), "--read".into(), "a b\nc".into()],
+            parent: Some(42),
+        }
+    }
+
+    #[test]
+    fn a_request_survives_the_round_trip() {
+        let r = request();
+        assert_eq!(decode(encode(&r)).unwrap(), r);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_and_arguments_that_are_not_utf8_survive() {
+        use std::os::unix::ffi::OsStringExt;
+        let odd = OsString::from_vec(vec![b'/', b't', b'm', b'p', b'/', 0xff, 0xfe]);
+        let mut r = request();
+        r.canary = PathBuf::from(&odd);
+        r.args = vec![odd.clone()];
+        let dir = std::env::temp_dir().join(OsString::from_vec(vec![b's', b'b', 0xff]));
+        std::fs::create_dir_all(&dir).unwrap();
+        r.policy = r.policy.allow_read(&dir).unwrap();
+        assert_eq!(decode(encode(&r)).unwrap(), r);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    fn decode_strs(tokens: &[&str]) -> Result<Request, WireError> {
+        decode(tokens.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn garbage_is_a_typed_error() {
+        assert!(matches!(decode_strs(&[]), Err(WireError::Version { .. })));
+        assert!(matches!(
+            decode_strs(&["2"]),
+            Err(WireError::Version { .. })
+        ));
+        assert!(matches!(decode_strs(&["1"]), Err(WireError::NoProgram)));
+        assert!(matches!(
+            decode_strs(&["1", "--bogus", "x"]),
+            Err(WireError::UnknownKey { .. })
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--read"]),
+            Err(WireError::MissingValue { key: "--read" })
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--read", "rel", "--", "/bin/true"]),
+            Err(WireError::Policy(crate::PolicyError::Relative { .. }))
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--", "/bin/true"]),
+            Err(WireError::Canary { count: 0 })
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--canary", "/a", "--canary", "/b", "--", "/bin/true"]),
+            Err(WireError::Canary { count: 2 })
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--canary", "/a", "--parent", "-1", "--", "/x"]),
+            Err(WireError::Number { .. })
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--canary", "/a", "--", "true"]),
+            Err(WireError::RelativeProgram { .. })
+        ));
+        assert!(matches!(
+            decode_strs(&["1", "--canary", "/a", "--"]),
+            Err(WireError::NoProgram)
+        ));
+    }
+
+    #[test]
+    fn a_path_removed_since_encoding_is_refused() {
+        let dir = std::env::temp_dir().join(format!("sandbox-wire-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut r = request();
+        r.policy = r.policy.allow_read(&dir).unwrap();
+        let encoded = encode(&r);
+        std::fs::remove_dir(&dir).unwrap();
+        assert!(matches!(
+            decode(encoded),
+            Err(WireError::Policy(crate::PolicyError::Unreadable { .. }))
+        ));
+    }
+}

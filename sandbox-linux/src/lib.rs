@@ -1,0 +1,2 @@
+//! The Linux backend (to come).
+#![deny(unsafe_code)]

@@ -1,0 +1,92 @@
+//! The backend for every system this project cannot confine: Windows, FreeBSD, and Linux or macOS
+//! on an architecture or version without a backend.
+//!
+//! It exists so that an application builds everywhere and refuses cleanly where it cannot keep
+//! its promise: [`UnsupportedBackend::support`] answers [`Support::NoBackend`], so
+//! [`launch_command`](sandbox_core::launch_command) refuses, and a launcher started by hand
+//! refuses too. Nothing that needs the sandbox runs.
+//!
+//! ```
+//! use sandbox_core::Backend;
+//! let backend = sandbox_unsupported::UnsupportedBackend;
+//! assert!(!backend.support().is_supported());
+//! ```
+#![forbid(unsafe_code)]
+
+use sandbox_core::{check, Backend, BackendError, Fact, Launch, Support};
+
+/// Why this system cannot be confined.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// No backend exists for this operating system and architecture.
+    #[error("there is no sandbox for {os} on {arch}: confinement exists only for Linux (x86_64, aarch64) and macOS")]
+    NoBackend {
+        /// The operating system, as Rust names it.
+        os: &'static str,
+        /// The architecture, as Rust names it.
+        arch: &'static str,
+    },
+}
+
+/// A backend that confines nothing and says so.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UnsupportedBackend;
+
+impl UnsupportedBackend {
+    fn reason() -> Unsupported {
+        Unsupported::NoBackend {
+            os: std::env::consts::OS,
+            arch: std::env::consts::ARCH,
+        }
+    }
+}
+
+impl Backend for UnsupportedBackend {
+    fn name(&self) -> &'static str {
+        "unsupported"
+    }
+
+    fn support(&self) -> Support {
+        Support::NoBackend {
+            facts: vec![
+                Fact::new("os", std::env::consts::OS),
+                Fact::new("arch", std::env::consts::ARCH),
+            ],
+            reason: BackendError::new(Self::reason()),
+        }
+    }
+
+    fn confine(&self, _launch: &Launch) -> Result<(), BackendError> {
+        Err(BackendError::new(Self::reason()))
+    }
+
+    fn verify(&self, _context: &check::Context) -> Vec<check::Outcome> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_reports_no_backend_and_launch_command_refuses() {
+        let backend = UnsupportedBackend;
+        assert!(matches!(backend.support(), Support::NoBackend { .. }));
+        let canary = sandbox_core::Canary::create().unwrap();
+        let err = sandbox_core::launch_command(
+            &backend,
+            &sandbox_core::Policy::new(),
+            &canary,
+            "/bin/true",
+            std::iter::empty::<&str>(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, sandbox_core::CommandError::NoSandbox(_)),
+            "{err}"
+        );
+        assert!(sandbox_core::one_line(&err).contains("there is no sandbox for"));
+    }
+}

@@ -1,0 +1,2 @@
+//! `cargo xtask` (to come).
+fn main() {}
