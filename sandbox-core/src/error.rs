@@ -204,6 +204,9 @@ pub enum Refusal {
     /// Starting a new session (leaving the controlling terminal) failed.
     #[error("starting a new session")]
     Session(#[source] io::Error),
+    /// Unblocking signals for the program failed.
+    #[error("unblocking signals for the program")]
+    Signals(#[source] io::Error),
     /// The program could not be executed.
     #[error("exec {}", program.display())]
     Exec {
@@ -212,6 +215,12 @@ pub enum Refusal {
         /// What `exec` reported.
         #[source]
         source: io::Error,
+    },
+    /// A test asked for a refusal at this phase (see `FAULT_VARIABLE`).
+    #[error("a fault was injected before {phase}")]
+    Fault {
+        /// The phase.
+        phase: &'static str,
     },
     /// The launcher panicked; nothing ran.
     #[error("internal error: {message}")]

@@ -97,9 +97,13 @@ fn open_descriptors() -> io::Result<Vec<RawFd>> {
     Err(last)
 }
 
+/// The highest descriptor number to try when the system lists none: the open-file limit, but no
+/// more than Linux's default ceiling (`fs.nr_open`, 2^20), so an unlimited limit (macOS allows
+/// one) does not mean two billion calls.
 fn descriptor_limit() -> RawFd {
+    const CEILING: u64 = 1 << 20;
     let soft = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
         .map(|(soft, _hard)| soft)
-        .unwrap_or(1 << 20);
-    RawFd::try_from(soft).unwrap_or(RawFd::MAX)
+        .unwrap_or(CEILING);
+    RawFd::try_from(soft.min(CEILING)).unwrap_or(RawFd::MAX)
 }

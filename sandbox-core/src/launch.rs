@@ -29,6 +29,20 @@ pub const REFUSED_EXIT_CODE: i32 = 97;
 /// The prefix of the one line a refused launch prints on standard error.
 pub const REFUSED_PREFIX: &str = "sandbox: refused: ";
 
+/// The variable that makes a launch refuse on purpose, for tests: its value names the phase the
+/// launcher refuses before (`parent`, `descriptors`, `confine`, `verify`, `exec`). It can only
+/// make a launch fail, never let one through, so it stays in release builds, where the fault
+/// tests run.
+pub const FAULT_VARIABLE: &str = "SANDBOX_FAULT";
+
+/// Refuses if [`FAULT_VARIABLE`] names `phase`.
+fn fault_point(phase: &'static str) -> Result<(), Refusal> {
+    match std::env::var_os(FAULT_VARIABLE) {
+        Some(named) if named == phase => Err(Refusal::Fault { phase }),
+        _ => Ok(()),
+    }
+}
+
 /// Everything a backend needs to confine a launch, decoded and checked.
 #[derive(Debug, Clone)]
 pub struct Launch {
@@ -178,10 +192,12 @@ fn run(
         .map_err(|e| Refusal::Arguments(e.into()))?;
     check_canary(&request)?;
 
+    fault_point("parent")?;
     let parent = match stage {
         Stage::Launch => parent_before_confinement()?,
         Stage::Confined => request.parent.ok_or(Refusal::Orphaned)?,
     };
+    fault_point("descriptors")?;
     match stage {
         Stage::Launch => crate::fds::close_inherited()?,
         Stage::Confined => crate::fds::check_none_inheritable()?,
@@ -194,6 +210,7 @@ fn run(
         launcher,
     };
 
+    fault_point("confine")?;
     match stage {
         Stage::Launch => backend.confine(&launch)?,
         Stage::Confined if backend.confines_by_reexec() => {}
@@ -203,6 +220,7 @@ fn run(
             }))
         }
     }
+    fault_point("verify")?;
     let outcomes = backend.verify(&launch.check_context());
     if let Some(failure) = check::first_failure(&outcomes) {
         return Err(failure.into());
@@ -210,6 +228,12 @@ fn run(
 
     // A program in its own session has no controlling terminal to type into or signal through.
     nix::unistd::setsid().map_err(|e| Refusal::Session(e.into()))?;
+    fault_point("exec")?;
+    // The program starts with no signal blocked, whatever the parent blocked (a supervisor that
+    // forwards signals blocks them in itself, and a mask survives both spawn and exec).
+    nix::sys::signal::SigSet::empty()
+        .thread_set_mask()
+        .map_err(|e| Refusal::Signals(e.into()))?;
     let Launch { request, env, .. } = launch;
     let error = Command::new(&request.program)
         .args(&request.args)

@@ -50,7 +50,7 @@ pub use error::{
     WireError,
 };
 pub use launch::{
-    handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
-    REFUSED_EXIT_CODE, REFUSED_PREFIX,
+    handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, FAULT_VARIABLE,
+    LAUNCH_FLAG, REFUSED_EXIT_CODE, REFUSED_PREFIX,
 };
 pub use policy::Policy;
