@@ -1,2 +1,44 @@
-//! The Linux backend (to come).
+//! The Linux backend: Landlock decides which files a confined program may read, execute or
+//! write; seccomp refuses the system calls Landlock has no right for (processes, sockets, file
+//! metadata, other processes, the kernel's attack surface); capabilities are dropped so a
+//! confined root is a root without privileges.
+//!
+//! The refusal list is one table, [`rules::RULES`], read by the filter builder, the docs and the
+//! tests. The built filters are plain data ([`filter::build`]) so they can be inspected and
+//! evaluated without a kernel.
+//!
+//! It is not a container: the program shares the file system view, the network namespace and the
+//! process ID space of its parent; what it may do with them is what this crate restricts.
+//!
+//! ```no_run
+//! use sandbox_core::Backend;
+//! let backend = sandbox_linux::LinuxBackend;
+//! println!("{:?}", backend.support());
+//! ```
 #![deny(unsafe_code)]
+
+#[cfg(target_os = "linux")]
+mod backend;
+#[cfg(target_os = "linux")]
+mod bpf;
+#[cfg(target_os = "linux")]
+pub mod caps;
+#[cfg(target_os = "linux")]
+mod elf;
+#[cfg(target_os = "linux")]
+mod error;
+#[cfg(target_os = "linux")]
+pub mod filter;
+#[cfg(target_os = "linux")]
+pub mod landlock;
+#[cfg(target_os = "linux")]
+pub mod rules;
+#[cfg(target_os = "linux")]
+mod sys;
+#[cfg(target_os = "linux")]
+pub mod syscalls;
+
+#[cfg(target_os = "linux")]
+pub use backend::LinuxBackend;
+#[cfg(target_os = "linux")]
+pub use error::LinuxError;

@@ -1,0 +1,108 @@
+//! [`LinuxBackend`]: the order in which the layers go on, and what `support` reports.
+
+use std::io;
+
+use sandbox_core::check::{self, Attempt, Context, Expect, Outcome};
+use sandbox_core::{Backend, BackendError, Fact, Launch, Support};
+
+use crate::error::LinuxError;
+use crate::filter::{self, Arch};
+use crate::landlock::{self as ll, Availability, Grants};
+
+/// Confines the calling process with Landlock and seccomp after dropping every capability.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LinuxBackend;
+
+impl LinuxBackend {
+    fn arch() -> Result<Arch, LinuxError> {
+        Arch::current().ok_or(LinuxError::Architecture {
+            arch: std::env::consts::ARCH,
+        })
+    }
+
+    /// The layers, in order. Everything that can fail without confining anything comes first, so a
+    /// refusal leaves no layer half applied; then the capabilities go, then Landlock (which sets
+    /// `no_new_privs`, as seccomp needs), then the filters.
+    fn apply(launch: &Launch) -> Result<(), LinuxError> {
+        let arch = Self::arch()?;
+        ll::usable_abi()?;
+        let grants = Grants::for_policy(&launch.request.policy)?;
+        let programs = filter::build(arch, std::process::id())?;
+
+        // The program should not outlive the application that started it.
+        crate::sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0)
+            .map_err(|source| LinuxError::ParentDeath { source })?;
+        if nix::unistd::getppid().as_raw().unsigned_abs() != launch.parent {
+            return Err(LinuxError::ParentGone);
+        }
+        crate::caps::drop_all()?;
+        ll::restrict(&grants)?;
+        filter::install(&programs)?;
+        Ok(())
+    }
+}
+
+/// What the Linux backend checks beyond the common list.
+pub const LINUX_CHECKS: &[Attempt] = &[Attempt {
+    name: "hold no capability",
+    expect: Expect::Works,
+    run: no_capability,
+}];
+
+fn no_capability(_: &Context) -> io::Result<()> {
+    let held = crate::caps::held(crate::caps::last_capability())?;
+    if held.sets.effective | held.sets.permitted | held.sets.inheritable | held.ambient != 0 {
+        return Err(io::Error::other(format!("capabilities remain: {held:?}")));
+    }
+    Ok(())
+}
+
+impl Backend for LinuxBackend {
+    fn name(&self) -> &'static str {
+        "linux"
+    }
+
+    fn support(&self) -> Support {
+        let mut facts = vec![Fact::new("arch", std::env::consts::ARCH)];
+        if let Ok(uname) = nix::sys::utsname::uname() {
+            facts.push(Fact::new("kernel", uname.release().to_string_lossy()));
+        }
+        if let Err(e) = Self::arch() {
+            return Support::NoBackend {
+                facts,
+                reason: BackendError::new(e),
+            };
+        }
+        match ll::probe() {
+            Ok(Availability::Absent) => facts.push(Fact::new("landlock", "absent")),
+            Ok(Availability::Abi(abi)) => {
+                facts.push(Fact::new("landlock ABI", abi.to_string()));
+                let added = ll::best_effort_rights(abi);
+                let added = if added.is_empty() {
+                    "none".to_owned()
+                } else {
+                    added.join(", ")
+                };
+                facts.push(Fact::new("best-effort rights added", added));
+            }
+            Err(_) => {}
+        }
+        match ll::usable_abi() {
+            Ok(_) => Support::Supported { facts },
+            Err(e) => Support::Unavailable {
+                facts,
+                reason: BackendError::new(e),
+            },
+        }
+    }
+
+    fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
+        Self::apply(launch).map_err(BackendError::new)
+    }
+
+    fn verify(&self, context: &Context) -> Vec<Outcome> {
+        let mut outcomes = check::run(check::ENFORCEMENT, context);
+        outcomes.extend(check::run(LINUX_CHECKS, context));
+        outcomes
+    }
+}

@@ -1,0 +1,129 @@
+//! Dropping every capability before confinement.
+//!
+//! Landlock and seccomp confine root too, but a confined root still holds its capabilities, and
+//! those guard calls a denylist never names (setting the clock, the host name, real-time
+//! scheduling, reading any file by handle). The launcher empties every set and locks the
+//! securebits so that no `exec` gives them back, then reads them back.
+
+use std::io;
+
+use crate::sys::{self, CapSets};
+
+const PR_CAPBSET_READ: libc::c_int = 23;
+const PR_CAPBSET_DROP: libc::c_int = 24;
+const PR_GET_SECUREBITS: libc::c_int = 27;
+const PR_SET_SECUREBITS: libc::c_int = 28;
+const PR_CAP_AMBIENT: libc::c_int = 47;
+const PR_CAP_AMBIENT_IS_SET: libc::c_ulong = 1;
+const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
+const CAP_SETPCAP: u32 = 8;
+/// Every securebit but `KEEP_CAPS`, locked: root is not special to `exec` or `setuid` any more,
+/// and no ambient capability can be raised.
+const SECUREBITS_LOCKED: libc::c_ulong = 0b1110_1111;
+
+/// A capability set that is not empty after dropping, or a step that failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CapsError {
+    /// A `prctl` or `capset` call failed.
+    #[error("{step}")]
+    Call {
+        /// What was being done.
+        step: &'static str,
+        /// What the call reported.
+        #[source]
+        source: io::Error,
+    },
+    /// A set still holds capabilities after dropping them.
+    #[error("the {set} capability set is {mask:#x} after dropping every capability")]
+    Remains {
+        /// Which set.
+        set: &'static str,
+        /// What it holds.
+        mask: u64,
+    },
+}
+
+/// What the launcher holds after dropping, as `/proc/self/status` would show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// Effective, permitted and inheritable.
+    pub sets: CapSets,
+    /// The bounding set.
+    pub bounding: u64,
+    /// The ambient set.
+    pub ambient: u64,
+}
+
+/// Empties every capability set and locks the securebits, then checks that nothing remains.
+///
+/// Without `CAP_SETPCAP` (an ordinary user) the bounding set and the securebits cannot be
+/// changed; such a process holds no capability to begin with, and `no_new_privs` (set with
+/// Landlock) stops any `exec` from granting one, so only then is a full bounding set accepted.
+pub fn drop_all() -> Result<Held, CapsError> {
+    let call = |step| move |source| CapsError::Call { step, source };
+    let before = sys::capget().map_err(call("reading the capability sets"))?;
+    let could_set_pcap = before.effective & (1 << CAP_SETPCAP) != 0;
+    let last = last_capability();
+    if could_set_pcap {
+        for cap in 0..=last {
+            sys::prctl(PR_CAPBSET_DROP, cap.into(), 0)
+                .map_err(call("dropping the bounding set"))?;
+        }
+        let bits = sys::prctl(PR_GET_SECUREBITS, 0, 0).map_err(call("reading the securebits"))?;
+        if bits as libc::c_ulong & SECUREBITS_LOCKED != SECUREBITS_LOCKED {
+            sys::prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED, 0)
+                .map_err(call("locking the securebits"))?;
+        }
+    }
+    sys::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0)
+        .map_err(call("clearing the ambient set"))?;
+    sys::capset_empty().map_err(call("emptying the capability sets"))?;
+
+    let held = held(last).map_err(call("reading the capability sets back"))?;
+    for (set, mask) in [
+        ("effective", held.sets.effective),
+        ("permitted", held.sets.permitted),
+        ("inheritable", held.sets.inheritable),
+        ("ambient", held.ambient),
+    ] {
+        if mask != 0 {
+            return Err(CapsError::Remains { set, mask });
+        }
+    }
+    if could_set_pcap && held.bounding != 0 {
+        return Err(CapsError::Remains {
+            set: "bounding",
+            mask: held.bounding,
+        });
+    }
+    Ok(held)
+}
+
+/// Reads every set back.
+pub fn held(last: u32) -> io::Result<Held> {
+    let sets = sys::capget()?;
+    let mut bounding = 0;
+    let mut ambient = 0;
+    for cap in 0..=last {
+        if sys::prctl(PR_CAPBSET_READ, cap.into(), 0)? == 1 {
+            bounding |= 1 << cap;
+        }
+        if sys::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap.into())? == 1 {
+            ambient |= 1 << cap;
+        }
+    }
+    Ok(Held {
+        sets,
+        bounding,
+        ambient,
+    })
+}
+
+/// The highest capability number this kernel knows: the first one `PR_CAPBSET_READ` rejects,
+/// less one. Asking the kernel keeps a capability a newer kernel adds from being missed.
+pub fn last_capability() -> u32 {
+    (0..64u32)
+        .find(|&cap| sys::prctl(PR_CAPBSET_READ, cap.into(), 0).is_err())
+        .map_or(63, |first_unknown| first_unknown.saturating_sub(1))
+}

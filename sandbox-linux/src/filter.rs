@@ -1,0 +1,988 @@
+//! The refusal table compiled into seccomp programs, and their installation.
+//!
+//! [`build`] turns [`RULES`] into three programs, returned and installed in this order:
+//!
+//! 1. **refusals** ([`Filter::Refusals`]): the table's rows by system call name. A search over
+//!    the call number leads to a return, or, for a call whose rows read arguments (`clone`,
+//!    `kill`, `ioctl`, `fcntl`, ...), to a search over those arguments.
+//! 2. **clone3** ([`Filter::Clone3`]): `clone3` answers `ENOSYS`. seccompiler compiles this one,
+//!    since it is one unconditional call.
+//! 3. **numbers** ([`Filter::Numbers`]): on x86_64 an x32 call (bit 30 of the number) answers
+//!    `EPERM`, and on both architectures a number the syscall table does not name answers
+//!    `ENOSYS`, so a call a later kernel adds is refused until the table classifies it.
+//!
+//! Each program first checks the architecture and kills the process on any other (i386 through
+//! `int 0x80`, AArch32), as seccompiler's programs do. The kernel runs every installed program on
+//! every call and takes the most severe answer, so the order matters only where two programs
+//! give the same kind of answer: no number is refused by more than one of these.
+//!
+//! The hand-written programs (1 and 3) come from the crate's `bpf` module, whose searches keep
+//! paths short and leave every call whose answer depends only on its number to the kernel's
+//! action cache.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use seccompiler::{sock_filter, BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+
+use crate::bpf::{Graph, NodeId, Test, Word};
+use crate::rules::{Action, Calls, Condition, Filter, Rule, RULES};
+pub use crate::syscalls::Arch;
+
+/// `__X32_SYSCALL_BIT`: an x32 call is an x86_64 number with this bit set.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+/// One seccomp program, as plain data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// The filter's name in reports, as [`Filter::name`] gives it.
+    pub name: &'static str,
+    /// Which filter it is.
+    pub filter: Filter,
+    /// The instructions, as `seccomp(SECCOMP_SET_MODE_FILTER, ...)` takes them.
+    pub instructions: Vec<sock_filter>,
+}
+
+impl fmt::Display for Program {
+    /// The program as text, one instruction a line with its position, for reading.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "# {}: {} instructions",
+            self.name,
+            self.instructions.len()
+        )?;
+        for (pc, insn) in self.instructions.iter().enumerate() {
+            writeln!(f, "{pc:4}: {}", crate::bpf::describe(insn, pc))?;
+        }
+        Ok(())
+    }
+}
+
+/// Why the filters could not be built or installed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FilterError {
+    /// There are no filters for the architecture this process runs on.
+    #[error("there are no seccomp filters for {arch}; only x86_64 and aarch64 have them")]
+    UnsupportedArchitecture {
+        /// The architecture, as the standard library names it.
+        arch: &'static str,
+    },
+    /// The process ID the filters would let the program signal is not one a process can have.
+    #[error("{pid} is not a process ID; the filters need the program's own, from 1 to 2^31 - 1")]
+    InvalidPid {
+        /// The value given.
+        pid: u32,
+    },
+    /// A row names a call the architecture does not have, which would leave it unrefused.
+    #[error("the refusal table names `{name}`, which {arch} has no call of")]
+    UnknownSyscall {
+        /// The name in the table.
+        name: &'static str,
+        /// The architecture.
+        arch: Arch,
+    },
+    /// A row says a call exists only on another architecture, but this one has it too, so it
+    /// would be allowed here.
+    #[error("the refusal table has `{name}` only on another architecture, but {arch} has it too")]
+    MarkedAbsent {
+        /// The name in the table.
+        name: &'static str,
+        /// The architecture that has it.
+        arch: Arch,
+    },
+    /// A row is in a filter whose compiler cannot express it.
+    #[error(
+        "the {filter} filter cannot hold the row for {} ({}, {})",
+        rule.calls, rule.when, rule.action
+    )]
+    Inexpressible {
+        /// The filter.
+        filter: Filter,
+        /// The row.
+        rule: &'static Rule,
+    },
+    /// A program came out longer than the kernel accepts.
+    #[error("the {filter} filter has {len} instructions; the kernel takes at most 4096")]
+    TooLong {
+        /// The filter.
+        filter: Filter,
+        /// Its length.
+        len: usize,
+    },
+    /// seccompiler refused to compile a filter.
+    #[error("compiling the {filter} filter")]
+    Compile {
+        /// The filter.
+        filter: Filter,
+        /// What seccompiler reported.
+        #[source]
+        source: seccompiler::BackendError,
+    },
+    /// The kernel refused a program.
+    #[error("installing the {filter} filter")]
+    Install {
+        /// The filter.
+        filter: Filter,
+        /// What installing it reported.
+        #[source]
+        source: seccompiler::Error,
+    },
+}
+
+/// Builds the programs for `arch`, in installation order, for a program whose process ID is
+/// `pid`.
+///
+/// `pid` is the one process the program may signal and whose limits and scheduling it may change:
+/// the launcher's own ID, which `exec` keeps.
+pub fn build(arch: Arch, pid: u32) -> Result<Vec<Program>, FilterError> {
+    if pid == 0 || i32::try_from(pid).is_err() {
+        return Err(FilterError::InvalidPid { pid });
+    }
+    let rows = resolve(arch)?;
+    Filter::ALL
+        .iter()
+        .map(|&filter| {
+            let instructions = match filter {
+                Filter::Clone3 => by_seccompiler(arch, filter, &rows)?,
+                Filter::Refusals | Filter::Numbers => by_graph(arch, filter, &rows, pid)?,
+            };
+            Ok(Program {
+                name: filter.name(),
+                filter,
+                instructions,
+            })
+        })
+        .collect()
+}
+
+/// [`build`] for the architecture this process runs on.
+pub fn build_native(pid: u32) -> Result<Vec<Program>, FilterError> {
+    let arch = Arch::current().ok_or(FilterError::UnsupportedArchitecture {
+        arch: std::env::consts::ARCH,
+    })?;
+    build(arch, pid)
+}
+
+/// Installs `programs` on every thread of the calling process, in order.
+///
+/// The caller sets `no_new_privs` first (seccompiler sets it again, which changes nothing). On an
+/// error the process may hold some of the programs already; it must not go on to run the
+/// program.
+pub fn install(programs: &[Program]) -> Result<(), FilterError> {
+    for program in programs {
+        seccompiler::apply_filter_all_threads(&program.instructions).map_err(|source| {
+            FilterError::Install {
+                filter: program.filter,
+                source,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The rows that apply to `arch`, each with its call's number where it names one.
+///
+/// A name that does not resolve is an error, never a row skipped: skipping it would allow the
+/// call.
+fn resolve(arch: Arch) -> Result<Vec<(&'static Rule, Option<u32>)>, FilterError> {
+    let mut rows = Vec::new();
+    for rule in RULES {
+        let nr = match rule.calls {
+            Calls::Syscall(name) | Calls::SyscallOn(name, _) if rule.calls.applies_to(arch) => {
+                Some(
+                    arch.number(name)
+                        .ok_or(FilterError::UnknownSyscall { name, arch })?,
+                )
+            }
+            Calls::SyscallOn(name, _) => {
+                if arch.number(name).is_some() {
+                    return Err(FilterError::MarkedAbsent { name, arch });
+                }
+                continue;
+            }
+            _ if !rule.calls.applies_to(arch) => continue,
+            _ => None,
+        };
+        rows.push((rule, nr));
+    }
+    Ok(rows)
+}
+
+fn action_value(action: Action) -> u32 {
+    match action {
+        Action::Errno(errno) => libc::SECCOMP_RET_ERRNO | (errno.value & libc::SECCOMP_RET_DATA),
+        Action::KillProcess => libc::SECCOMP_RET_KILL_PROCESS,
+    }
+}
+
+/// A hand-written program: the architecture check, then x32 calls, then a search over the call
+/// number whose gaps lead to the answer for unnamed numbers, if this filter has that row.
+fn by_graph(
+    arch: Arch,
+    filter: Filter,
+    rows: &[(&'static Rule, Option<u32>)],
+    pid: u32,
+) -> Result<Vec<sock_filter>, FilterError> {
+    let mut g = Graph::new();
+    let allow = g.ret(libc::SECCOMP_RET_ALLOW);
+    let mut by_number: BTreeMap<u32, Vec<&Rule>> = BTreeMap::new();
+    // Without its row the check still kills: a filter that read another architecture's numbers
+    // as its own would refuse the wrong calls.
+    let mut foreign = g.ret(libc::SECCOMP_RET_KILL_PROCESS);
+    let mut x32 = None;
+    let mut unnamed = None;
+    for &(rule, nr) in rows
+        .iter()
+        .filter(|(rule, _)| rule.filters.contains(&filter))
+    {
+        let refuse = g.ret(action_value(rule.action));
+        match (rule.calls, nr) {
+            (_, Some(nr)) => by_number.entry(nr).or_default().push(rule),
+            (Calls::X32, None) => x32 = Some(refuse),
+            (Calls::Unnamed, None) => unnamed = Some(refuse),
+            (Calls::ForeignArchitecture, None) => foreign = refuse,
+            (Calls::Syscall(_) | Calls::SyscallOn(..), None) => {
+                unreachable!("resolve gives every named row its number")
+            }
+        }
+    }
+
+    let gaps = match unnamed {
+        Some(refuse) => {
+            let named = named_ranges(arch)
+                .into_iter()
+                .map(|(low, high)| (low, high, allow))
+                .collect::<Vec<_>>();
+            g.ranges(Word::Nr, &named, refuse)
+        }
+        None => allow,
+    };
+    let cases: Vec<(u32, NodeId)> = by_number
+        .iter()
+        .map(|(&nr, rules)| (nr, lower_rows(&mut g, rules, allow, pid)))
+        .collect();
+    let mut body = g.switch(Word::Nr, &cases, gaps);
+    if let Some(refuse) = x32 {
+        body = g.test(Word::Nr, Test::AnySet(X32_SYSCALL_BIT), refuse, body);
+    }
+    let root = g.test(Word::Arch, Test::Eq(arch.audit_value()), body, foreign);
+    g.compile(root).map_err(|too_long| FilterError::TooLong {
+        filter,
+        len: too_long.0,
+    })
+}
+
+/// The runs of consecutive numbers the syscall table names.
+fn named_ranges(arch: Arch) -> Vec<(u32, u32)> {
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for &(_, nr) in arch.syscalls() {
+        match ranges.last_mut() {
+            Some((_, high)) if *high + 1 == nr => *high = nr,
+            _ => ranges.push((nr, nr)),
+        }
+    }
+    ranges
+}
+
+/// One call's rows, tried in table order; a call no row refuses goes to `pass`.
+fn lower_rows(g: &mut Graph, rules: &[&Rule], pass: NodeId, pid: u32) -> NodeId {
+    rules.iter().rev().fold(pass, |next, rule| {
+        let refuse = g.ret(action_value(rule.action));
+        lower(g, &rule.when, refuse, next, pid)
+    })
+}
+
+/// `yes` where `condition` holds, `no` where it does not.
+fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId, pid: u32) -> NodeId {
+    let word = |index: u8| Word::ArgLow(index);
+    match *condition {
+        Condition::Always => yes,
+        Condition::FlagClear { arg, flag } => {
+            g.test(word(arg.index), Test::AnySet(flag.value), no, yes)
+        }
+        Condition::AnyFlagSet { arg, flags } => {
+            let mask = flags.iter().fold(0, |mask, flag| mask | flag.value);
+            g.test(word(arg.index), Test::AnySet(mask), yes, no)
+        }
+        Condition::OtherProcess { arg, zero_allowed } => {
+            let w = word(arg.index);
+            let not_self = if zero_allowed {
+                g.test(w, Test::Eq(0), no, yes)
+            } else {
+                yes
+            };
+            g.test(w, Test::Eq(pid), no, not_self)
+        }
+        Condition::OtherProcessBy {
+            which,
+            process,
+            who,
+        } => {
+            let who_check = lower(
+                g,
+                &Condition::OtherProcess {
+                    arg: who,
+                    zero_allowed: true,
+                },
+                yes,
+                no,
+                pid,
+            );
+            g.test(word(which.index), Test::Eq(process.value), who_check, yes)
+        }
+        Condition::Command { arg, commands } => {
+            let cases: Vec<_> = commands.iter().map(|c| (c.value, yes)).collect();
+            g.switch(word(arg.index), &cases, no)
+        }
+        Condition::CommandWith { arg, command, with } => {
+            let w = word(arg.index);
+            // Past this command's own test, the rows after it see the command as known.
+            let after = g.known(no, w, command.value);
+            let inner = lower(g, with, yes, after, pid);
+            g.switch(w, &[(command.value, inner)], no)
+        }
+        Condition::Except { arg, allowed } => {
+            g.test(word(arg.index), Test::Eq(allowed.value), no, yes)
+        }
+    }
+}
+
+/// seccompiler's program for a filter of unconditional rows with one answer.
+fn by_seccompiler(
+    arch: Arch,
+    filter: Filter,
+    rows: &[(&'static Rule, Option<u32>)],
+) -> Result<Vec<sock_filter>, FilterError> {
+    let mut calls = BTreeMap::new();
+    let mut matched: Option<Action> = None;
+    for &(rule, nr) in rows
+        .iter()
+        .filter(|(rule, _)| rule.filters.contains(&filter))
+    {
+        let inexpressible = || FilterError::Inexpressible { filter, rule };
+        match (rule.calls, nr) {
+            // seccompiler's own architecture check kills the process, as the row says.
+            (Calls::ForeignArchitecture, _) if rule.action == Action::KillProcess => continue,
+            (_, Some(nr)) if rule.when == Condition::Always => {
+                if matched.is_some_and(|action| action != rule.action) {
+                    return Err(inexpressible());
+                }
+                matched = Some(rule.action);
+                calls.insert(i64::from(nr), Vec::new());
+            }
+            _ => return Err(inexpressible()),
+        }
+    }
+    let on_match = match matched {
+        Some(Action::Errno(errno)) => SeccompAction::Errno(errno.value),
+        // With no rows nothing matches; the answer only has to differ from allow.
+        Some(Action::KillProcess) | None => SeccompAction::KillProcess,
+    };
+    let target = match arch {
+        Arch::X86_64 => TargetArch::x86_64,
+        Arch::Aarch64 => TargetArch::aarch64,
+    };
+    let compile = |source| FilterError::Compile { filter, source };
+    let program = SeccompFilter::new(calls, SeccompAction::Allow, on_match, target)
+        .and_then(BpfProgram::try_from)
+        .map_err(compile)?;
+    Ok(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bpf::eval::{cacheable_allow, decide, longest_path, run, Call};
+    use crate::rules::{ioctl as io, EPERM, F_SETOWN_EX, F_SETSIG};
+
+    const PID: u32 = 4242;
+    const ALLOW: u32 = libc::SECCOMP_RET_ALLOW;
+    const KILL: u32 = libc::SECCOMP_RET_KILL_PROCESS;
+    const REFUSED: u32 = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    const MISSING: u32 = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+    const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+    const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
+
+    struct Stack {
+        arch: Arch,
+        programs: Vec<Program>,
+    }
+
+    impl Stack {
+        fn new(arch: Arch) -> Self {
+            Self {
+                arch,
+                programs: build(arch, PID).unwrap(),
+            }
+        }
+
+        fn nr(&self, name: &str) -> u32 {
+            self.arch.number(name).unwrap_or_else(|| panic!("{name}"))
+        }
+
+        fn raw(&self, nr: u32, arch: u32, args: [u64; 6]) -> u32 {
+            let call = Call { nr, arch, args };
+            let programs: Vec<&[sock_filter]> =
+                self.programs.iter().map(|p| &p.instructions[..]).collect();
+            decide(&programs, &call).unwrap()
+        }
+
+        fn call(&self, name: &str, args: &[u64]) -> u32 {
+            let mut all = [0u64; 6];
+            all[..args.len()].copy_from_slice(args);
+            self.raw(self.nr(name), self.arch.audit_value(), all)
+        }
+    }
+
+    fn stacks() -> impl Iterator<Item = Stack> {
+        Arch::ALL.into_iter().map(Stack::new)
+    }
+
+    #[test]
+    fn three_programs_in_order() {
+        for arch in Arch::ALL {
+            let programs = build(arch, PID).unwrap();
+            let names: Vec<_> = programs.iter().map(|p| p.name).collect();
+            assert_eq!(names, ["refusals", "clone3", "numbers"], "{arch}");
+            for program in &programs {
+                assert_eq!(program.name, program.filter.name());
+                assert!(!program.instructions.is_empty());
+                assert!(program.instructions.len() < crate::bpf::MAX_INSTRUCTIONS);
+            }
+        }
+    }
+
+    #[test]
+    fn pids_outside_pid_t_are_refused() {
+        for pid in [0, 1 << 31, u32::MAX] {
+            assert!(matches!(
+                build(Arch::X86_64, pid),
+                Err(FilterError::InvalidPid { .. })
+            ));
+        }
+        assert!(build(Arch::X86_64, i32::MAX as u32).is_ok());
+    }
+
+    #[test]
+    fn decisions() {
+        let high = 1u64 << 32;
+        for s in stacks() {
+            let arch = s.arch;
+            let pid = u64::from(PID);
+            let minus_one = u64::MAX;
+            let thread = libc::CLONE_VM
+                | libc::CLONE_FS
+                | libc::CLONE_FILES
+                | libc::CLONE_SIGHAND
+                | libc::CLONE_THREAD
+                | libc::CLONE_SYSVSEM;
+            let cases: &[(&str, &[u64], u32)] = &[
+                (
+                    "socket",
+                    &[libc::AF_UNIX as u64, libc::SOCK_DGRAM as u64],
+                    REFUSED,
+                ),
+                ("socket", &[0xffff_0000_0000_0002, 1], REFUSED),
+                ("read", &[0, 0, 0], ALLOW),
+                ("getpid", &[], ALLOW),
+                ("execve", &[], ALLOW),
+                ("memfd_create", &[0, 0], REFUSED),
+                ("memfd_create", &[0, 0x0008], ALLOW),
+                ("memfd_create", &[0, 0x0001 | high], REFUSED),
+                ("execveat", &[], ALLOW),
+                ("kill", &[pid, 9], ALLOW),
+                ("kill", &[pid | high, 9], ALLOW),
+                ("kill", &[minus_one, 9], REFUSED),
+                ("kill", &[0, 0], REFUSED),
+                ("kill", &[pid + 1, 0], REFUSED),
+                ("kill", &[(pid + 1) | high, 0], REFUSED),
+                ("tgkill", &[pid, pid + 7, 6], ALLOW),
+                ("tgkill", &[1, 1, 6], REFUSED),
+                ("rt_sigqueueinfo", &[pid + 1, 10, 0], REFUSED),
+                ("rt_tgsigqueueinfo", &[pid, pid, 10, 0], ALLOW),
+                ("prlimit64", &[0, 7, 0, 0], ALLOW),
+                ("prlimit64", &[pid, 7, 0, 0], ALLOW),
+                ("prlimit64", &[1, 7, 0, 0], REFUSED),
+                ("sched_setaffinity", &[0, 8, 0], ALLOW),
+                ("sched_setattr", &[pid + 1, 0, 0], REFUSED),
+                ("setpriority", &[0, 0, 5], ALLOW),
+                ("setpriority", &[0, pid, 5], ALLOW),
+                ("setpriority", &[0, pid + 1, 5], REFUSED),
+                ("setpriority", &[1, 0, 5], REFUSED),
+                ("setpriority", &[2, pid, 5], REFUSED),
+                ("ioprio_set", &[1, 0, 0], ALLOW),
+                ("ioprio_set", &[1, pid + 1, 0], REFUSED),
+                ("ioprio_set", &[2, 0, 0], REFUSED),
+                ("ioctl", &[0, io::TIOCSTI.value.into(), 0], REFUSED),
+                (
+                    "ioctl",
+                    &[0, u64::from(io::TIOCSTI.value) | high, 0],
+                    REFUSED,
+                ),
+                ("ioctl", &[0, io::TIOCLINUX.value.into(), 0], REFUSED),
+                ("ioctl", &[0, io::TCGETS.value.into(), 0], ALLOW),
+                ("ioctl", &[0, u64::from(io::TCGETS.value) | high, 0], ALLOW),
+                ("ioctl", &[0, io::TCGETS2.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::TIOCGWINSZ.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::TIOCGPGRP.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::FIONREAD.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::FIONBIO.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::FIOCLEX.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::FIONCLEX.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::FIOASYNC.value.into(), 0], REFUSED),
+                ("ioctl", &[0, io::TCSETS.value.into(), 0], REFUSED),
+                ("ioctl", &[0, io::TCSETS2.value.into(), 0], REFUSED),
+                ("ioctl", &[0, io::TIOCSWINSZ.value.into(), 0], REFUSED),
+                ("ioctl", &[0, io::TCSBRK.value.into(), 1], REFUSED),
+                ("ioctl", &[0, io::FS_IOC_SETFLAGS.value.into(), 0], REFUSED),
+                (
+                    "ioctl",
+                    &[0, io::FS_IOC_FSSETXATTR.value.into(), 0],
+                    REFUSED,
+                ),
+                (
+                    "ioctl",
+                    &[0, io::FS_IOC_SET_ENCRYPTION_POLICY.value.into(), 0],
+                    REFUSED,
+                ),
+                ("ioctl", &[0, 0xc000_0000 | 0x1234, 0], REFUSED),
+                ("ioctl", &[0, 0x8000_1234, 0], ALLOW),
+                ("fcntl", &[0, libc::F_GETFL as u64, 0], ALLOW),
+                (
+                    "fcntl",
+                    &[0, libc::F_SETFL as u64, libc::O_NONBLOCK as u64],
+                    ALLOW,
+                ),
+                (
+                    "fcntl",
+                    &[0, libc::F_SETFL as u64, libc::O_ASYNC as u64],
+                    REFUSED,
+                ),
+                (
+                    "fcntl",
+                    &[0, libc::F_SETFD as u64, libc::FD_CLOEXEC as u64],
+                    ALLOW,
+                ),
+                ("fcntl", &[0, libc::F_SETOWN as u64, pid], ALLOW),
+                ("fcntl", &[0, libc::F_SETOWN as u64, 0], ALLOW),
+                ("fcntl", &[0, libc::F_SETOWN as u64, minus_one], REFUSED),
+                ("fcntl", &[0, libc::F_SETOWN as u64, pid + 1], REFUSED),
+                ("fcntl", &[0, F_SETOWN_EX.value.into(), 0], REFUSED),
+                ("fcntl", &[0, F_SETSIG.value.into(), 0], REFUSED),
+                ("fcntl", &[0, libc::F_SETLEASE as u64, 0], REFUSED),
+                ("fcntl", &[0, libc::F_DUPFD_CLOEXEC as u64, 3], ALLOW),
+                ("clone", &[thread as u64, 0, 0, 0, 0], ALLOW),
+                ("clone", &[thread as u64 | high, 0, 0, 0, 0], ALLOW),
+                ("clone", &[libc::SIGCHLD as u64, 0, 0, 0, 0], REFUSED),
+                (
+                    "clone",
+                    &[(libc::CLONE_VM | libc::CLONE_VFORK) as u64, 0, 0, 0, 0],
+                    REFUSED,
+                ),
+                (
+                    "clone",
+                    &[(thread | libc::CLONE_NEWNS) as u64, 0, 0, 0, 0],
+                    REFUSED,
+                ),
+                (
+                    "clone",
+                    &[(thread | libc::CLONE_NEWNET) as u64, 0, 0, 0, 0],
+                    REFUSED,
+                ),
+                ("clone3", &[0, 0], MISSING),
+                ("personality", &[0xffff_ffff], ALLOW),
+                ("personality", &[0xffff_ffff | high], ALLOW),
+                ("personality", &[0x0040_0000], REFUSED),
+                ("personality", &[0], REFUSED),
+                ("fchmodat", &[0, 0, 0o777], REFUSED),
+                ("utimensat", &[0, 0, 0, 0], REFUSED),
+                ("file_setattr", &[], REFUSED),
+                ("file_getattr", &[], ALLOW),
+                ("setxattrat", &[], REFUSED),
+                ("getxattrat", &[], ALLOW),
+                ("mount_setattr", &[], REFUSED),
+                ("io_uring_setup", &[], REFUSED),
+                ("msgget", &[], REFUSED),
+                ("mq_open", &[], REFUSED),
+                ("adjtimex", &[], REFUSED),
+                ("setns", &[], REFUSED),
+                ("landlock_restrict_self", &[], ALLOW),
+                ("seccomp", &[], ALLOW),
+            ];
+            for &(name, args, expected) in cases {
+                assert_eq!(s.call(name, args), expected, "{arch}: {name}{args:x?}");
+            }
+            if arch == Arch::X86_64 {
+                for name in ["fork", "vfork", "chmod", "iopl", "ioperm"] {
+                    assert_eq!(s.call(name, &[]), REFUSED, "{name}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_the_table_does_not_name_are_missing() {
+        for s in stacks() {
+            let audit = s.arch.audit_value();
+            for nr in 0..1200 {
+                let expected = match s.arch.name_of(nr) {
+                    None => MISSING,
+                    Some(_) => continue,
+                };
+                assert_eq!(s.raw(nr, audit, [0; 6]), expected, "{}: {nr}", s.arch);
+            }
+            for nr in [470, 471, 1000, 0x3fff_ffff, 0x8000_0000] {
+                assert_eq!(s.raw(nr, audit, [0; 6]), MISSING, "{}: {nr:#x}", s.arch);
+            }
+        }
+        let aarch64 = Stack::new(Arch::Aarch64);
+        // Without x32 there is nothing special about bit 30 on aarch64.
+        assert_eq!(
+            aarch64.raw(X32_SYSCALL_BIT | 63, Arch::Aarch64.audit_value(), [0; 6]),
+            MISSING
+        );
+        assert_eq!(
+            aarch64.raw(u32::MAX, Arch::Aarch64.audit_value(), [0; 6]),
+            MISSING
+        );
+    }
+
+    /// The kernel keeps the newest filter's error number when two filters refuse with an error;
+    /// no call relies on that.
+    #[test]
+    fn no_call_is_refused_by_two_programs() {
+        for s in stacks() {
+            let audit = s.arch.audit_value();
+            let numbers = (0..1200).chain((0..600).map(|nr| nr | X32_SYSCALL_BIT));
+            for nr in numbers.chain([u32::MAX, 0x8000_0000]) {
+                let call = Call {
+                    nr,
+                    arch: audit,
+                    args: [0; 6],
+                };
+                let refusing: Vec<_> = s
+                    .programs
+                    .iter()
+                    .filter(|p| run(&p.instructions, &call).unwrap().action != ALLOW)
+                    .map(|p| p.name)
+                    .collect();
+                assert!(refusing.len() <= 1, "{}: {nr:#x} by {refusing:?}", s.arch);
+            }
+        }
+    }
+
+    #[test]
+    fn x32_calls_are_refused() {
+        let s = Stack::new(Arch::X86_64);
+        let audit = Arch::X86_64.audit_value();
+        for &(name, nr) in Arch::X86_64.syscalls() {
+            assert_eq!(
+                s.raw(nr | X32_SYSCALL_BIT, audit, [0; 6]),
+                REFUSED,
+                "x32 {name}"
+            );
+        }
+        for nr in 512..548 {
+            assert_eq!(
+                s.raw(nr | X32_SYSCALL_BIT, audit, [0; 6]),
+                REFUSED,
+                "x32 {nr}"
+            );
+        }
+        assert_eq!(s.raw(u32::MAX, audit, [0; 6]), REFUSED);
+    }
+
+    #[test]
+    fn every_program_kills_a_foreign_call() {
+        for s in stacks() {
+            for foreign in [AUDIT_ARCH_I386, AUDIT_ARCH_ARM, 0, s.arch.audit_value() ^ 1] {
+                for nr in [0, 1, 11, 56, 120, 435, 1000] {
+                    for program in &s.programs {
+                        let call = Call {
+                            nr,
+                            arch: foreign,
+                            args: [0; 6],
+                        };
+                        let action = run(&program.instructions, &call).unwrap().action;
+                        assert_eq!(action, KILL, "{} {}: {nr}", s.arch, program.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Argument values for which `condition` holds, whatever else the call's rows say.
+    fn refused_args(condition: &Condition, pid: u32) -> Vec<[u64; 6]> {
+        let high = 1u64 << 32;
+        let mut out = Vec::new();
+        let mut push_each = |index: u8, values: &[u64]| {
+            for &value in values {
+                let mut args = [0u64; 6];
+                args[usize::from(index)] = value;
+                out.push(args);
+            }
+        };
+        let pid = u64::from(pid);
+        match *condition {
+            Condition::Always => push_each(0, &[0, u64::MAX]),
+            Condition::FlagClear { arg, flag } => {
+                push_each(arg.index, &[0, !u64::from(flag.value), high])
+            }
+            Condition::AnyFlagSet { arg, flags } => {
+                for flag in flags {
+                    let value = u64::from(flag.value);
+                    push_each(arg.index, &[value, value | high, u64::from(u32::MAX)]);
+                }
+            }
+            Condition::OtherProcess { arg, zero_allowed } => {
+                push_each(
+                    arg.index,
+                    &[pid + 1, (pid + 1) | high, u64::MAX, 1, pid << 1],
+                );
+                if !zero_allowed {
+                    push_each(arg.index, &[0, high]);
+                }
+            }
+            Condition::OtherProcessBy {
+                which,
+                process,
+                who,
+            } => {
+                let process = u64::from(process.value);
+                for (w, v) in [(process, pid + 1), (process + 1, 0), (process + 1, pid)] {
+                    let mut args = [0u64; 6];
+                    args[usize::from(which.index)] = w;
+                    args[usize::from(who.index)] = v;
+                    out.push(args);
+                }
+            }
+            Condition::Command { arg, commands } => {
+                for command in commands {
+                    let value = u64::from(command.value);
+                    push_each(arg.index, &[value, value | high]);
+                }
+            }
+            Condition::CommandWith { arg, command, with } => {
+                for mut args in refused_args(with, pid as u32) {
+                    args[usize::from(arg.index)] = u64::from(command.value) | high;
+                    out.push(args);
+                }
+            }
+            Condition::Except { arg, allowed } => {
+                push_each(arg.index, &[u64::from(allowed.value.wrapping_add(1)), 0]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_row_refuses_what_it_says() {
+        for s in stacks() {
+            let mut checked = 0;
+            for rule in RULES.iter().filter(|r| r.calls.applies_to(s.arch)) {
+                let Some(name) = rule.calls.syscall() else {
+                    continue;
+                };
+                let expected = action_value(rule.action);
+                for args in refused_args(&rule.when, PID) {
+                    assert_eq!(
+                        s.raw(s.nr(name), s.arch.audit_value(), args),
+                        expected,
+                        "{}: {name} with {args:x?} ({})",
+                        s.arch,
+                        rule.when
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked > 250, "{}: only {checked} probes", s.arch);
+        }
+    }
+
+    fn conditional(arch: Arch) -> Vec<(&'static str, u32)> {
+        let mut names: Vec<_> = RULES
+            .iter()
+            .filter(|r| r.calls.applies_to(arch) && r.when != Condition::Always)
+            .filter_map(|r| r.calls.syscall())
+            .map(|name| (name, arch.number(name).unwrap()))
+            .collect();
+        names.dedup();
+        names
+    }
+
+    /// The kernel answers a call from its action cache, without running any filter, when every
+    /// filter allows it whatever its arguments. That must hold for each call no row names.
+    #[test]
+    fn calls_no_row_names_are_cacheable() {
+        for s in stacks() {
+            let audit = s.arch.audit_value();
+            let named: Vec<&str> = RULES.iter().filter_map(|r| r.calls.syscall()).collect();
+            for &(name, nr) in s.arch.syscalls() {
+                let cacheable = s
+                    .programs
+                    .iter()
+                    .all(|p| cacheable_allow(&p.instructions, audit, nr));
+                assert_eq!(cacheable, !named.contains(&name), "{}: {name}", s.arch);
+            }
+            for (name, nr) in conditional(s.arch) {
+                assert!(
+                    !cacheable_allow(&s.programs[0].instructions, audit, nr),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    /// The longest run through all three programs, for the calls whose rows read arguments.
+    #[test]
+    fn argument_checks_stay_short() {
+        for s in stacks() {
+            let audit = s.arch.audit_value();
+            let mut report = Vec::new();
+            for (name, nr) in conditional(s.arch) {
+                let lengths: Vec<usize> = s
+                    .programs
+                    .iter()
+                    .map(|p| longest_path(&p.instructions, audit, nr))
+                    .collect();
+                let total: usize = lengths.iter().sum();
+                report.push(format!("{name} {lengths:?}"));
+                assert!(total <= 60, "{}: {name} runs {total} instructions", s.arch);
+                assert!(lengths[0] <= 30, "{}: {name} {lengths:?}", s.arch);
+            }
+            let sizes: Vec<_> = s.programs.iter().map(|p| p.instructions.len()).collect();
+            println!(
+                "{}: sizes {sizes:?}; longest paths {}",
+                s.arch,
+                report.join(", ")
+            );
+        }
+    }
+
+    #[test]
+    fn rows_the_seccompiler_filter_cannot_express_are_refused() {
+        static ROW: Rule = Rule {
+            calls: Calls::Syscall("clone3"),
+            when: Condition::Except {
+                arg: crate::rules::Arg {
+                    index: 0,
+                    name: "args",
+                },
+                allowed: crate::rules::Constant {
+                    name: "NULL",
+                    value: 0,
+                },
+            },
+            action: Action::Errno(EPERM),
+            filters: &[Filter::Clone3],
+            reason: "a test row",
+        };
+        let rows = [(&ROW, Some(435))];
+        assert!(matches!(
+            by_seccompiler(Arch::X86_64, Filter::Clone3, &rows),
+            Err(FilterError::Inexpressible { .. })
+        ));
+    }
+
+    const CHILD: &str = "SANDBOX_LINUX_FILTER_CHILD";
+
+    /// Installs the programs in a child process and tries calls there, so the kernel's own
+    /// checker and semantics judge the programs, not only the interpreter above.
+    #[test]
+    fn the_kernel_accepts_and_enforces_the_programs() {
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "filter::tests::confined_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "{}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            output.status
+        );
+    }
+
+    #[test]
+    #[ignore = "confines its process: the_kernel_accepts_and_enforces_the_programs runs it alone"]
+    fn confined_child() {
+        use std::os::fd::AsRawFd;
+
+        assert_eq!(
+            std::env::var(CHILD).as_deref(),
+            Ok("1"),
+            "this test confines the process that runs it"
+        );
+        let dir = std::env::temp_dir().join(format!("sandbox-filter-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let null = std::fs::File::open("/dev/null").unwrap();
+        let fd = null.as_raw_fd();
+
+        install(&build_native(std::process::id()).unwrap()).unwrap();
+
+        let errno = |result: std::io::Result<()>| result.err().and_then(|e| e.raw_os_error());
+        let eperm = Some(libc::EPERM);
+        assert_eq!(
+            errno(std::net::UdpSocket::bind("127.0.0.1:0").map(drop)),
+            eperm
+        );
+        assert_eq!(
+            errno(std::process::Command::new("/bin/true").status().map(drop)),
+            eperm
+        );
+        let mode = std::fs::metadata(&file).unwrap().permissions();
+        assert_eq!(errno(std::fs::set_permissions(&file, mode)), eperm);
+        let parent = nix::unistd::getppid();
+        let kill = |pid| nix::sys::signal::kill(pid, None).map_err(std::io::Error::from);
+        assert_eq!(errno(kill(parent)), eperm);
+        assert_eq!(errno(kill(nix::unistd::Pid::from_raw(0))), eperm);
+        assert_eq!(errno(kill(nix::unistd::Pid::from_raw(-1))), eperm);
+        kill(nix::unistd::getpid()).unwrap();
+        std::thread::spawn(|| ()).join().unwrap();
+
+        let raw = |result: libc::c_long| {
+            if result == -1 {
+                std::io::Error::last_os_error().raw_os_error()
+            } else {
+                None
+            }
+        };
+        #[allow(unsafe_code)]
+        // SAFETY: none of these calls is given a pointer, and none that is refused would run.
+        let (tiocsti, tcgets, setown, clone3, newer, x32) = unsafe {
+            (
+                raw(libc::ioctl(fd, (1u64 << 32 | u64::from(io::TIOCSTI.value)) as _, 0).into()),
+                raw(libc::ioctl(fd, io::TCGETS.value as _, 0).into()),
+                raw(libc::fcntl(fd, libc::F_SETOWN, 1).into()),
+                raw(libc::syscall(libc::SYS_clone3, 0usize, 0usize)),
+                raw(libc::syscall(1000)),
+                raw(libc::syscall(libc::SYS_getpid | 0x4000_0000)),
+            )
+        };
+        assert_eq!(tiocsti, eperm, "TIOCSTI with high bits");
+        // /dev/null is no terminal: the kernel itself answers.
+        assert_eq!(tcgets, Some(libc::ENOTTY), "TCGETS");
+        assert_eq!(setown, eperm, "F_SETOWN to process 1");
+        assert_eq!(clone3, Some(libc::ENOSYS), "clone3");
+        assert_eq!(
+            newer,
+            Some(libc::ENOSYS),
+            "a number the table does not name"
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(x32, eperm, "an x32 call");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

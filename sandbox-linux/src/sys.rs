@@ -1,0 +1,116 @@
+//! The system calls the backend makes that neither `nix` nor the `landlock` crate wraps for it.
+//! Each takes only integers, or a pointer to a local it owns.
+#![allow(unsafe_code)]
+
+use std::io;
+
+/// The Landlock ABI version the kernel reports, or the errno of the probe (`ENOSYS`: not built
+/// in; `EOPNOTSUPP`: built in but not enabled at boot).
+pub fn landlock_abi() -> Result<i32, io::Error> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call reads no
+    // memory and only returns the ABI version.
+    let version = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if version < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        i32::try_from(version).map_err(io::Error::other)
+    }
+}
+
+/// `prctl` with integer arguments.
+pub fn prctl(
+    option: libc::c_int,
+    arg2: libc::c_ulong,
+    arg3: libc::c_ulong,
+) -> io::Result<libc::c_int> {
+    // SAFETY: every option this crate passes takes integer arguments only.
+    let result = unsafe { libc::prctl(option, arg2, arg3, 0 as libc::c_ulong, 0 as libc::c_ulong) };
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+/// The calling thread's effective, permitted and inheritable capability sets, as 64-bit masks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CapSets {
+    /// Effective.
+    pub effective: u64,
+    /// Permitted.
+    pub permitted: u64,
+    /// Inheritable.
+    pub inheritable: u64,
+}
+
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Reads the calling thread's capability sets.
+pub fn capget() -> io::Result<CapSets> {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: version 3 takes a header and two data structs, both locals that outlive the call.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            &mut header as *mut CapHeader,
+            data.as_mut_ptr(),
+        )
+    };
+    if result < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let join = |low: u32, high: u32| u64::from(low) | (u64::from(high) << 32);
+    Ok(CapSets {
+        effective: join(data[0].effective, data[1].effective),
+        permitted: join(data[0].permitted, data[1].permitted),
+        inheritable: join(data[0].inheritable, data[1].inheritable),
+    })
+}
+
+/// Empties the calling thread's effective, permitted and inheritable sets.
+pub fn capset_empty() -> io::Result<()> {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [CapData::default(); 2];
+    // SAFETY: as for capget; the kernel only reads `data`.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        )
+    };
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
