@@ -1,3 +1,326 @@
-//! The macOS backend (to come): the launcher re-executes itself under `/usr/bin/sandbox-exec`
-//! with a deny-default profile built from the policy.
+//! The macOS backend of the sandbox: the launcher runs itself again under
+//! `/usr/bin/sandbox-exec`, with a deny-default profile built from the policy.
+//!
+//! [`MacosBackend::confine`] does not confine the calling process. The one documented interface
+//! that confines a running process, `sandbox_init`, is deprecated and takes only Apple's named
+//! profiles; `sandbox-exec` takes a profile of our own, but applies it to a new process image.
+//! So the launcher replaces itself with `sandbox-exec`, which applies the profile and executes a
+//! copy of the launcher started with [`CONFINED_FLAG`](sandbox_core::CONFINED_FLAG). That copy is
+//! confined from its first instruction; it runs the enforcement check and then executes the
+//! program, which inherits the confinement.
+//!
+//! Inherited descriptors are closed before the re-execution, not after it. Once the profile
+//! applies, the system libraries keep a socket of their own open, marked close-on-exec, so the
+//! confined copy cannot expect to hold nothing above standard error; it checks instead that
+//! nothing it holds would survive `exec`.
+//!
+//! [`profile`] builds the profile. It is plain code with no system calls, built and tested on
+//! every host; paths reach `sandbox-exec` as parameters, never as profile text.
+//!
+//! This crate is not an interface to the App Sandbox or its entitlements, nor a general profile
+//! language library: it writes the one profile the sandbox's policy needs, which grants reading
+//! and executing some paths and nothing to write but `/dev/null`. Apple has deprecated
+//! `sandbox-exec`; the enforcement check is what shows that a given Mac still applies the
+//! profile, and a launch is refused when it does not. `docs/macos.md` says what the profile allows
+//! and why.
+//!
+//! On a system other than macOS the backend builds, so its profile code can be tested, and
+//! reports [`Support::NoBackend`]: nothing is ever confined by it there.
+//!
+//! ```no_run
+//! // The first thing in `main`: a launcher run never returns from here.
+//! sandbox_core::handle_args(&sandbox_macos::MacosBackend);
+//! // ... the application itself ...
+//! ```
 #![forbid(unsafe_code)]
+
+// Building the command is tested everywhere; only macOS runs it.
+#[cfg(any(target_os = "macos", test))]
+mod exec;
+pub mod profile;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+
+use sandbox_core::{Backend, BackendError, Fact, Launch, Support};
+
+use crate::profile::ProfileError;
+
+/// Where `sandbox-exec` is. Only this path is used: a copy found through `PATH` could be anyone's.
+pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+/// Where macOS records its version, for [`Backend::support`]'s facts.
+const SYSTEM_VERSION: &str = "/System/Library/CoreServices/SystemVersion.plist";
+
+/// Why this backend cannot confine, or why confining failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MacosError {
+    /// This is not macOS; the backend was chosen for the wrong system.
+    #[error("the macOS sandbox confines only on macOS, and this is {os}; use the backend for this system")]
+    NotMacos {
+        /// The operating system, as Rust names it.
+        os: &'static str,
+    },
+    /// `sandbox-exec` is not there, or cannot be looked at.
+    #[error("{} cannot be used; every macOS launch runs under it, so nothing can be confined without it (it ships with macOS: restore the system, or report a macOS that no longer has it)", path.display())]
+    NoSandboxExec {
+        /// Where it was looked for.
+        path: PathBuf,
+        /// What looking at it reported.
+        #[source]
+        source: io::Error,
+    },
+    /// `sandbox-exec` is there but is not an executable file.
+    #[error("{} is not an executable file; it ships with macOS as one, so this Mac's system is altered", path.display())]
+    SandboxExecNotExecutable {
+        /// Where it is.
+        path: PathBuf,
+    },
+    /// The policy holds a path the profile cannot grant.
+    #[error("the policy cannot be written as a sandbox profile")]
+    Profile(#[from] ProfileError),
+    /// The launcher's own path is relative, so `sandbox-exec` could read it as an option.
+    #[error("the launcher {} is not an absolute path", path.display())]
+    RelativeLauncher {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The trial copy of the launcher could not be started.
+    #[error("cannot start {} to try the profile", path.display())]
+    Trial {
+        /// `sandbox-exec`'s path.
+        path: PathBuf,
+        /// What starting it reported.
+        #[source]
+        source: io::Error,
+    },
+    /// `sandbox-exec` rejected the profile, or the launcher could not start under it.
+    #[error("sandbox-exec did not start the launcher under the profile ({status}){}{message}; this macOS may have changed what the profile relies on", if message.is_empty() { "" } else { ": " })]
+    Rejected {
+        /// How the trial copy ended.
+        status: ExitStatus,
+        /// What `sandbox-exec` printed, trimmed and shortened.
+        message: String,
+    },
+    /// Replacing the launcher with `sandbox-exec` failed.
+    #[error("exec {}", path.display())]
+    Exec {
+        /// `sandbox-exec`'s path.
+        path: PathBuf,
+        /// What `exec` reported.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The macOS backend: `sandbox-exec` with a deny-default profile. See the [crate] documentation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MacosBackend;
+
+impl Backend for MacosBackend {
+    fn name(&self) -> &'static str {
+        "macos"
+    }
+
+    /// Supported where `/usr/bin/sandbox-exec` is an executable file. On a Mac without it, the
+    /// answer is [`Support::Unavailable`], as for a Linux kernel without Landlock: this kind of
+    /// system has a backend, this machine lacks a part of it, and the launcher refuses with the
+    /// reason. On any other system it is [`Support::NoBackend`], so no launch is even built.
+    fn support(&self) -> Support {
+        let mut facts = vec![
+            Fact::new("os", std::env::consts::OS),
+            Fact::new("arch", std::env::consts::ARCH),
+        ];
+        if !cfg!(target_os = "macos") {
+            return Support::NoBackend {
+                facts,
+                reason: BackendError::new(not_macos()),
+            };
+        }
+        facts.push(Fact::new("macOS", macos_version()));
+        match check_sandbox_exec(Path::new(SANDBOX_EXEC)) {
+            Ok(()) => {
+                facts.push(Fact::new("sandbox-exec", SANDBOX_EXEC));
+                Support::Supported { facts }
+            }
+            Err(reason) => {
+                facts.push(Fact::new("sandbox-exec", "missing"));
+                Support::Unavailable {
+                    facts,
+                    reason: BackendError::new(reason),
+                }
+            }
+        }
+    }
+
+    /// Replaces the launcher with `sandbox-exec` running a confined copy of it; returns only on
+    /// failure. Before that it starts a copy that exits at once under the same profile, so a
+    /// profile this Mac rejects is refused while the launcher can still say why.
+    fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
+        #[cfg(target_os = "macos")]
+        match exec::reexec(launch) {
+            Ok(never) => match never {},
+            Err(error) => Err(BackendError::new(error)),
+        }
+        #[cfg(not(target_os = "macos"))]
+        {
+            let _unused = launch;
+            Err(BackendError::new(not_macos()))
+        }
+    }
+
+    fn confines_by_reexec(&self) -> bool {
+        true
+    }
+}
+
+fn not_macos() -> MacosError {
+    MacosError::NotMacos {
+        os: std::env::consts::OS,
+    }
+}
+
+/// Checks that `path` is an executable file.
+fn check_sandbox_exec(path: &Path) -> Result<(), MacosError> {
+    let metadata = std::fs::metadata(path).map_err(|source| MacosError::NoSandboxExec {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    #[cfg(unix)]
+    let executable = {
+        use std::os::unix::fs::PermissionsExt;
+        metadata.permissions().mode() & 0o111 != 0
+    };
+    #[cfg(not(unix))]
+    let executable = true;
+    if metadata.is_file() && executable {
+        Ok(())
+    } else {
+        Err(MacosError::SandboxExecNotExecutable {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// The macOS version, such as `14.5`, or why it is unknown. Only a fact for reports: nothing
+/// depends on it, since the enforcement check, not a version number, shows the profile holds.
+fn macos_version() -> String {
+    match std::fs::read_to_string(SYSTEM_VERSION) {
+        Ok(plist) => product_version(&plist).unwrap_or("unknown").to_owned(),
+        Err(e) => format!("unknown ({SYSTEM_VERSION}: {e})"),
+    }
+}
+
+/// The `ProductVersion` string of a `SystemVersion.plist` in XML form.
+fn product_version(plist: &str) -> Option<&str> {
+    let after_key = plist.split_once("<key>ProductVersion</key>")?.1;
+    let value = after_key.trim_start().strip_prefix("<string>")?;
+    let (version, _) = value.split_once("</string>")?;
+    Some(version.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backend_confines_by_running_itself_again() {
+        assert!(MacosBackend.confines_by_reexec());
+        assert_eq!(MacosBackend.name(), "macos");
+    }
+
+    #[cfg(not(target_os = "macos"))]
+    #[test]
+    fn off_macos_there_is_no_backend_and_no_launch_is_built() {
+        let support = MacosBackend.support();
+        assert!(matches!(support, Support::NoBackend { .. }), "{support:?}");
+        let reason = support.reason().unwrap().backend_error();
+        assert!(
+            matches!(
+                reason.downcast_ref::<MacosError>(),
+                Some(MacosError::NotMacos { .. })
+            ),
+            "{reason}"
+        );
+
+        let canary = sandbox_core::Canary::create().unwrap();
+        let err = sandbox_core::launch_command(
+            &MacosBackend,
+            &sandbox_core::Policy::new(),
+            &canary,
+            "/bin/true",
+            std::iter::empty::<&str>(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, sandbox_core::CommandError::NoSandbox(_)),
+            "{err}"
+        );
+        assert!(sandbox_core::one_line(&err).contains("confines only on macOS"));
+    }
+
+    #[test]
+    fn a_missing_or_plain_file_is_no_sandbox_exec() {
+        let dir = std::env::temp_dir().join(format!("sandbox-macos-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+
+        let missing = dir.join("missing");
+        match check_sandbox_exec(&missing) {
+            Err(MacosError::NoSandboxExec { source, .. }) => {
+                assert_eq!(source.kind(), io::ErrorKind::NotFound)
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(matches!(
+            check_sandbox_exec(&dir),
+            Err(MacosError::SandboxExecNotExecutable { .. })
+        ));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let file = dir.join("plain");
+            std::fs::write(&file, b"").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert!(matches!(
+                check_sandbox_exec(&file),
+                Err(MacosError::SandboxExecNotExecutable { .. })
+            ));
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+            check_sandbox_exec(&file).unwrap();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_version_is_read_from_the_plist() {
+        let plist = r#"<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0">
+<dict>
+	<key>ProductName</key>
+	<string>macOS</string>
+	<key>ProductVersion</key>
+	<string>14.5</string>
+</dict>
+</plist>"#;
+        assert_eq!(product_version(plist), Some("14.5"));
+        assert_eq!(product_version("<dict></dict>"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rejected_profile_says_what_sandbox_exec_said() {
+        use std::os::unix::process::ExitStatusExt;
+        let err = MacosError::Rejected {
+            status: ExitStatus::from_raw(65 << 8),
+            message: "sandbox-exec: unbound variable: file-frobnicate".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "sandbox-exec did not start the launcher under the profile (exit status: 65): \
+             sandbox-exec: unbound variable: file-frobnicate; this macOS may have changed \
+             what the profile relies on"
+        );
+    }
+}
