@@ -1,2 +1,30 @@
-//! `sandbox-check` (to come).
-fn main() {}
+//! `sandbox-check`: says whether this system confines programs, proves it with a confined
+//! self-test, or runs a program confined.
+//!
+//! Exit status: 0 when everything is as required (or the program's own status, when one is run);
+//! 1 when the self-test found a gap or the launcher refused; 97 when the launcher refused a
+//! program; 2 when there is no sandbox for this kind of system.
+#![forbid(unsafe_code)]
+
+mod backend;
+mod cli;
+mod json;
+mod run;
+mod selftest;
+#[cfg(unix)]
+mod signals;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // First, before anything else: a launcher run never returns from here.
+    sandbox_core::handle_args(&backend::backend());
+
+    let cli = cli::parse();
+    match cli.mode() {
+        cli::Mode::Inner(inner) => selftest::inner(&inner),
+        cli::Mode::PrintFilters => backend::print_filters(),
+        cli::Mode::SelfTest { json } => selftest::outer(json),
+        cli::Mode::Run(run) => run::run(&run),
+    }
+}

@@ -1,0 +1,125 @@
+//! The command line.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// Everything as required.
+pub const EXIT_OK: u8 = 0;
+/// The self-test found a gap, or the launcher refused the self-test.
+pub const EXIT_GAP: u8 = 1;
+/// No sandbox for this kind of system.
+pub const EXIT_NO_SANDBOX: u8 = 2;
+
+/// Says whether this system confines programs, and proves it.
+///
+/// Without a program: runs a confined copy of itself that tries each action the sandbox must
+/// refuse and a few that must still work, one line per attempt. Exit 0: everything as required;
+/// 1: not, including a launch the launcher refused; 2: no sandbox for this kind of system.
+///
+/// With a program after `--`: runs it confined, reading only the --read paths and executing only
+/// the --exec paths and itself. Its exit status passes through; a refused launch exits 97 with a
+/// `sandbox: refused:` line; 2 where there is no sandbox.
+#[derive(Debug, Parser)]
+#[command(name = "sandbox-check", version)]
+pub struct Cli {
+    /// Print one JSON object per attempt instead of a line of text.
+    #[arg(long)]
+    json: bool,
+
+    /// A path the program may read (a file, or a folder and what is beneath it).
+    #[arg(long = "read", value_name = "PATH")]
+    read: Vec<PathBuf>,
+
+    /// A path the program may execute (a program, or a folder of them).
+    #[arg(long = "exec", value_name = "PATH")]
+    exec: Vec<PathBuf>,
+
+    /// Print the seccomp programs a launch would install (Linux).
+    #[arg(long, conflicts_with_all = ["json", "program"])]
+    print_filters: bool,
+
+    /// The confined half of the self-test (internal).
+    #[arg(long, hide = true, num_args = 4, value_names = ["CANARY", "ALLOWED", "TEMP", "HOME"])]
+    inner_self_test: Option<Vec<PathBuf>>,
+
+    /// The program to run confined, and its arguments.
+    #[arg(last = true, value_name = "PROGRAM")]
+    program: Vec<OsString>,
+}
+
+/// What the self-test's confined half needs to know.
+#[derive(Debug, Clone)]
+pub struct Inner {
+    /// The canary.
+    pub canary: PathBuf,
+    /// A file the policy lets it read.
+    pub allowed: PathBuf,
+    /// The temporary directory the parent saw.
+    pub temp_dir: PathBuf,
+    /// The home folder the parent saw.
+    pub home: PathBuf,
+    /// Whether to print JSON.
+    pub json: bool,
+}
+
+/// A program to run confined.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Paths it may read.
+    pub read: Vec<PathBuf>,
+    /// Paths it may execute.
+    pub exec: Vec<PathBuf>,
+    /// The program and its arguments.
+    pub program: Vec<OsString>,
+}
+
+/// What was asked for.
+#[derive(Debug)]
+pub enum Mode {
+    /// The confined half of the self-test.
+    Inner(Inner),
+    /// Print the filters.
+    PrintFilters,
+    /// The self-test.
+    SelfTest {
+        /// One JSON object per attempt.
+        json: bool,
+    },
+    /// Run a program confined.
+    Run(Run),
+}
+
+impl Cli {
+    /// What was asked for.
+    pub fn mode(self) -> Mode {
+        if let Some(paths) = self.inner_self_test {
+            let [canary, allowed, temp_dir, home] =
+                <[PathBuf; 4]>::try_from(paths).expect("clap takes exactly four values");
+            return Mode::Inner(Inner {
+                canary,
+                allowed,
+                temp_dir,
+                home,
+                json: self.json,
+            });
+        }
+        if self.print_filters {
+            return Mode::PrintFilters;
+        }
+        if self.program.is_empty() {
+            return Mode::SelfTest { json: self.json };
+        }
+        Mode::Run(Run {
+            read: self.read,
+            exec: self.exec,
+            program: self.program,
+        })
+    }
+}
+
+/// Parses the process's arguments; `--help` and errors exit here.
+pub fn parse() -> Cli {
+    Cli::parse()
+}

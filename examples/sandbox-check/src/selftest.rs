@@ -1,0 +1,209 @@
+//! The self-test: a confined copy of this program tries what must be refused and what must
+//! still work, and prints one line (or JSON object) per attempt.
+
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+
+use sandbox_core::check::{Context, Expect, Outcome};
+use sandbox_core::{Backend, Canary, Policy, Support};
+
+use crate::cli::{Inner, EXIT_GAP, EXIT_NO_SANDBOX, EXIT_OK};
+
+/// A file the self-test's policy lets the confined copy read, removed on drop.
+struct Readable(PathBuf);
+
+impl Readable {
+    fn create() -> io::Result<Self> {
+        let path =
+            std::env::temp_dir().join(format!("sandbox-check-readable-{}", std::process::id()));
+        std::fs::write(&path, b"readable\n")?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for Readable {
+    fn drop(&mut self) {
+        let _ignored = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The parent's half: prints what the backend found, launches the confined half, and turns its
+/// result into the exit status.
+pub fn outer(json: bool) -> ExitCode {
+    let backend = crate::backend::backend();
+    let support = backend.support();
+    let facts: Vec<String> = support.facts().iter().map(ToString::to_string).collect();
+    let summary = format!("backend: {}; {}", backend.name(), facts.join("; "));
+    if json {
+        eprintln!("{summary}");
+    } else {
+        println!("{summary}");
+    }
+    if let Support::NoBackend { reason, .. } = &support {
+        eprintln!(
+            "sandbox-check: no sandbox for this system: {}",
+            sandbox_core::one_line(reason)
+        );
+        return ExitCode::from(EXIT_NO_SANDBOX);
+    }
+    match launch(&backend, json) {
+        Ok(0) => ExitCode::from(EXIT_OK),
+        Ok(_) => ExitCode::from(EXIT_GAP),
+        Err(e) => {
+            eprintln!("sandbox-check: {e}");
+            ExitCode::from(EXIT_GAP)
+        }
+    }
+}
+
+fn launch(backend: &dyn Backend, json: bool) -> Result<i32, Box<dyn std::error::Error>> {
+    let canary = Canary::create()?;
+    let readable = Readable::create()?;
+    let mut policy = Policy::new().allow_read(&readable.0)?;
+    for folder in library_folders() {
+        policy = policy.allow_read(folder)?;
+    }
+    let exe = std::env::current_exe()?;
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+    let mut args: Vec<OsString> = vec![
+        "--inner-self-test".into(),
+        canary.path().into(),
+        readable.0.clone().into(),
+        std::env::temp_dir().into(),
+        home.into(),
+    ];
+    if json {
+        args.push("--json".into());
+    }
+    let status = sandbox_core::launch_command(backend, &policy, &canary, &exe, &args)?
+        .stdin(Stdio::null())
+        .status()?;
+    drop(readable);
+    drop(canary);
+    Ok(status.code().unwrap_or(-1))
+}
+
+/// The folders the confined copy's shared libraries come from: it is this same executable, and a
+/// dynamically linked one needs its C library. Where `/lib` is a link into `/usr` (merged `/usr`),
+/// `/usr` covers it; a link is never listed itself, since the policy refuses links to folders.
+fn library_folders() -> Vec<PathBuf> {
+    if !cfg!(target_os = "linux") {
+        return Vec::new();
+    }
+    ["/usr", "/lib", "/lib64", "/lib32"]
+        .into_iter()
+        .map(PathBuf::from)
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect()
+}
+
+/// What the self-test tries beyond the launcher's own check, as a table.
+struct Extra {
+    name: &'static str,
+    expect: Expect,
+    run: fn(&Inner) -> io::Result<()>,
+}
+
+const EXTRAS: &[Extra] = &[
+    Extra {
+        name: "send a UDP datagram to 127.0.0.1",
+        expect: Expect::Denied,
+        run: |_| {
+            let socket = std::net::UdpSocket::bind(("127.0.0.1", 0))?;
+            socket.send_to(b"x", ("127.0.0.1", 9)).map(drop)
+        },
+    },
+    Extra {
+        name: "list the home folder",
+        expect: Expect::Denied,
+        run: |inner| std::fs::read_dir(&inner.home).map(drop),
+    },
+    Extra {
+        name: "start a thread",
+        expect: Expect::Works,
+        run: |_| {
+            std::thread::Builder::new()
+                .spawn(|| 7)?
+                .join()
+                .map_err(|_| io::Error::other("the thread panicked"))
+                .and_then(|n| {
+                    if n == 7 {
+                        Ok(())
+                    } else {
+                        Err(io::Error::other("wrong result"))
+                    }
+                })
+        },
+    },
+    Extra {
+        name: "read an allowed file",
+        expect: Expect::Works,
+        run: |inner| {
+            let mut text = String::new();
+            std::fs::File::open(&inner.allowed)?.read_to_string(&mut text)?;
+            if text == "readable\n" {
+                Ok(())
+            } else {
+                Err(io::Error::other("unexpected contents"))
+            }
+        },
+    },
+    Extra {
+        name: "write to /dev/null",
+        expect: Expect::Works,
+        run: |_| {
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/null")?
+                .write_all(b"x")
+        },
+    },
+];
+
+/// The confined half: runs the backend's check and the extras, prints them, and exits 0 only if
+/// every attempt did what it had to.
+pub fn inner(inner: &Inner) -> ExitCode {
+    let context = Context {
+        canary: inner.canary.clone(),
+        parent: std::os::unix::process::parent_id(),
+        launcher: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe")),
+        temp_dir: inner.temp_dir.clone(),
+    };
+    let mut outcomes = crate::backend::backend().verify(&context);
+    outcomes.extend(EXTRAS.iter().map(|extra| Outcome {
+        name: extra.name,
+        expect: extra.expect,
+        result: (extra.run)(inner),
+    }));
+    for outcome in &outcomes {
+        println!("{}", describe(outcome, inner.json));
+    }
+    if outcomes.iter().all(Outcome::passed) {
+        ExitCode::from(EXIT_OK)
+    } else {
+        ExitCode::from(EXIT_GAP)
+    }
+}
+
+fn describe(outcome: &Outcome, json: bool) -> String {
+    let ok = outcome.passed();
+    if json {
+        format!(
+            "{{\"attempt\":{},\"expected\":{},\"observed\":{},\"ok\":{ok}}}",
+            crate::json::string(outcome.name),
+            crate::json::string(&outcome.expect.to_string()),
+            crate::json::string(&outcome.happened()),
+        )
+    } else {
+        let mark = if ok { "ok  " } else { "FAIL" };
+        format!(
+            "[{mark}] {}: expected {}, {}",
+            outcome.name,
+            outcome.expect,
+            outcome.happened()
+        )
+    }
+}

@@ -1,0 +1,171 @@
+//! Running the real `sandbox-check` binary with a confined `/usr/bin/python3`, and reading what
+//! the Python side reports: one `name=RESULT` line per attempt, where RESULT is `ok` or the
+//! symbolic errno (`EACCES`).
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const PYTHON: &str = "/usr/bin/python3";
+
+/// Python that the attempt scripts start with: `attempt(name, f)` prints `name=ok` or
+/// `name=ERRNO`.
+pub const PRELUDE: &str = r#"
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, f):
+    try:
+        f()
+        print(f"{name}=ok", flush=True)
+    except OSError as e:
+        print(f"{name}={errno.errorcode.get(e.errno, e.errno)}", flush=True)
+    except Exception as e:  # termios.error carries (errno, text) but is no OSError
+        code = e.args[0] if e.args and isinstance(e.args[0], int) else type(e).__name__
+        print(f"{name}={errno.errorcode.get(code, code)}", flush=True)
+def syscall(nr, *args):
+    libc.syscall.restype = ctypes.c_long
+    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
+    if r < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return r
+"#;
+
+pub fn sandbox_check() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sandbox-check"))
+}
+
+/// `sandbox-check --read /usr [--read EXTRA]... -- python3 -I -c PRELUDE+code [ARGS]`.
+pub fn python_command(read: &[&Path], code: &str, args: &[&OsStr]) -> Command {
+    let mut command = sandbox_check();
+    command.arg("--read").arg("/usr");
+    for path in read {
+        command.arg("--read").arg(path);
+    }
+    command
+        .arg("--")
+        .arg(PYTHON)
+        .arg("-I")
+        .arg("-c")
+        .arg(format!("{PRELUDE}\n{code}"))
+        .args(args)
+        .stdin(Stdio::null());
+    command
+}
+
+pub fn run(mut command: Command) -> Output {
+    let output = command.output().expect("sandbox-check starts");
+    eprintln!("stdout:\n{}", String::from_utf8_lossy(&output.stdout));
+    eprintln!("stderr:\n{}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+/// The attempts' results, by name. Fails the test if the confined Python did not exit 0.
+pub fn results(output: &Output) -> BTreeMap<String, String> {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the confined python failed: {output:?}"
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// Asserts that every name in `expected` has exactly that result, and that nothing was left
+/// out.
+pub fn assert_results(got: &BTreeMap<String, String>, expected: &[(&str, &str)]) {
+    let mut wrong = Vec::new();
+    for (name, want) in expected {
+        match got.get(*name) {
+            Some(have) if have == want => {}
+            Some(have) => wrong.push(format!("{name}: expected {want}, got {have}")),
+            None => wrong.push(format!("{name}: expected {want}, not reported")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A folder of the test's own in the temporary directory, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("sandbox-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What must not change about a file: contents, mode, owner, times, extended attributes.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FileState {
+    contents: Vec<u8>,
+    mode: u32,
+    uid: u32,
+    gid: u32,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    xattrs: Vec<(String, Vec<u8>)>,
+}
+
+pub fn file_state(path: &Path) -> FileState {
+    let meta = std::fs::symlink_metadata(path).unwrap();
+    let out = Command::new(PYTHON)
+        .arg("-c")
+        .arg("import os,sys; p=sys.argv[1]; [print(n, os.getxattr(p, n).hex()) for n in sorted(os.listxattr(p))]")
+        .arg(path)
+        .output()
+        .unwrap();
+    let xattrs = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (n, v) = l.split_once(' ').unwrap();
+            (n.to_owned(), v.as_bytes().to_vec())
+        })
+        .collect();
+    FileState {
+        contents: std::fs::read(path).unwrap(),
+        mode: meta.mode(),
+        uid: meta.uid(),
+        gid: meta.gid(),
+        mtime: (meta.mtime(), meta.mtime_nsec()),
+        ctime: (meta.ctime(), meta.ctime_nsec()),
+        xattrs,
+    }
+}
+
+/// The names in a folder, sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A file with known contents, mode, a time in the past and an extended attribute.
+pub fn make_file(path: &Path) {
+    std::fs::write(path, b"precious\n").unwrap();
+    let status = Command::new(PYTHON)
+        .arg("-c")
+        .arg("import os,sys; p=sys.argv[1]; os.chmod(p, 0o640); os.utime(p, (1000000000, 1000000000)); os.setxattr(p, 'user.kept', b'1')")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
