@@ -29,20 +29,6 @@ pub const REFUSED_EXIT_CODE: i32 = 97;
 /// The prefix of the one line a refused launch prints on standard error.
 pub const REFUSED_PREFIX: &str = "sandbox: refused: ";
 
-/// The variable that makes a launch refuse on purpose, for tests: its value names the phase the
-/// launcher refuses before (`parent`, `descriptors`, `confine`, `verify`, `exec`). It can only
-/// make a launch fail, never let one through, so it stays in release builds, where the fault
-/// tests run.
-pub const FAULT_VARIABLE: &str = "SANDBOX_FAULT";
-
-/// Refuses if [`FAULT_VARIABLE`] names `phase`.
-fn fault_point(phase: &'static str) -> Result<(), Refusal> {
-    match std::env::var_os(FAULT_VARIABLE) {
-        Some(named) if named == phase => Err(Refusal::Fault { phase }),
-        _ => Ok(()),
-    }
-}
-
 /// Everything a backend needs to confine a launch, decoded and checked.
 #[derive(Debug, Clone)]
 pub struct Launch {
@@ -182,6 +168,8 @@ fn run(
 ) -> Result<std::convert::Infallible, Refusal> {
     use std::os::unix::process::CommandExt;
 
+    let mut phases = crate::phases::Phases::from_env();
+    phases.enter("decode")?;
     let mut request = wire::decode(args)?;
     let launcher = std::env::current_exe()
         .and_then(|exe| exe.canonicalize())
@@ -192,16 +180,17 @@ fn run(
         .map_err(|e| Refusal::Arguments(e.into()))?;
     check_canary(&request)?;
 
-    fault_point("parent")?;
+    phases.enter("parent")?;
     let parent = match stage {
         Stage::Launch => parent_before_confinement()?,
         Stage::Confined => request.parent.ok_or(Refusal::Orphaned)?,
     };
-    fault_point("descriptors")?;
+    phases.enter("descriptors")?;
     match stage {
         Stage::Launch => crate::fds::close_inherited()?,
         Stage::Confined => crate::fds::check_none_inheritable()?,
     }
+    phases.enter("environment")?;
     let launch = Launch {
         env: crate::env::for_program(std::env::vars_os()),
         temp_dir: std::env::temp_dir(),
@@ -210,7 +199,7 @@ fn run(
         launcher,
     };
 
-    fault_point("confine")?;
+    phases.enter("confine")?;
     match stage {
         Stage::Launch => backend.confine(&launch)?,
         Stage::Confined if backend.confines_by_reexec() => {}
@@ -220,20 +209,21 @@ fn run(
             }))
         }
     }
-    fault_point("verify")?;
+    phases.enter("verify")?;
     let outcomes = backend.verify(&launch.check_context());
     if let Some(failure) = check::first_failure(&outcomes) {
         return Err(failure.into());
     }
 
+    phases.enter("exec")?;
     // A program in its own session has no controlling terminal to type into or signal through.
     nix::unistd::setsid().map_err(|e| Refusal::Session(e.into()))?;
-    fault_point("exec")?;
     // The program starts with no signal blocked, whatever the parent blocked (a supervisor that
     // forwards signals blocks them in itself, and a mask survives both spawn and exec).
     nix::sys::signal::SigSet::empty()
         .thread_set_mask()
         .map_err(|e| Refusal::Signals(e.into()))?;
+    phases.report();
     let Launch { request, env, .. } = launch;
     let error = Command::new(&request.program)
         .args(&request.args)

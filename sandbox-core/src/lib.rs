@@ -33,11 +33,14 @@
 mod backend;
 mod canary;
 pub mod check;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod env;
 mod error;
 #[cfg(unix)]
 mod fds;
 mod launch;
+pub mod phases;
 mod policy;
 #[cfg(unix)]
 mod sys;
@@ -50,7 +53,8 @@ pub use error::{
     WireError,
 };
 pub use launch::{
-    handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, FAULT_VARIABLE,
-    LAUNCH_FLAG, REFUSED_EXIT_CODE, REFUSED_PREFIX,
+    handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
+    REFUSED_EXIT_CODE, REFUSED_PREFIX,
 };
+pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
