@@ -1,0 +1,28 @@
+// Code that only launches compiles against sandbox-core alone, generic or through `dyn`.
+use sandbox_core::{launch_command, Backend, Canary, Policy};
+
+fn command<B: Backend>(backend: &B, canary: &Canary) -> Option<std::process::Command> {
+    launch_command(backend, &Policy::new(), canary, "/bin/true", ["x"]).ok()
+}
+
+fn dynamic(backend: &dyn Backend) -> bool {
+    backend.support().is_supported()
+}
+
+fn main() {
+    let _unused = (dynamic as fn(&dyn Backend) -> bool, command::<NoBackend>);
+}
+
+struct NoBackend;
+
+impl Backend for NoBackend {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn support(&self) -> sandbox_core::Support {
+        unimplemented!("never called: this file only has to compile")
+    }
+    fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> {
+        unimplemented!("never called: this file only has to compile")
+    }
+}
