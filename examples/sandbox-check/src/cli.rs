@@ -11,6 +11,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_GAP: u8 = 1;
 /// No sandbox for this kind of system.
 pub const EXIT_NO_SANDBOX: u8 = 2;
+/// The command line is wrong. Not clap's default of 2, which means "no sandbox" here.
+pub const EXIT_USAGE: u8 = 64;
 
 /// Says whether this system confines programs, and proves it.
 ///
@@ -20,7 +22,7 @@ pub const EXIT_NO_SANDBOX: u8 = 2;
 ///
 /// With a program after `--`: runs it confined, reading only the --read paths and executing only
 /// the --exec paths and itself. Its exit status passes through; a refused launch exits 97 with a
-/// `sandbox: refused:` line; 2 where there is no sandbox.
+/// `sandbox: refused:` line; 2 where there is no sandbox. A wrong command line exits 64.
 #[derive(Debug, Parser)]
 #[command(name = "sandbox-check", version)]
 pub struct Cli {
@@ -119,7 +121,16 @@ impl Cli {
     }
 }
 
-/// Parses the process's arguments; `--help` and errors exit here.
+/// Parses the process's arguments; `--help`, `--version` and errors exit here.
 pub fn parse() -> Cli {
-    Cli::parse()
+    Cli::try_parse().unwrap_or_else(|error| {
+        let code = if error.use_stderr() {
+            EXIT_USAGE
+        } else {
+            EXIT_OK
+        };
+        // Printing can only fail if the stream is gone, and then there is no one to tell.
+        let _ = error.print();
+        std::process::exit(code.into())
+    })
 }

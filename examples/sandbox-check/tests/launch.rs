@@ -258,3 +258,16 @@ fn the_self_test_speaks_json() {
     }
     assert!(stdout.lines().count() >= 14);
 }
+
+#[test]
+fn a_wrong_command_line_exits_64_not_2() {
+    let output = sandbox_check()
+        .arg("--no-such-flag")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(64));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("unexpected argument '--no-such-flag'")
+    );
+}

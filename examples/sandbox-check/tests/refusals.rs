@@ -352,3 +352,19 @@ attempt("exec sealed memfd", sealed)
         ],
     );
 }
+
+/// What remains, stated as a test so that a change is noticed: the dynamic loader of a listed
+/// program is executable (every dynamically linked program needs it), so the loader can run any
+/// ELF file the program may read. It grants nothing beyond the read policy (docs/sandbox.md,
+/// "Executing only the listed programs").
+#[test]
+fn the_dynamic_loader_runs_what_may_be_read() {
+    let code = r#"
+loader = {"x86_64": "/lib64/ld-linux-x86-64.so.2", "aarch64": "/lib/ld-linux-aarch64.so.1"}[os.uname().machine]
+attempt("exec loader", lambda: os.execv(loader, [loader, "/usr/bin/true"]))
+"#;
+    let output = run(python_command(&[], code, &[]));
+    // `true` ran in Python's place and exited 0, printing nothing.
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+}
