@@ -180,8 +180,8 @@ pub enum Refusal {
         #[source]
         source: io::Error,
     },
-    /// The launcher has no parent to test against (it was reparented to PID 1).
-    #[error("the launcher's parent is process 1: the parent that started it has gone")]
+    /// The launcher has no parent to test the signal rule against.
+    #[error("the launcher has no parent process to test the signal rule against")]
     Orphaned,
     /// Listing or closing inherited descriptors failed.
     #[error("closing inherited descriptors")]
@@ -202,7 +202,7 @@ pub enum Refusal {
     #[error(transparent)]
     Check(#[from] CheckFailure),
     /// Starting a new session (leaving the controlling terminal) failed.
-    #[error("starting a new session")]
+    #[error("starting a new session for the program (a launcher spawned as a process group leader cannot; do not give it a process group of its own)")]
     Session(#[source] io::Error),
     /// Unblocking signals for the program failed.
     #[error("unblocking signals for the program")]

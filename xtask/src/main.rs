@@ -1,2 +1,37 @@
-//! `cargo xtask` (to come).
-fn main() {}
+//! The project's own tasks, so that CI and a developer run the same commands.
+//!
+//! `cargo xtask ci` runs every check in order and prints a summary; the first failing step fails
+//! the run. Each step is a plain command, printed before it runs, so it can be repeated alone.
+#![forbid(unsafe_code)]
+
+mod bench;
+mod ci;
+mod cmd;
+mod docs;
+mod fuzz;
+mod kernels;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci::run(),
+        Some("targets") => ci::add_targets(),
+        Some("kernels") => kernels::run(),
+        Some("docs") => docs::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
+        _ => {
+            eprintln!("usage: cargo xtask ci | targets | kernels | docs [--check] | bench | fuzz [--seconds N]");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -108,6 +108,16 @@ struct Extra {
 
 const EXTRAS: &[Extra] = &[
     Extra {
+        name: "open a unix datagram socket",
+        expect: Expect::Denied,
+        run: |_| {
+            #[cfg(unix)]
+            return std::os::unix::net::UnixDatagram::unbound().map(drop);
+            #[cfg(not(unix))]
+            return Err(io::Error::from(io::ErrorKind::Unsupported));
+        },
+    },
+    Extra {
         name: "send a UDP datagram to 127.0.0.1",
         expect: Expect::Denied,
         run: |_| {

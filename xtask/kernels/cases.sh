@@ -1,0 +1,54 @@
+# The cases `cargo xtask kernels` runs on every kernel it boots. The commands are the same on
+# every kernel; what each must print and exit with depends on the kernel, and is asserted on the
+# host (xtask/src/kernels.rs). Each step prints, on the serial console:
+#
+#   @@begin ID@@
+#   @@ID| a line the command printed (standard output and standard error together)
+#   @@end ID exit=N@@
+#
+# Lines the kernel prints in between carry no `@@ID|` prefix and are ignored. Every `*-control`
+# step is the same action unconfined: it must work here, so a refusal under sandbox-check is the
+# sandbox's doing, not the guest's.
+
+B=/bin/busybox
+SC=/sandbox-check
+
+run() {
+    id=$1
+    shift
+    echo "@@begin $id@@"
+    { "$@" </dev/null 2>&1; echo "$?" >"/tmp/.exit-$id"; } | while IFS= read -r line || [ -n "$line" ]; do
+        echo "@@$id| $line"
+    done
+    echo "@@end $id exit=$($B cat "/tmp/.exit-$id")@@"
+}
+
+# What was booted.
+run uname $B uname -r -m
+run lsm $B cat /sys/kernel/security/lsm
+
+# The self-test: the launcher's attempts and the extras, one line each.
+run selftest $SC
+
+# A launch whose program prints a marker it computes, so the command line never contains it.
+run marker $SC --exec $B -- $B sh -c 'echo marker-$((6 * 7))'
+
+# Writing: a new file, and appending to one that exists (made by the control). Both go through
+# open(2), where Landlock answers; afterwards, unconfined, neither changed.
+run write-control $B sh -c 'echo control > /tmp/control-written; cat /tmp/control-written'
+run write $SC --exec $B -- $B sh -c 'echo marker-$((6 * 7)) > /tmp/written'
+run append $SC --exec $B -- $B sh -c 'echo marker-$((6 * 7)) >> /tmp/control-written'
+run written $B sh -c 'if [ -e /tmp/written ]; then echo "/tmp/written exists"; else echo "/tmp/written absent"; fi; cat /tmp/control-written'
+
+# Opening a socket (TCP to a closed port: unconfined the socket opens and the connection is
+# refused).
+run socket-control $B nc 127.0.0.1 9
+run socket $SC --exec $B -- $B nc 127.0.0.1 9
+
+# Starting a process.
+run process-control $B sh -c "$B sleep 0 & wait \$!; echo child exited \$?"
+run process $SC --exec $B -- $B sh -c "$B sleep 0 & wait \$!; echo child exited \$?"
+
+# clone3 and a thread (probe.rs).
+run probe-control /probe
+run probe $SC --exec /probe -- /probe

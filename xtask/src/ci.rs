@@ -1,0 +1,160 @@
+//! `cargo xtask ci`: formatting, lints, tests, docs, and the other targets' builds.
+
+use crate::cmd::{self, Failed, Tally};
+
+/// Targets checked (compiled, not linked) besides the host.
+const CHECK_TARGETS: &[&str] = &[
+    "aarch64-apple-darwin",
+    "x86_64-apple-darwin",
+    "x86_64-pc-windows-gnu",
+    "x86_64-unknown-freebsd",
+    "aarch64-unknown-linux-gnu",
+];
+
+/// Adds the targets the checks compile for.
+pub fn add_targets() -> Result<(), Failed> {
+    let mut args = vec!["target", "add"];
+    args.extend(CHECK_TARGETS);
+    cmd::run(&mut Tally::default(), "rustup", &args, &[])
+}
+
+/// Installs Debian's `python3` where it is missing: the integration tests confine
+/// `/usr/bin/python3`, and a test that quietly skipped without it would prove nothing.
+pub fn ensure_python() -> Result<(), Failed> {
+    if std::path::Path::new("/usr/bin/python3").exists() || !cfg!(target_os = "linux") {
+        return Ok(());
+    }
+    let mut tally = Tally::default();
+    cmd::run(&mut tally, "apt-get", &["update"], &[])?;
+    cmd::run(
+        &mut tally,
+        "apt-get",
+        &["install", "-y", "python3"],
+        &[("DEBIAN_FRONTEND", "noninteractive")],
+    )
+}
+
+/// Every check, in order.
+pub fn run() -> Result<(), Failed> {
+    let mut tally = Tally::default();
+    let mut steps = 0;
+    let mut step = |tally: &mut Tally, program: &str, args: &[&str], env: &[(&str, &str)]| {
+        steps += 1;
+        cmd::run(tally, program, args, env)
+    };
+    let deny = [("RUSTFLAGS", "-D warnings")];
+    let result = (|| {
+        ensure_python()?;
+        add_targets()?;
+        step(&mut tally, "cargo", &["fmt", "--all", "--check"], &[])?;
+        step(
+            &mut tally,
+            "cargo",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )?;
+        step(
+            &mut tally,
+            "cargo",
+            &["test", "--workspace", "--all-targets"],
+            &[],
+        )?;
+        step(&mut tally, "cargo", &["test", "--workspace", "--doc"], &[])?;
+        // Debian's 6.1 (Landlock ABI 2, and without Landlock) and 6.12 kernels under QEMU.
+        step(&mut tally, "cargo", &["xtask", "kernels"], &[])?;
+        step(
+            &mut tally,
+            "cargo",
+            &["doc", "--workspace", "--no-deps"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        )?;
+        step(
+            &mut tally,
+            "cargo",
+            &[
+                "clippy",
+                "--target",
+                "aarch64-unknown-linux-gnu",
+                "-p",
+                "sandbox-linux",
+                "-p",
+                "sandbox-check",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )?;
+        for target in ["aarch64-apple-darwin", "x86_64-apple-darwin"] {
+            step(
+                &mut tally,
+                "cargo",
+                &[
+                    "clippy",
+                    "--target",
+                    target,
+                    "-p",
+                    "sandbox-macos",
+                    "-p",
+                    "sandbox-core",
+                    "-p",
+                    "sandbox-check",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+                &[],
+            )?;
+        }
+        for target in ["x86_64-pc-windows-gnu", "x86_64-unknown-freebsd"] {
+            step(
+                &mut tally,
+                "cargo",
+                &[
+                    "check",
+                    "--target",
+                    target,
+                    "--workspace",
+                    "--exclude",
+                    "xtask",
+                ],
+                &deny,
+            )?;
+        }
+        Ok(())
+    })();
+    println!("\n==== summary");
+    for line in &tally.results {
+        println!("{line}");
+    }
+    let (passed, failed) = tally.results.iter().fold((0u64, 0u64), |(p, f), line| {
+        let count = |word: &str| {
+            line.split(';')
+                .find_map(|part| {
+                    part.trim()
+                        .strip_suffix(word)
+                        .and_then(|n| n.trim().rsplit(' ').next()?.parse().ok())
+                })
+                .unwrap_or(0)
+        };
+        (p + count("passed"), f + count("failed"))
+    });
+    println!("steps run: {steps}");
+    for line in &tally.skipped {
+        println!("{line}");
+    }
+    println!(
+        "{passed} passed, {failed} failed, {} skipped",
+        tally.skipped.len()
+    );
+    result
+}

@@ -1,0 +1,85 @@
+//! Running a step: print it, run it, keep what it printed for the summary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// A step that failed.
+#[derive(Debug)]
+pub struct Failed(pub String);
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// What a step printed that the summary counts.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// `SKIPPED: <reason>` lines.
+    pub skipped: Vec<String>,
+    /// `test result:` lines of cargo test.
+    pub results: Vec<String>,
+}
+
+/// Runs `program` with `args`, streaming its output and collecting the lines the summary needs.
+pub fn run(
+    tally: &mut Tally,
+    program: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<(), Failed> {
+    let shown = format!(
+        "{}{program} {}",
+        env.iter()
+            .map(|(k, v)| format!("{k}={v} "))
+            .collect::<String>(),
+        args.join(" ")
+    );
+    println!("\n==> {shown}");
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failed(format!("{shown}: {e}")))?;
+    let stderr = child.stderr.take().expect("piped");
+    let err_thread = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            lines.push(line);
+        }
+        lines
+    });
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().expect("piped"))
+        .lines()
+        .map_while(Result::ok)
+    {
+        println!("{line}");
+        lines.push(line);
+    }
+    lines.extend(err_thread.join().unwrap_or_default());
+    let status = child.wait().map_err(|e| Failed(format!("{shown}: {e}")))?;
+    let _ = std::io::stdout().flush();
+    for line in &lines {
+        if let Some(at) = line.find("SKIPPED:") {
+            tally.skipped.push(line[at..].to_owned());
+        }
+        if line.starts_with("test result:") {
+            tally.results.push(line.clone());
+        }
+    }
+    println!("<== {shown}: {status} in {:.1?}", started.elapsed());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(Failed(format!("{shown}: {status}")))
+    }
+}
