@@ -101,9 +101,9 @@ fn open_descriptors() -> io::Result<Vec<RawFd>> {
 /// more than Linux's default ceiling (`fs.nr_open`, 2^20), so an unlimited limit (macOS allows
 /// one) does not mean two billion calls.
 fn descriptor_limit() -> RawFd {
-    const CEILING: u64 = 1 << 20;
-    let soft = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
-        .map(|(soft, _hard)| soft)
-        .unwrap_or(CEILING);
-    RawFd::try_from(soft.min(CEILING)).unwrap_or(RawFd::MAX)
+    const CEILING: RawFd = 1 << 20;
+    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .ok()
+        .and_then(|(soft, _hard)| RawFd::try_from(soft).ok())
+        .map_or(CEILING, |soft| soft.clamp(0, CEILING))
 }

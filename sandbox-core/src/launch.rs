@@ -7,7 +7,7 @@ use std::process::Command;
 
 use crate::backend::{Backend, Support};
 use crate::canary::Canary;
-use crate::check::{self, Context};
+use crate::check::Context;
 use crate::error::{CommandError, Refusal};
 use crate::policy::Policy;
 use crate::wire::{self, Request};
@@ -147,17 +147,33 @@ enum Stage {
     Confined,
 }
 
+/// Without unix there is no launch sequence yet: the request is decoded (so bad input is refused
+/// the same way everywhere) and the backend is asked to confine; a backend for such a system would
+/// bring the rest of the sequence with it.
 #[cfg(not(unix))]
 fn run(
     backend: &dyn Backend,
     _stage: Stage,
-    _args: std::env::ArgsOs,
+    args: std::env::ArgsOs,
 ) -> Result<std::convert::Infallible, Refusal> {
-    match backend.support().reason() {
-        Some(_) | None => Err(Refusal::Confine(crate::BackendError::new(
-            std::io::Error::from(std::io::ErrorKind::Unsupported),
-        ))),
-    }
+    let mut phases = crate::phases::Phases::from_env();
+    phases.enter("decode")?;
+    let request = wire::decode(args)?;
+    let launcher = std::env::current_exe().map_err(Refusal::CurrentExe)?;
+    phases.enter("confine")?;
+    let launch = Launch {
+        env: crate::env::for_program(std::env::vars_os()),
+        temp_dir: std::env::temp_dir(),
+        parent: 0,
+        launcher,
+        request,
+    };
+    backend.confine(&launch)?;
+    phases.report();
+    Err(Refusal::Exec {
+        program: launch.request.program,
+        source: std::io::Error::from(std::io::ErrorKind::Unsupported),
+    })
 }
 
 #[cfg(unix)]
@@ -211,7 +227,7 @@ fn run(
     }
     phases.enter("verify")?;
     let outcomes = backend.verify(&launch.check_context());
-    if let Some(failure) = check::first_failure(&outcomes) {
+    if let Some(failure) = crate::check::first_failure(&outcomes) {
         return Err(failure.into());
     }
 

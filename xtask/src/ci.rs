@@ -75,45 +75,28 @@ pub fn run() -> Result<(), Failed> {
             &["doc", "--workspace", "--no-deps"],
             &[("RUSTDOCFLAGS", "-D warnings")],
         )?;
-        step(
-            &mut tally,
-            "cargo",
-            &[
-                "clippy",
-                "--target",
+        // Clippy for the other platforms' code, test targets included.
+        let cross_clippy: [(&str, &[&str]); 3] = [
+            (
                 "aarch64-unknown-linux-gnu",
-                "-p",
-                "sandbox-linux",
-                "-p",
-                "sandbox-check",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ],
-            &[],
-        )?;
-        for target in ["aarch64-apple-darwin", "x86_64-apple-darwin"] {
-            step(
-                &mut tally,
-                "cargo",
-                &[
-                    "clippy",
-                    "--target",
-                    target,
-                    "-p",
-                    "sandbox-macos",
-                    "-p",
-                    "sandbox-core",
-                    "-p",
-                    "sandbox-check",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ],
-                &[],
-            )?;
+                &["sandbox-linux", "sandbox-check"],
+            ),
+            (
+                "aarch64-apple-darwin",
+                &["sandbox-macos", "sandbox-core", "sandbox-check"],
+            ),
+            (
+                "x86_64-apple-darwin",
+                &["sandbox-macos", "sandbox-core", "sandbox-check"],
+            ),
+        ];
+        for (target, packages) in cross_clippy {
+            let mut args = vec!["clippy", "--target", target, "--all-targets"];
+            for package in packages {
+                args.extend(["-p", package]);
+            }
+            args.extend(["--", "-D", "warnings"]);
+            step(&mut tally, "cargo", &args, &[])?;
         }
         for target in ["x86_64-pc-windows-gnu", "x86_64-unknown-freebsd"] {
             step(

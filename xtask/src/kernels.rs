@@ -920,16 +920,9 @@ fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
     let landlock = match landlock {
         Landlock::Absent => "landlock: absent".to_owned(),
         Landlock::Old(abi) | Landlock::Usable(abi) => {
-            let mut added = Vec::new();
-            if abi >= 4 {
-                added.push("TCP bind and connect (ABI 4)");
-            }
-            if abi >= 5 {
-                added.push("device ioctls (ABI 5)");
-            }
-            if abi >= 6 {
-                added.push("signal and abstract unix socket scopes (ABI 6)");
-            }
+            // The guest's kernel is not this one: ask the backend what that ABI adds.
+            let added =
+                sandbox_linux::landlock::best_effort_rights(i32::try_from(abi).unwrap_or(i32::MAX));
             let added = if added.is_empty() {
                 "none".to_owned()
             } else {

@@ -178,7 +178,7 @@ const EXTRAS: &[Extra] = &[
 pub fn inner(inner: &Inner) -> ExitCode {
     let context = Context {
         canary: inner.canary.clone(),
-        parent: std::os::unix::process::parent_id(),
+        parent: parent_id(),
         launcher: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe")),
         temp_dir: inner.temp_dir.clone(),
     };
@@ -196,6 +196,17 @@ pub fn inner(inner: &Inner) -> ExitCode {
     } else {
         ExitCode::from(EXIT_GAP)
     }
+}
+
+#[cfg(unix)]
+fn parent_id() -> u32 {
+    std::os::unix::process::parent_id()
+}
+
+/// No backend confines a system without unix, so the confined half never runs there.
+#[cfg(not(unix))]
+fn parent_id() -> u32 {
+    0
 }
 
 fn describe(outcome: &Outcome, json: bool) -> String {
