@@ -515,220 +515,24 @@ pub(crate) fn describe(insn: &sock_filter, pc: usize) -> String {
     )
 }
 
-/// A small interpreter and analyses of compiled programs, for the tests.
-#[cfg(test)]
-pub(crate) mod eval {
-    use std::collections::HashMap;
-
-    use seccompiler::sock_filter;
-
-    use super::*;
-
-    /// What a filter sees of a call.
-    #[derive(Debug, Clone, Copy, Default)]
-    pub(crate) struct Call {
-        pub nr: u32,
-        pub arch: u32,
-        pub args: [u64; 6],
-    }
-
-    impl Call {
-        fn word(&self, offset: u32) -> Result<u32, String> {
-            match offset {
-                0 => Ok(self.nr),
-                4 => Ok(self.arch),
-                16..=63 if offset.is_multiple_of(4) => {
-                    let arg = self.args[(offset as usize - 16) / 8];
-                    Ok(if offset.is_multiple_of(8) {
-                        arg as u32
-                    } else {
-                        (arg >> 32) as u32
-                    })
-                }
-                _ => Err(format!("load of offset {offset}")),
-            }
-        }
-    }
-
-    /// What one program returned, and how many instructions it ran.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub(crate) struct Run {
-        pub action: u32,
-        pub steps: usize,
-    }
-
-    /// Runs `program` on `call`, as the kernel would, refusing what the kernel refuses.
-    pub(crate) fn run(program: &[sock_filter], call: &Call) -> Result<Run, String> {
-        let mut accumulator = 0u32;
-        let mut pc = 0usize;
-        let mut steps = 0;
-        loop {
-            let insn = program.get(pc).ok_or(format!("ran off the end at {pc}"))?;
-            steps += 1;
-            let jump = |taken: bool| pc + 1 + usize::from(if taken { insn.jt } else { insn.jf });
-            pc = match insn.code {
-                LD_W_ABS => {
-                    accumulator = call.word(insn.k)?;
-                    pc + 1
-                }
-                ALU_AND_K => {
-                    accumulator &= insn.k;
-                    pc + 1
-                }
-                JMP_JA => pc + 1 + insn.k as usize,
-                JMP_JEQ_K => jump(accumulator == insn.k),
-                JMP_JGT_K => jump(accumulator > insn.k),
-                JMP_JGE_K => jump(accumulator >= insn.k),
-                JMP_JSET_K => jump(accumulator & insn.k != 0),
-                RET_K => {
-                    return Ok(Run {
-                        action: insn.k,
-                        steps,
-                    })
-                }
-                code => return Err(format!("instruction {code:#x} at {pc}")),
-            };
-        }
-    }
-
-    /// The action the kernel takes for a stack of filters, `programs` in installation order:
-    /// every filter runs, the lowest action wins, and among equal actions the newest filter's.
-    pub(crate) fn decide(programs: &[&[sock_filter]], call: &Call) -> Result<u32, String> {
-        let mut decided = libc::SECCOMP_RET_ALLOW;
-        for program in programs.iter().rev() {
-            let action = run(program, call)?.action;
-            let only = |value: u32| (value & libc::SECCOMP_RET_ACTION_FULL) as i32;
-            if only(action) < only(decided) {
-                decided = action;
-            }
-        }
-        Ok(decided)
-    }
-
-    /// Whether the kernel's action cache would allow `nr` without running `program`: a port of
-    /// `seccomp_is_const_allow` in kernel/seccomp.c, which emulates the program knowing only
-    /// the number and architecture and gives up at anything else.
-    pub(crate) fn cacheable_allow(program: &[sock_filter], arch: u32, nr: u32) -> bool {
-        let mut accumulator = 0u32;
-        let mut pc = 0usize;
-        while let Some(insn) = program.get(pc) {
-            let taken = match insn.code {
-                LD_W_ABS => {
-                    accumulator = match insn.k {
-                        0 => nr,
-                        4 => arch,
-                        _ => return false,
-                    };
-                    pc += 1;
-                    continue;
-                }
-                RET_K => return insn.k == libc::SECCOMP_RET_ALLOW,
-                JMP_JA => {
-                    pc += 1 + insn.k as usize;
-                    continue;
-                }
-                ALU_AND_K => {
-                    accumulator &= insn.k;
-                    pc += 1;
-                    continue;
-                }
-                JMP_JEQ_K => accumulator == insn.k,
-                JMP_JGE_K => accumulator >= insn.k,
-                JMP_JGT_K => accumulator > insn.k,
-                JMP_JSET_K => accumulator & insn.k != 0,
-                _ => return false,
-            };
-            pc += 1 + usize::from(if taken { insn.jt } else { insn.jf });
-        }
-        false
-    }
-
-    /// The most instructions `program` can run for call `nr` of `arch`, over every value of its
-    /// arguments.
-    pub(crate) fn longest_path(program: &[sock_filter], arch: u32, nr: u32) -> usize {
-        // What the accumulator holds: a known value, or an argument word.
-        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-        enum Acc {
-            Known(u32),
-            Arg,
-        }
-        fn walk(
-            program: &[sock_filter],
-            arch: u32,
-            nr: u32,
-            pc: usize,
-            acc: Acc,
-            memo: &mut HashMap<(usize, Acc), usize>,
-        ) -> usize {
-            if let Some(&n) = memo.get(&(pc, acc)) {
-                return n;
-            }
-            let insn = &program[pc];
-            let next = |taken: bool| pc + 1 + usize::from(if taken { insn.jt } else { insn.jf });
-            let rest = match insn.code {
-                RET_K => 0,
-                LD_W_ABS => {
-                    let loaded = match insn.k {
-                        0 => Acc::Known(nr),
-                        4 => Acc::Known(arch),
-                        _ => Acc::Arg,
-                    };
-                    walk(program, arch, nr, pc + 1, loaded, memo)
-                }
-                JMP_JA => walk(program, arch, nr, pc + 1 + insn.k as usize, acc, memo),
-                code => match acc {
-                    Acc::Known(a) => {
-                        let taken = match code {
-                            JMP_JEQ_K => a == insn.k,
-                            JMP_JGE_K => a >= insn.k,
-                            JMP_JGT_K => a > insn.k,
-                            JMP_JSET_K => a & insn.k != 0,
-                            ALU_AND_K => {
-                                return 1 + walk(
-                                    program,
-                                    arch,
-                                    nr,
-                                    pc + 1,
-                                    Acc::Known(a & insn.k),
-                                    memo,
-                                )
-                            }
-                            other => panic!("instruction {other:#x}"),
-                        };
-                        walk(program, arch, nr, next(taken), acc, memo)
-                    }
-                    Acc::Arg if code == ALU_AND_K => walk(program, arch, nr, pc + 1, acc, memo),
-                    Acc::Arg => walk(program, arch, nr, next(true), acc, memo).max(walk(
-                        program,
-                        arch,
-                        nr,
-                        next(false),
-                        acc,
-                        memo,
-                    )),
-                },
-            };
-            memo.insert((pc, acc), rest + 1);
-            rest + 1
-        }
-        walk(program, arch, nr, 0, Acc::Known(0), &mut HashMap::new())
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::eval::{run, Call};
     use super::*;
+    use crate::eval::{Program, SeccompData};
 
     const ALLOW: u32 = libc::SECCOMP_RET_ALLOW;
     const DENY: u32 = libc::SECCOMP_RET_ERRNO | 1;
 
-    fn on(nr: u32, arg1: u64) -> Call {
-        Call {
-            nr,
-            arch: 7,
-            args: [0, arg1, 0, 0, 0, 0],
-        }
+    fn on(nr: u32, arg1: u64) -> SeccompData {
+        SeccompData::call(7, nr, [0, arg1, 0, 0, 0, 0])
+    }
+
+    /// The return value, after the kernel's checks.
+    fn run(program: &[sock_filter], call: &SeccompData) -> u32 {
+        Program::new(program)
+            .expect("the kernel takes the program")
+            .run(call)
+            .ret
     }
 
     #[test]
@@ -742,9 +546,9 @@ mod tests {
         let program = g.compile(root).unwrap();
         for nr in 0..2200 {
             let expected = if values.contains(&nr) { DENY } else { ALLOW };
-            assert_eq!(run(&program, &on(nr, 0)).unwrap().action, expected, "{nr}");
+            assert_eq!(run(&program, &on(nr, 0)), expected, "{nr}");
         }
-        assert_eq!(run(&program, &on(u32::MAX, 0)).unwrap().action, ALLOW);
+        assert_eq!(run(&program, &on(u32::MAX, 0)), ALLOW);
     }
 
     #[test]
@@ -762,16 +566,10 @@ mod tests {
         let program = g.compile(node).unwrap();
         assert!(program.len() > 600);
         for i in [0u64, 1, 200, 399] {
-            let call = Call {
-                args: [i, 0xdead, i, 0, 0, 0],
-                ..Call::default()
-            };
-            assert_eq!(run(&program, &call).unwrap().action, DENY, "{i}");
-            let call = Call {
-                args: [i, 0xbeef, i, 0, 0, 0],
-                ..Call::default()
-            };
-            assert_eq!(run(&program, &call).unwrap().action, ALLOW, "{i}");
+            let call = SeccompData::call(0, 0, [i, 0xdead, i, 0, 0, 0]);
+            assert_eq!(run(&program, &call), DENY, "{i}");
+            let call = SeccompData::call(0, 0, [i, 0xbeef, i, 0, 0, 0]);
+            assert_eq!(run(&program, &call), ALLOW, "{i}");
         }
     }
 
@@ -785,9 +583,9 @@ mod tests {
         let program = g.compile(root).unwrap();
         let loads = program.iter().filter(|i| i.code == LD_W_ABS).count();
         assert_eq!(loads, 1, "{program:?}");
-        assert_eq!(run(&program, &on(0, 0x5412)).unwrap().action, DENY);
-        assert_eq!(run(&program, &on(0, 0x4000_0001)).unwrap().action, DENY);
-        assert_eq!(run(&program, &on(0, 0x5401)).unwrap().action, ALLOW);
+        assert_eq!(run(&program, &on(0, 0x5412)), DENY);
+        assert_eq!(run(&program, &on(0, 0x4000_0001)), DENY);
+        assert_eq!(run(&program, &on(0, 0x5401)), ALLOW);
     }
 
     #[test]
@@ -823,7 +621,7 @@ mod tests {
             (21, ALLOW),
             (u32::MAX, DENY),
         ] {
-            assert_eq!(run(&program, &on(nr, 0)).unwrap().action, expected, "{nr}");
+            assert_eq!(run(&program, &on(nr, 0)), expected, "{nr}");
         }
     }
 

@@ -394,7 +394,7 @@ fn by_seccompiler(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bpf::eval::{cacheable_allow, decide, longest_path, run, Call};
+    use crate::eval;
     use crate::rules::{ioctl as io, EPERM, F_SETOWN_EX, F_SETSIG};
 
     const PID: u32 = 4242;
@@ -408,13 +408,18 @@ mod tests {
     struct Stack {
         arch: Arch,
         programs: Vec<Program>,
+        /// The same programs as the kernel would hold them.
+        kernel: eval::Stack,
     }
 
     impl Stack {
         fn new(arch: Arch) -> Self {
+            let programs = build(arch, PID).unwrap();
+            let kernel = eval::Stack::of(arch, &programs).unwrap();
             Self {
                 arch,
-                programs: build(arch, PID).unwrap(),
+                programs,
+                kernel,
             }
         }
 
@@ -423,10 +428,9 @@ mod tests {
         }
 
         fn raw(&self, nr: u32, arch: u32, args: [u64; 6]) -> u32 {
-            let call = Call { nr, arch, args };
-            let programs: Vec<&[sock_filter]> =
-                self.programs.iter().map(|p| &p.instructions[..]).collect();
-            decide(&programs, &call).unwrap()
+            self.kernel
+                .decide(&eval::SeccompData::call(arch, nr, args))
+                .ret
         }
 
         fn call(&self, name: &str, args: &[u64]) -> u32 {
@@ -657,16 +661,14 @@ mod tests {
             let audit = s.arch.audit_value();
             let numbers = (0..1200).chain((0..600).map(|nr| nr | X32_SYSCALL_BIT));
             for nr in numbers.chain([u32::MAX, 0x8000_0000]) {
-                let call = Call {
-                    nr,
-                    arch: audit,
-                    args: [0; 6],
-                };
+                let call = eval::SeccompData::call(audit, nr, [0; 6]);
                 let refusing: Vec<_> = s
-                    .programs
+                    .kernel
+                    .programs()
                     .iter()
-                    .filter(|p| run(&p.instructions, &call).unwrap().action != ALLOW)
-                    .map(|p| p.name)
+                    .zip(&s.programs)
+                    .filter(|(checked, _)| checked.run(&call).ret != ALLOW)
+                    .map(|(_, p)| p.name)
                     .collect();
                 assert!(refusing.len() <= 1, "{}: {nr:#x} by {refusing:?}", s.arch);
             }
@@ -699,13 +701,9 @@ mod tests {
         for s in stacks() {
             for foreign in [AUDIT_ARCH_I386, AUDIT_ARCH_ARM, 0, s.arch.audit_value() ^ 1] {
                 for nr in [0, 1, 11, 56, 120, 435, 1000] {
-                    for program in &s.programs {
-                        let call = Call {
-                            nr,
-                            arch: foreign,
-                            args: [0; 6],
-                        };
-                        let action = run(&program.instructions, &call).unwrap().action;
+                    for (checked, program) in s.kernel.programs().iter().zip(&s.programs) {
+                        let call = eval::SeccompData::call(foreign, nr, [0; 6]);
+                        let action = checked.run(&call).ret;
                         assert_eq!(action, KILL, "{} {}: {nr}", s.arch, program.name);
                     }
                 }
@@ -821,16 +819,14 @@ mod tests {
             let named: Vec<&str> = RULES.iter().filter_map(|r| r.calls.syscall()).collect();
             for &(name, nr) in s.arch.syscalls() {
                 let cacheable = s
-                    .programs
+                    .kernel
+                    .programs()
                     .iter()
-                    .all(|p| cacheable_allow(&p.instructions, audit, nr));
+                    .all(|p| p.is_const_allow(audit, nr));
                 assert_eq!(cacheable, !named.contains(&name), "{}: {name}", s.arch);
             }
             for (name, nr) in conditional(s.arch) {
-                assert!(
-                    !cacheable_allow(&s.programs[0].instructions, audit, nr),
-                    "{name}"
-                );
+                assert!(!s.kernel.programs()[0].is_const_allow(audit, nr), "{name}");
             }
         }
     }
@@ -842,11 +838,7 @@ mod tests {
             let audit = s.arch.audit_value();
             let mut report = Vec::new();
             for (name, nr) in conditional(s.arch) {
-                let lengths: Vec<usize> = s
-                    .programs
-                    .iter()
-                    .map(|p| longest_path(&p.instructions, audit, nr))
-                    .collect();
+                let lengths = s.kernel.explore(&eval::Known::call(audit, nr)).longest_each;
                 let total: usize = lengths.iter().sum();
                 report.push(format!("{name} {lengths:?}"));
                 assert!(total <= 60, "{}: {name} runs {total} instructions", s.arch);

@@ -24,9 +24,13 @@ mod bpf;
 #[cfg(target_os = "linux")]
 pub mod caps;
 #[cfg(target_os = "linux")]
+pub mod decisions;
+#[cfg(target_os = "linux")]
 mod elf;
 #[cfg(target_os = "linux")]
 mod error;
+#[cfg(target_os = "linux")]
+pub mod eval;
 #[cfg(target_os = "linux")]
 pub mod filter;
 #[cfg(target_os = "linux")]

@@ -9,17 +9,23 @@ cfg_if::cfg_if! {
             sandbox_linux::LinuxBackend
         }
 
-        /// Prints the seccomp programs a launch would install, as data.
+        /// Prints the seccomp programs a launch would install, as data, and what they cost the
+        /// kernel: each program's size, the longest run of any call, and how many calls the
+        /// kernel's action cache serves without running them.
         pub fn print_filters() -> ExitCode {
             let Some(arch) = sandbox_linux::filter::Arch::current() else {
                 eprintln!("sandbox-check: no seccomp filters for {}", std::env::consts::ARCH);
                 return ExitCode::from(crate::cli::EXIT_NO_SANDBOX);
             };
-            match sandbox_linux::filter::build(arch, std::process::id()) {
-                Ok(programs) => {
-                    for program in &programs {
-                        println!("# {}: {} instructions", program.name, program.instructions.len());
+            match sandbox_linux::decisions::Table::build(arch, std::process::id()) {
+                Ok(table) => {
+                    // Each program's text starts with its name and size.
+                    for program in &table.programs {
                         println!("{program}");
+                    }
+                    println!("# cost");
+                    for line in table.costs.to_string().lines() {
+                        println!("# {line}");
                     }
                     ExitCode::SUCCESS
                 }

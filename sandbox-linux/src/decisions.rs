@@ -1,0 +1,894 @@
+//! The decision table: what the filters answer to every system call of an architecture, worked
+//! out by running the programs [`crate::filter::build`] makes in the [evaluator](crate::eval),
+//! beside what the refusal table and [`ALLOWED`] say the answer must be.
+//!
+//! [`RULES`] says what is refused, and a call no row names is allowed. That default is the design
+//! (see [`crate::rules`]), but a default cannot tell a call someone decided to allow from one a
+//! newer kernel added that nobody has looked at. [`ALLOWED`] is the decision, written down: every
+//! call of either architecture's table is named by a row or listed there with its reason, and
+//! [`Table::problems`] reports any call that is neither. Regenerating the syscall tables for a
+//! newer kernel therefore fails the tests until each new call is classified.
+//!
+//! Nothing here is taken from the rules when it can be computed. A row's answers come from
+//! running the programs, over every value of the arguments (see [`crate::eval::Stack::explore`]);
+//! the numbers no name covers and the other architectures are covered exhaustively, range by
+//! range (see [`crate::eval::Stack::partition`]); then [`Table::problems`] holds all of it against
+//! the rules and [`ALLOWED`].
+//!
+//! The programs allow one process ID, the program's own. A table is built for a fixed placeholder,
+//! [`PLACEHOLDER_PID`], so that it reads the same on every machine.
+
+use std::fmt;
+
+use crate::eval::{Action, Known, SeccompData, Stack, StackError, Unsupported};
+use crate::filter::{self, FilterError, Program};
+use crate::rules::{Calls, Condition, Rule, RULES};
+use crate::syscalls::Arch;
+
+/// The process ID the generated tables are built for; any valid one gives the same answers.
+pub const PLACEHOLDER_PID: u32 = 4242;
+
+/// `__X32_SYSCALL_BIT`.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+/// The longest run the cost goal allows for a call whose answer depends on its arguments,
+/// through all the programs.
+pub const ARGUMENT_CHECK_BUDGET: usize = 60;
+
+/// Calls allowed on purpose, with the reason: a group of [`ALLOWED`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct Allowed {
+    /// A few words for the group, as the decision table shows it.
+    pub title: &'static str,
+    /// Why the group is allowed, in a sentence for the documentation.
+    pub reason: &'static str,
+    /// The calls, by the names of the syscall tables; a name need only exist on one architecture.
+    pub calls: &'static [&'static str],
+}
+
+/// Every call the filters allow on purpose. A call of either architecture's table that no row of
+/// [`RULES`] names must be here; a call both here and in a row is a contradiction. Both are
+/// reported by [`Table::problems`].
+pub static ALLOWED: &[Allowed] = &[
+    Allowed {
+        title: "files by path",
+        reason: "Landlock checks the path and the right the call needs: reading, writing, \
+                 executing, making, removing, renaming, linking or truncating",
+        calls: &[
+            "open",
+            "openat",
+            "openat2",
+            "creat",
+            "mkdir",
+            "mkdirat",
+            "mknod",
+            "mknodat",
+            "rmdir",
+            "unlink",
+            "unlinkat",
+            "rename",
+            "renameat",
+            "renameat2",
+            "link",
+            "linkat",
+            "symlink",
+            "symlinkat",
+            "truncate",
+            "execve",
+            "execveat",
+            "uselib",
+        ],
+    },
+    Allowed {
+        title: "file metadata, read",
+        reason: "reads what a file is (its type, size, times, attributes, link target) by path or \
+                 descriptor; Landlock has no right for it, and nothing changes",
+        calls: &[
+            "stat",
+            "lstat",
+            "fstat",
+            "newfstatat",
+            "statx",
+            "statfs",
+            "fstatfs",
+            "ustat",
+            "access",
+            "faccessat",
+            "faccessat2",
+            "readlink",
+            "readlinkat",
+            "getxattr",
+            "lgetxattr",
+            "fgetxattr",
+            "getxattrat",
+            "listxattr",
+            "llistxattr",
+            "flistxattr",
+            "listxattrat",
+            "file_getattr",
+            "getcwd",
+            "chdir",
+            "fchdir",
+        ],
+    },
+    Allowed {
+        title: "descriptors it holds",
+        reason: "reads, writes, moves data between, locks or closes a descriptor the program \
+                 holds; Landlock checked each file when it was opened",
+        calls: &[
+            "read",
+            "write",
+            "pread64",
+            "pwrite64",
+            "readv",
+            "writev",
+            "preadv",
+            "pwritev",
+            "preadv2",
+            "pwritev2",
+            "sendfile",
+            "splice",
+            "tee",
+            "vmsplice",
+            "copy_file_range",
+            "lseek",
+            "getdents",
+            "getdents64",
+            "close",
+            "close_range",
+            "dup",
+            "dup2",
+            "dup3",
+            "fsync",
+            "fdatasync",
+            "sync_file_range",
+            "fadvise64",
+            "readahead",
+            "fallocate",
+            "ftruncate",
+            "flock",
+            "cachestat",
+            "pipe",
+            "pipe2",
+        ],
+    },
+    Allowed {
+        title: "waiting and events",
+        reason: "waits on the program's own descriptors, makes event, signal and timer \
+                 descriptors, or submits asynchronous I/O on descriptors it holds \
+                 (fanotify_mark needs a descriptor fanotify_init, refused, would make)",
+        calls: &[
+            "poll",
+            "ppoll",
+            "select",
+            "pselect6",
+            "epoll_create",
+            "epoll_create1",
+            "epoll_ctl",
+            "epoll_wait",
+            "epoll_pwait",
+            "epoll_pwait2",
+            "eventfd",
+            "eventfd2",
+            "signalfd",
+            "signalfd4",
+            "timerfd_create",
+            "timerfd_settime",
+            "timerfd_gettime",
+            "fanotify_mark",
+            "io_setup",
+            "io_destroy",
+            "io_submit",
+            "io_cancel",
+            "io_getevents",
+            "io_pgetevents",
+        ],
+    },
+    Allowed {
+        title: "inotify",
+        reason: "watches files for changes; Landlock does not check the watched path, so the \
+                 program can watch any path the user may read, outside its read paths too, and \
+                 learn when files there are opened or changed and the names of those in a \
+                 watched folder",
+        calls: &[
+            "inotify_init",
+            "inotify_init1",
+            "inotify_add_watch",
+            "inotify_rm_watch",
+        ],
+    },
+    Allowed {
+        title: "sockets it holds",
+        reason: "uses a socket the program already holds (it can make none): a standard stream \
+                 the parent made a socket",
+        calls: &[
+            "recvfrom",
+            "recvmsg",
+            "recvmmsg",
+            "sendto",
+            "sendmsg",
+            "sendmmsg",
+            "shutdown",
+            "getsockname",
+            "getpeername",
+            "getsockopt",
+            "setsockopt",
+        ],
+    },
+    Allowed {
+        title: "its own memory",
+        reason: "maps, protects, locks, advises or places the program's own memory",
+        calls: &[
+            "brk",
+            "mmap",
+            "munmap",
+            "mremap",
+            "mprotect",
+            "madvise",
+            "mincore",
+            "msync",
+            "mlock",
+            "mlock2",
+            "munlock",
+            "mlockall",
+            "munlockall",
+            "mbind",
+            "get_mempolicy",
+            "set_mempolicy",
+            "set_mempolicy_home_node",
+            "remap_file_pages",
+            "pkey_alloc",
+            "pkey_free",
+            "pkey_mprotect",
+            "mseal",
+            "map_shadow_stack",
+            "memfd_secret",
+            "membarrier",
+        ],
+    },
+    Allowed {
+        title: "its own threads and signals",
+        reason: "runs, waits for, synchronises or ends the program's own threads, and handles \
+                 its own signals (wait4 and waitid find no child: it can start none)",
+        calls: &[
+            "exit",
+            "exit_group",
+            "wait4",
+            "waitid",
+            "futex",
+            "futex_waitv",
+            "futex_wake",
+            "futex_wait",
+            "futex_requeue",
+            "set_robust_list",
+            "set_tid_address",
+            "rseq",
+            "restart_syscall",
+            "rt_sigaction",
+            "rt_sigprocmask",
+            "rt_sigreturn",
+            "rt_sigpending",
+            "rt_sigsuspend",
+            "rt_sigtimedwait",
+            "sigaltstack",
+            "pause",
+            "sched_yield",
+            "arch_prctl",
+            "set_thread_area",
+            "get_thread_area",
+            "modify_ldt",
+            "getcpu",
+        ],
+    },
+    Allowed {
+        title: "its own settings",
+        reason: "changes settings of the program's own process: its options (prctl), file mode \
+                 mask, limits, session and process group; seccomp and Landlock only ever add \
+                 restrictions, and without capabilities the identity calls can only give one up",
+        calls: &[
+            "prctl",
+            "umask",
+            "setrlimit",
+            "setsid",
+            "setpgid",
+            "seccomp",
+            "landlock_create_ruleset",
+            "landlock_add_rule",
+            "landlock_restrict_self",
+            "lsm_set_self_attr",
+            "capset",
+            "setuid",
+            "setgid",
+            "setreuid",
+            "setregid",
+            "setresuid",
+            "setresgid",
+            "setgroups",
+            "setfsuid",
+            "setfsgid",
+        ],
+    },
+    Allowed {
+        title: "reading process state",
+        reason: "reads IDs, identity, limits, usage, capabilities or scheduling; the calls that \
+                 take a process ID may read another process's group, session, priority or \
+                 scheduling, which the kernel shows to any process",
+        calls: &[
+            "getpid",
+            "getppid",
+            "gettid",
+            "getpgid",
+            "getpgrp",
+            "getsid",
+            "getuid",
+            "geteuid",
+            "getgid",
+            "getegid",
+            "getresuid",
+            "getresgid",
+            "getgroups",
+            "getrlimit",
+            "getrusage",
+            "times",
+            "capget",
+            "getpriority",
+            "ioprio_get",
+            "sched_getaffinity",
+            "sched_getparam",
+            "sched_getscheduler",
+            "sched_getattr",
+            "sched_get_priority_max",
+            "sched_get_priority_min",
+            "sched_rr_get_interval",
+            "lsm_get_self_attr",
+            "lsm_list_modules",
+        ],
+    },
+    Allowed {
+        title: "time",
+        reason: "reads clocks, sleeps, and sets the program's own timers",
+        calls: &[
+            "clock_gettime",
+            "clock_getres",
+            "clock_nanosleep",
+            "nanosleep",
+            "gettimeofday",
+            "time",
+            "alarm",
+            "getitimer",
+            "setitimer",
+            "timer_create",
+            "timer_settime",
+            "timer_gettime",
+            "timer_getoverrun",
+            "timer_delete",
+        ],
+    },
+    Allowed {
+        title: "the machine, read",
+        reason: "reads what the machine is: its name, load and memory, random numbers, the \
+                 mounts of the program's namespace, the file system types",
+        calls: &[
+            "uname",
+            "sysinfo",
+            "getrandom",
+            "listmount",
+            "statmount",
+            "sysfs",
+        ],
+    },
+    Allowed {
+        title: "flushing to disk",
+        reason: "writes cached data out to disk, the machine's or one file system's; it costs \
+                 time and changes no file",
+        calls: &["sync", "syncfs"],
+    },
+    Allowed {
+        title: "not implemented",
+        reason: "numbers the kernel reserves or no longer implements; it answers ENOSYS itself",
+        calls: &[
+            "_sysctl",
+            "afs_syscall",
+            "create_module",
+            "get_kernel_syms",
+            "query_module",
+            "getpmsg",
+            "putpmsg",
+            "security",
+            "tuxcall",
+            "vserver",
+            "epoll_ctl_old",
+            "epoll_wait_old",
+        ],
+    },
+    Allowed {
+        title: "uprobe returns",
+        reason: "made only by the kernel's own uprobe trampolines (it kills any other caller); \
+                 recent kernels let them through before any filter runs, so no row could refuse \
+                 them",
+        calls: &["uretprobe", "uprobe"],
+    },
+];
+
+/// The group of [`ALLOWED`] that lists `name`.
+pub fn allowed(name: &str) -> Option<&'static Allowed> {
+    ALLOWED.iter().find(|group| group.calls.contains(&name))
+}
+
+/// What the refusal table and [`ALLOWED`] say a call gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expected {
+    /// Allowed on purpose.
+    Allowed(&'static Allowed),
+    /// Refused by these rows, on their conditions.
+    Refused(Vec<&'static Rule>),
+    /// Neither: a decision to make.
+    Unclassified,
+}
+
+impl Expected {
+    /// What `arch`'s call `name` should get.
+    pub fn of(arch: Arch, name: &str) -> Expected {
+        let rows: Vec<&'static Rule> = RULES
+            .iter()
+            .filter(|r| r.calls.syscall() == Some(name) && r.calls.applies_to(arch))
+            .collect();
+        if !rows.is_empty() {
+            Expected::Refused(rows)
+        } else if let Some(group) = allowed(name) {
+            Expected::Allowed(group)
+        } else {
+            Expected::Unclassified
+        }
+    }
+
+    /// The answers the call must get: the rows' action, and allow if some call passes them.
+    pub fn answers(&self) -> Vec<Action> {
+        let mut answers: Vec<Action> = match self {
+            Expected::Allowed(_) => vec![Action::Allow],
+            Expected::Refused(rows) => {
+                let mut answers: Vec<Action> = rows.iter().map(|r| action_of(r.action)).collect();
+                if rows.iter().all(|r| r.when != Condition::Always) {
+                    answers.push(Action::Allow);
+                }
+                answers
+            }
+            Expected::Unclassified => Vec::new(),
+        };
+        answers.sort();
+        answers.dedup();
+        answers
+    }
+}
+
+fn action_of(action: crate::rules::Action) -> Action {
+    match action {
+        crate::rules::Action::Errno(errno) => Action::Errno(errno.value as u16),
+        crate::rules::Action::KillProcess => Action::KillProcess,
+    }
+}
+
+/// One call of an architecture's table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Its name.
+    pub name: &'static str,
+    /// Its number.
+    pub nr: u32,
+    /// Every answer the programs give it over all values of its arguments, most severe first.
+    pub answers: Vec<Action>,
+    /// Whether the kernel's action cache allows it without running the programs.
+    pub cached: bool,
+    /// The most instructions the programs run for it together, when the cache does not serve it.
+    pub instructions: usize,
+    /// What it should get.
+    pub expected: Expected,
+}
+
+/// A range of numbers the syscall table does not name, all with the same answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Range {
+    /// The first number.
+    pub low: u32,
+    /// The last number.
+    pub high: u32,
+    /// Every answer its first number gets over all values of the arguments.
+    pub answers: Vec<Action>,
+    /// The row that covers it: [`Calls::X32`] or [`Calls::Unnamed`], if the table has it.
+    pub rule: Option<&'static Rule>,
+    /// The most instructions the programs run for its first number.
+    pub instructions: usize,
+}
+
+/// What calls through another architecture's entry get.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Foreign {
+    /// Every answer any `arch` value but the native one gets, for every named call and the
+    /// first number of every range.
+    pub answers: Vec<Action>,
+    /// How many call numbers were partitioned over all 2^32 `arch` values.
+    pub numbers: usize,
+    /// The row that covers it, if the table has it.
+    pub rule: Option<&'static Rule>,
+}
+
+/// One program's size and its longest run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterCost {
+    /// The program's name.
+    pub name: &'static str,
+    /// Its instructions.
+    pub instructions: usize,
+    /// The most it runs for any call of the native architecture.
+    pub longest: usize,
+}
+
+/// What the programs cost the kernel on each call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Costs {
+    /// The architecture.
+    pub arch: Arch,
+    /// Each program, in installation order.
+    pub filters: Vec<FilterCost>,
+    /// The call that runs the most instructions through all the programs, and how many.
+    pub longest: (String, usize),
+    /// Of the calls whose answer depends on their arguments, the one that runs the most, and how
+    /// many.
+    pub longest_checked: Option<(&'static str, usize)>,
+    /// How many calls of the table the action cache serves.
+    pub cached: usize,
+    /// How many calls the table has.
+    pub calls: usize,
+    /// How many of the table's calls are allowed whatever their arguments.
+    pub always_allowed: usize,
+}
+
+impl fmt::Display for Costs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total: usize = self.filters.iter().map(|c| c.instructions).sum();
+        let sizes: Vec<String> = self
+            .filters
+            .iter()
+            .map(|c| format!("{} {} (longest run {})", c.name, c.instructions, c.longest))
+            .collect();
+        writeln!(
+            f,
+            "{}: {total} instructions: {}",
+            self.arch,
+            sizes.join(", ")
+        )?;
+        writeln!(
+            f,
+            "  longest run of any call, through every filter: {} instructions ({})",
+            self.longest.1, self.longest.0
+        )?;
+        match self.longest_checked {
+            Some((name, steps)) => writeln!(
+                f,
+                "  longest run of a call whose answer depends on its arguments: {steps} \
+                 instructions (`{name}`; the goal is at most {ARGUMENT_CHECK_BUDGET})"
+            )?,
+            None => writeln!(f, "  no call's answer depends on its arguments")?,
+        }
+        write!(
+            f,
+            "  the kernel's action cache allows {} of the {} calls without running a filter; {} \
+             are allowed whatever their arguments",
+            self.cached, self.calls, self.always_allowed
+        )
+    }
+}
+
+/// Why a table could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecisionError {
+    /// The filters could not be built.
+    #[error("building the filters")]
+    Build(#[from] FilterError),
+    /// The kernel would not install them.
+    #[error("checking the filters")]
+    Stack(#[from] StackError),
+    /// A program does something the exhaustive analysis cannot follow.
+    #[error("partitioning the calls")]
+    Unsupported(#[from] Unsupported),
+}
+
+/// The decision table of one architecture.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The architecture.
+    pub arch: Arch,
+    /// The process ID the programs were built for.
+    pub pid: u32,
+    /// The programs, as the backend builds them.
+    pub programs: Vec<Program>,
+    /// Every call of the table, in number order.
+    pub rows: Vec<Row>,
+    /// Every number the table does not name, from 0 to 2^32 - 1, in ranges of one answer.
+    pub ranges: Vec<Range>,
+    /// Calls of other architectures.
+    pub foreign: Foreign,
+    /// The programs' cost.
+    pub costs: Costs,
+}
+
+impl Table {
+    /// Builds `arch`'s programs for `pid` and works out every decision.
+    pub fn build(arch: Arch, pid: u32) -> Result<Table, DecisionError> {
+        let programs = filter::build(arch, pid)?;
+        let stack = Stack::of(arch, &programs)?;
+        let audit = arch.audit_value();
+        let rows: Vec<Row> = arch
+            .syscalls()
+            .iter()
+            .map(|&(name, nr)| {
+                let reach = stack.explore(&Known::call(audit, nr));
+                Row {
+                    name,
+                    nr,
+                    answers: actions(&reach.rets),
+                    cached: stack.cache_allows(audit, nr),
+                    instructions: reach.longest,
+                    expected: Expected::of(arch, name),
+                }
+            })
+            .collect();
+        let ranges = unnamed_ranges(arch, &stack)?;
+        let foreign = foreign(arch, &stack, &rows, &ranges)?;
+        let costs = costs(arch, &stack, &programs, &rows, &ranges);
+        Ok(Table {
+            arch,
+            pid,
+            programs,
+            rows,
+            ranges,
+            foreign,
+            costs,
+        })
+    }
+
+    /// The row of call `name`.
+    pub fn row(&self, name: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.name == name)
+    }
+
+    /// Everything that disagrees: a call neither refused nor allowed on purpose, a computed
+    /// answer that is not the expected one, an [`ALLOWED`] entry that names no call or
+    /// contradicts a row, a missed cost goal. Empty when the table is sound.
+    pub fn problems(&self) -> Vec<String> {
+        let arch = self.arch;
+        let mut problems = Vec::new();
+        let exceptions = Stack::exceptions(arch);
+        for row in &self.rows {
+            let at = format!("{arch}: `{}` ({})", row.name, row.nr);
+            let expected = row.expected.answers();
+            match &row.expected {
+                Expected::Unclassified => problems.push(format!(
+                    "{at}: no row of the refusal table names it and ALLOWED does not list it; \
+                     decide what it gets"
+                )),
+                _ if row.answers != expected => problems.push(format!(
+                    "{at}: the filters answer {} but {} is expected",
+                    list(&row.answers),
+                    list(&expected)
+                )),
+                _ => {}
+            }
+            if let (Expected::Refused(_), Some(group)) = (&row.expected, allowed(row.name)) {
+                problems.push(format!(
+                    "{at}: refused by a row and listed as allowed ({})",
+                    group.title
+                ));
+            }
+            if row.answers == [Action::Allow] && !row.cached {
+                problems.push(format!(
+                    "{at}: always allowed, but the action cache cannot serve it"
+                ));
+            }
+            if row.answers.len() > 1 && row.instructions > ARGUMENT_CHECK_BUDGET {
+                problems.push(format!(
+                    "{at}: runs {} instructions, more than {ARGUMENT_CHECK_BUDGET}",
+                    row.instructions
+                ));
+            }
+            if exceptions.contains(&row.nr) && row.answers != [Action::Allow] {
+                problems.push(format!(
+                    "{at}: the kernel lets it through before any filter, so refusing it does \
+                     nothing"
+                ));
+            }
+        }
+        for range in &self.ranges {
+            let at = format!("{arch}: numbers {:#x} to {:#x}", range.low, range.high);
+            match range.rule {
+                None => problems.push(format!("{at}: no row of the refusal table covers them")),
+                Some(rule) if range.answers != [action_of(rule.action)] => problems.push(format!(
+                    "{at}: the filters answer {} but the row for {} says {}",
+                    list(&range.answers),
+                    rule.calls,
+                    rule.action
+                )),
+                Some(_) => {}
+            }
+        }
+        match self.foreign.rule {
+            None => problems.push(format!(
+                "{arch}: no row of the refusal table covers other architectures"
+            )),
+            Some(rule) if self.foreign.answers != [action_of(rule.action)] => {
+                problems.push(format!(
+                    "{arch}: other architectures get {}, but the row says {}",
+                    list(&self.foreign.answers),
+                    rule.action
+                ))
+            }
+            Some(_) => {}
+        }
+        problems.extend(allowed_problems(arch));
+        problems
+    }
+}
+
+/// [`ALLOWED`] names that no table has, or that appear twice.
+fn allowed_problems(arch: Arch) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for group in ALLOWED {
+        for &name in group.calls {
+            if seen.contains(&name) {
+                problems.push(format!("ALLOWED lists `{name}` twice"));
+            }
+            seen.push(name);
+            // Reported once, from the first architecture.
+            if arch == Arch::ALL[0] && Arch::ALL.iter().all(|a| a.number(name).is_none()) {
+                problems.push(format!(
+                    "ALLOWED lists `{name}`, which no architecture's table has"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn list(actions: &[Action]) -> String {
+    if actions.is_empty() {
+        return "nothing".to_owned();
+    }
+    let names: Vec<String> = actions.iter().map(Action::to_string).collect();
+    names.join(" or ")
+}
+
+fn actions(rets: &std::collections::BTreeSet<u32>) -> Vec<Action> {
+    let mut actions: Vec<Action> = rets.iter().map(|&ret| Action::of(ret)).collect();
+    actions.sort();
+    actions.dedup();
+    actions
+}
+
+/// The ranges of numbers between and after the named ones, each cut where the answer changes.
+fn unnamed_ranges(arch: Arch, stack: &Stack) -> Result<Vec<Range>, Unsupported> {
+    let audit = arch.audit_value();
+    let mut gaps: Vec<(u32, u32)> = Vec::new();
+    let mut next = 0u64;
+    for &(_, nr) in arch.syscalls() {
+        if u64::from(nr) > next {
+            gaps.push((next as u32, nr - 1));
+        }
+        next = u64::from(nr) + 1;
+    }
+    if next <= u64::from(u32::MAX) {
+        gaps.push((next as u32, u32::MAX));
+    }
+    let row = |calls: Calls| RULES.iter().find(|r| r.calls == calls);
+    let mut ranges = Vec::new();
+    for (low, high) in gaps {
+        let base = SeccompData::call(audit, low, [0; 6]);
+        for segment in stack.partition(&base, 0, low, high)? {
+            // An x32 number is one with bit 30 set; a segment across that boundary is cut.
+            for (l, h) in split_at_x32_boundaries(arch, segment.low, segment.high) {
+                let x32 = arch == Arch::X86_64 && l & X32_SYSCALL_BIT != 0;
+                let reach = stack.explore(&Known::call(audit, l));
+                ranges.push(Range {
+                    low: l,
+                    high: h,
+                    answers: actions(&reach.rets),
+                    rule: row(if x32 { Calls::X32 } else { Calls::Unnamed }),
+                    instructions: reach.longest,
+                });
+            }
+        }
+    }
+    Ok(ranges)
+}
+
+fn split_at_x32_boundaries(arch: Arch, low: u32, high: u32) -> Vec<(u32, u32)> {
+    if arch != Arch::X86_64 {
+        return vec![(low, high)];
+    }
+    let mut pieces = Vec::new();
+    let mut start = low;
+    for boundary in [0x4000_0000u32, 0x8000_0000, 0xc000_0000] {
+        if start < boundary && boundary <= high {
+            pieces.push((start, boundary - 1));
+            start = boundary;
+        }
+    }
+    pieces.push((start, high));
+    pieces
+}
+
+/// Every `arch` value but the native one, for every named number and every range's first.
+fn foreign(
+    arch: Arch,
+    stack: &Stack,
+    rows: &[Row],
+    ranges: &[Range],
+) -> Result<Foreign, Unsupported> {
+    let native = arch.audit_value();
+    let numbers: Vec<u32> = rows
+        .iter()
+        .map(|r| r.nr)
+        .chain(ranges.iter().map(|r| r.low))
+        .collect();
+    let mut answers = Vec::new();
+    for &nr in &numbers {
+        let base = SeccompData::call(native, nr, [0; 6]);
+        for segment in stack.partition(&base, 4, 0, u32::MAX)? {
+            let only_native = segment.low == native && segment.high == native;
+            if !only_native {
+                answers.push(segment.decision.action);
+            }
+        }
+    }
+    answers.sort();
+    answers.dedup();
+    Ok(Foreign {
+        answers,
+        numbers: numbers.len(),
+        rule: RULES.iter().find(|r| r.calls == Calls::ForeignArchitecture),
+    })
+}
+
+fn costs(arch: Arch, stack: &Stack, programs: &[Program], rows: &[Row], ranges: &[Range]) -> Costs {
+    let audit = arch.audit_value();
+    let numbers = rows.iter().map(|r| (format!("`{}`", r.name), r.nr)).chain(
+        ranges
+            .iter()
+            .map(|r| (format!("numbers {:#x} to {:#x}", r.low, r.high), r.low)),
+    );
+    let mut longest = (String::new(), 0);
+    let mut each = vec![0; programs.len()];
+    for (label, nr) in numbers {
+        let reach = stack.explore(&Known::call(audit, nr));
+        for (most, &steps) in each.iter_mut().zip(&reach.longest_each) {
+            *most = (*most).max(steps);
+        }
+        if reach.longest > longest.1 {
+            let parts: Vec<String> = reach.longest_each.iter().map(usize::to_string).collect();
+            longest = (format!("{label}: {}", parts.join(" + ")), reach.longest);
+        }
+    }
+    let longest_checked = rows
+        .iter()
+        .filter(|r| r.answers.len() > 1)
+        .max_by_key(|r| r.instructions)
+        .map(|r| (r.name, r.instructions));
+    Costs {
+        arch,
+        filters: programs
+            .iter()
+            .zip(each)
+            .map(|(p, longest)| FilterCost {
+                name: p.name,
+                instructions: p.instructions.len(),
+                longest,
+            })
+            .collect(),
+        longest,
+        longest_checked,
+        cached: rows.iter().filter(|r| r.cached).count(),
+        calls: rows.len(),
+        always_allowed: rows.iter().filter(|r| r.answers == [Action::Allow]).count(),
+    }
+}
