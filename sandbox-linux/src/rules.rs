@@ -824,6 +824,17 @@ pub static RULES: &[Rule] = &[
     always("syslog", "reads or clears the kernel's log"),
     eperm_on(X86_64, "ioperm", "reaches I/O ports directly"),
     eperm_on(X86_64, "iopl", "reaches I/O ports directly"),
+    eperm_on(
+        X86_64,
+        "modify_ldt",
+        "changes the process's segment descriptors, attack surface no ordinary program needs",
+    ),
+    always(
+        "inotify_add_watch",
+        "a watch on any path the user may read, outside the read paths too: Landlock does not \
+         check watches, and a watch reports when files are opened or changed and the names of \
+         those in a folder",
+    ),
     // What a capability guards, refused again in case the program holds one.
     always("sethostname", MACHINE),
     always("setdomainname", MACHINE),

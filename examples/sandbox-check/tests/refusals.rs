@@ -368,3 +368,28 @@ attempt("exec loader", lambda: os.execv(loader, [loader, "/usr/bin/true"]))
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(output.stdout.is_empty(), "{output:?}");
 }
+
+#[test]
+fn a_confined_program_watches_no_path() {
+    let code = r#"
+libc.inotify_init1.restype = ctypes.c_int
+fd = libc.inotify_init1(0)
+def watch(path):
+    if libc.inotify_add_watch(fd, path, 0xfff) < 0:
+        e = ctypes.get_errno(); raise OSError(e, os.strerror(e))
+attempt("inotify_init1", lambda: None if fd >= 0 else (_ for _ in ()).throw(OSError(ctypes.get_errno(), "init")))
+attempt("watch /", lambda: watch(b"/"))
+attempt("watch the temporary directory", lambda: watch(b"/tmp"))
+attempt("watch an allowed path", lambda: watch(b"/usr"))
+"#;
+    let got = results(&run(python_command(&[], code, &[])));
+    assert_results(
+        &got,
+        &[
+            ("inotify_init1", "ok"),
+            ("watch /", "EPERM"),
+            ("watch the temporary directory", "EPERM"),
+            ("watch an allowed path", "EPERM"),
+        ],
+    );
+}
