@@ -18,6 +18,8 @@
 #![deny(unsafe_code)]
 
 #[cfg(target_os = "linux")]
+pub mod allowed;
+#[cfg(target_os = "linux")]
 mod backend;
 #[cfg(target_os = "linux")]
 mod bpf;

@@ -338,9 +338,10 @@ mod generate {
         line(w, "");
         line(
             w,
-            "A call no row refuses is allowed, and each such call is listed in \
-             `sandbox_linux::decisions::ALLOWED`, in one of these groups. A call that is in \
-             neither fails the tests: a call a later kernel adds is a decision to make.",
+            "A call no row refuses is allowed only if it is listed in \
+             `sandbox_linux::allowed::ALLOWED`, in one of these groups. A call that is in \
+             neither answers `ENOSYS`, like a number the table does not know, and fails the \
+             tests: a call a later kernel adds is a decision to make.",
         );
         line(w, "");
         line(w, "| Group | Why |");
