@@ -1,1 +1,1091 @@
-//! The conformance suite every backend runs (to come).
+//! The conformance suite: what every backend must do, shown through the backend's own test binary.
+//!
+//! The enforcement check only means something inside a confined process, so the suite does what
+//! an application does: the test binary is its own launcher and its own confined program. Its
+//! `main` calls [`main`], which runs [`handle_args`](crate::handle_args) first (a launcher run
+//! never returns), runs a probe when the binary was started as the confined program
+//! ([`PROBE_FLAG`]), and otherwise runs the cases: it launches itself through the backend, and
+//! compares what each launch printed and how it exited with what the contract says, exactly.
+//!
+//! Which cases run depends on what [`Backend::support`] answers ([`Class`]): a backend that
+//! confines runs them all; one that this machine cannot use ([`Support::Unavailable`]) runs what
+//! a refusing launch must do, and says on a `SKIPPED:` line how many cases needed more; one for a
+//! system without a sandbox ([`Support::NoBackend`]) runs what must hold there. The run ends with
+//! one line, `N passed, M failed`, and exits non-zero if any case failed.
+//!
+//! A backend crate runs it from an integration test of its own:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! sandbox-core = { version = "0.1", features = ["conformance"] }
+//!
+//! [[test]]
+//! name = "conformance"
+//! harness = false
+//! ```
+//!
+//! ```no_run
+//! // tests/conformance.rs
+//! # struct MyBackend;
+//! # impl sandbox_core::Backend for MyBackend {
+//! #     fn name(&self) -> &'static str { "mine" }
+//! #     fn support(&self) -> sandbox_core::Support { unimplemented!() }
+//! #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { unimplemented!() }
+//! # }
+//! fn main() -> std::process::ExitCode {
+//!     // The folders this test binary's shared libraries are read from, if the backend's
+//!     // confinement does not grant them itself.
+//!     sandbox_core::conformance::main(&MyBackend, &["/usr", "/lib"])
+//! }
+//! ```
+//!
+//! `cargo test --test conformance -- WORD` runs the cases whose name holds `WORD`. The cases are
+//! listed in [`CASES`]; `docs/backends.md` says what each one shows.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use crate::backend::{Backend, Support};
+
+/// The first argument of a run as the confined program; the rest name the probe.
+pub const PROBE_FLAG: &str = "--sandbox-conformance-probe";
+
+/// What a backend answers on this machine, which decides the cases that apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// [`Support::Supported`]: every case applies.
+    Confines,
+    /// [`Support::Unavailable`]: launches are built, and the launcher refuses them.
+    Unavailable,
+    /// [`Support::NoBackend`]: no launch is built, and a launcher started by hand refuses.
+    NoBackend,
+}
+
+impl Class {
+    /// The class of `support`.
+    pub fn of(support: &Support) -> Self {
+        match support {
+            Support::Supported { .. } => Class::Confines,
+            Support::Unavailable { .. } => Class::Unavailable,
+            Support::NoBackend { .. } => Class::NoBackend,
+        }
+    }
+}
+
+impl std::fmt::Display for Class {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Class::Confines => "Supported",
+            Class::Unavailable => "Unavailable",
+            Class::NoBackend => "NoBackend",
+        })
+    }
+}
+
+/// Every class.
+const ALL: &[Class] = &[Class::Confines, Class::Unavailable, Class::NoBackend];
+/// Where launches are built.
+const BUILT: &[Class] = &[Class::Confines, Class::Unavailable];
+/// Where the launcher refuses every launch.
+const REFUSING: &[Class] = &[Class::Unavailable, Class::NoBackend];
+/// Where programs run confined.
+const CONFINED: &[Class] = &[Class::Confines];
+
+/// One case of the suite.
+#[derive(Clone, Copy)]
+pub struct Case {
+    /// Its name, as the report and `docs/backends.md` give it.
+    pub name: &'static str,
+    /// The classes it runs for.
+    pub applies: &'static [Class],
+    #[cfg(unix)]
+    run: fn(&cases::Env<'_>) -> Result<(), String>,
+}
+
+impl std::fmt::Debug for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Case")
+            .field("name", &self.name)
+            .field("applies", &self.applies)
+            .finish()
+    }
+}
+
+macro_rules! cases {
+    ($($name:ident: $applies:expr,)*) => {
+        /// The cases, in the order they run.
+        pub const CASES: &[Case] = &[$(Case {
+            name: stringify!($name),
+            applies: $applies,
+            #[cfg(unix)]
+            run: cases::$name,
+        }),*];
+    };
+}
+
+cases! {
+    support_answers_the_same_each_time: ALL,
+    the_exit_flag_exits_at_once: ALL,
+    arguments_of_another_format_are_refused: ALL,
+    a_confined_start_by_hand_is_refused: ALL,
+    a_canary_inside_the_policy_is_refused_on_one_line: ALL,
+    a_fault_before_each_phase_is_a_refusal: ALL,
+    launch_command_refuses_without_a_sandbox: &[Class::NoBackend],
+    launch_command_builds_a_launch: BUILT,
+    a_launch_is_refused_with_the_reason_support_gave: REFUSING,
+    verify_starts_with_the_enforcement_check: BUILT,
+    the_program_runs_after_the_check: CONFINED,
+    the_check_passes_in_the_confined_program: CONFINED,
+    what_the_suite_adds_is_refused_too: CONFINED,
+    what_must_still_work_works: CONFINED,
+    the_exit_status_passes_through: CONFINED,
+    a_listed_program_can_replace_the_program: CONFINED,
+    a_program_outside_the_exec_list_is_not_executed: CONFINED,
+    an_exec_that_fails_is_a_refusal: CONFINED,
+}
+
+/// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
+///
+/// Call it first in the test binary's `main`. `libraries` are folders the confined test binary
+/// must read to start (its shared libraries); those that do not exist, or are symbolic links
+/// (a merged `/usr`), are left out. A backend whose confinement grants the system's libraries
+/// itself (macOS's profile does) passes none.
+pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+    crate::handle_args(backend);
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    #[cfg(unix)]
+    {
+        if args.first().is_some_and(|a| a == PROBE_FLAG) {
+            return probe::run(backend, &args[1..]);
+        }
+        let filter = args
+            .iter()
+            .filter_map(|a| a.to_str())
+            .find(|a| !a.starts_with('-'));
+        cases::run_all(backend, libraries, filter)
+    }
+    #[cfg(not(unix))]
+    {
+        let _unused = (args, libraries);
+        println!(
+            "conformance: backend {}: the suite launches through the Unix launch sequence, \
+             which this system does not have; nothing ran",
+            backend.name()
+        );
+        println!("0 passed, 1 failed");
+        ExitCode::FAILURE
+    }
+}
+
+/// The standard input the report probe must read.
+#[cfg(unix)]
+const STDIN_TEXT: &str = "conformance: standard input\n";
+
+/// A variable the parent sets on the launch, which the program must not see.
+#[cfg(unix)]
+const SECRET_VARIABLE: &str = "SANDBOX_CONFORMANCE_SECRET";
+
+/// The lowest number the descriptor leaked to the launcher gets: above anything a runtime opens
+/// for itself at start, so that a descriptor found there can only be the leaked one.
+#[cfg(unix)]
+const LEAK_AT: i32 = 200;
+
+/// The confined side: what the test binary does when it is the program.
+#[cfg(unix)]
+mod probe {
+    use std::ffi::OsString;
+    use std::fs::{self, File, OpenOptions};
+    use std::io::{self, Read, Write};
+    use std::os::unix::process::CommandExt;
+    use std::path::PathBuf;
+    use std::process::{Command, ExitCode};
+
+    use super::{LEAK_AT, PROBE_FLAG, STDIN_TEXT};
+    use crate::backend::Backend;
+    use crate::check::{self, Context, Expect, Outcome};
+
+    /// What the report's attempts need to know.
+    pub(super) struct Probe {
+        check: Context,
+        /// A folder the policy lets the program read, holding [`READABLE`].
+        readable_dir: PathBuf,
+        /// The descriptor the parent leaked to the launcher.
+        leaked: i32,
+    }
+
+    /// The file in the readable folder, and what it holds.
+    pub(super) const READABLE: (&str, &str) = ("readable", "readable\n");
+
+    /// An attempt of the report, on [`Probe`].
+    pub(super) struct Attempt {
+        pub(super) name: &'static str,
+        pub(super) expect: Expect,
+        run: fn(&Probe) -> io::Result<()>,
+    }
+
+    /// What the suite tries beyond the enforcement check. Each must be refused with `EACCES` or
+    /// `EPERM`.
+    pub(super) const DENIED: &[Attempt] = &[
+        Attempt {
+            name: "write to a file the policy lets it read",
+            expect: Expect::Denied,
+            run: |p| {
+                OpenOptions::new()
+                    .write(true)
+                    .open(p.readable_dir.join(READABLE.0))?
+                    .write_all(b"x")
+            },
+        },
+        Attempt {
+            name: "create a folder in a folder the policy lets it read",
+            expect: Expect::Denied,
+            run: |p| fs::create_dir(p.readable_dir.join("new-folder")),
+        },
+        Attempt {
+            name: "remove a file the policy lets it read",
+            expect: Expect::Denied,
+            run: |p| fs::remove_file(p.readable_dir.join(READABLE.0)),
+        },
+        Attempt {
+            name: "list the temporary directory",
+            expect: Expect::Denied,
+            run: |p| fs::read_dir(&p.check.temp_dir).map(drop),
+        },
+        Attempt {
+            name: "send a UDP datagram to 127.0.0.1",
+            expect: Expect::Denied,
+            run: |_| {
+                let socket = std::net::UdpSocket::bind(("127.0.0.1", 0))?;
+                socket.send_to(b"x", ("127.0.0.1", 9)).map(drop)
+            },
+        },
+    ];
+
+    /// What a confined program must still be able to do. The descriptor comes first, before the
+    /// probe opens anything of its own.
+    pub(super) const MUST_WORK: &[Attempt] = &[
+        Attempt {
+            name: "hold no descriptor the launcher inherited",
+            expect: Expect::Works,
+            run: |p| match crate::sys::close_on_exec(p.leaked) {
+                None => Ok(()),
+                Some(_) => Err(io::Error::other(format!(
+                    "descriptor {} is open in the program",
+                    p.leaked
+                ))),
+            },
+        },
+        Attempt {
+            name: "see only the kept environment and PATH",
+            expect: Expect::Works,
+            run: |_| {
+                for (name, value) in std::env::vars_os() {
+                    let kept = crate::env::KEPT.iter().any(|k| name == *k);
+                    let path = name == "PATH" && value == crate::env::PATH;
+                    if !kept && !path {
+                        return Err(io::Error::other(format!("{name:?}={value:?} is set")));
+                    }
+                }
+                Ok(())
+            },
+        },
+        Attempt {
+            name: "read standard input",
+            expect: Expect::Works,
+            run: |_| {
+                let mut text = String::new();
+                io::stdin().read_to_string(&mut text)?;
+                same(&text, STDIN_TEXT)
+            },
+        },
+        Attempt {
+            name: "read a file the policy lets it read",
+            expect: Expect::Works,
+            run: |p| {
+                same(
+                    &fs::read_to_string(p.readable_dir.join(READABLE.0))?,
+                    READABLE.1,
+                )
+            },
+        },
+        Attempt {
+            name: "list a folder the policy lets it read",
+            expect: Expect::Works,
+            run: |p| {
+                let names: Vec<OsString> = fs::read_dir(&p.readable_dir)?
+                    .map(|entry| entry.map(|e| e.file_name()))
+                    .collect::<io::Result<_>>()?;
+                same(&format!("{names:?}"), &format!("{:?}", [READABLE.0]))
+            },
+        },
+        Attempt {
+            name: "write to /dev/null",
+            expect: Expect::Works,
+            run: |_| {
+                OpenOptions::new()
+                    .write(true)
+                    .open("/dev/null")?
+                    .write_all(b"x")
+            },
+        },
+        Attempt {
+            name: "read /dev/null",
+            expect: Expect::Works,
+            run: |_| {
+                let read = File::open("/dev/null")?.read(&mut [0u8; 1])?;
+                same(&read.to_string(), "0")
+            },
+        },
+        Attempt {
+            name: "start a thread",
+            expect: Expect::Works,
+            run: |_| {
+                let seven = std::thread::Builder::new()
+                    .spawn(|| 7)?
+                    .join()
+                    .map_err(|_| io::Error::other("the thread panicked"))?;
+                same(&seven.to_string(), "7")
+            },
+        },
+        Attempt {
+            name: "allocate and touch 64 MiB",
+            expect: Expect::Works,
+            run: |_| {
+                let memory = vec![1u8; 64 << 20];
+                let sum: usize = memory.iter().step_by(4096).map(|&b| usize::from(b)).sum();
+                same(&sum.to_string(), &((64 << 20) / 4096).to_string())
+            },
+        },
+    ];
+
+    fn same(found: &str, expected: &str) -> io::Result<()> {
+        if found == expected {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!(
+                "found {found:?}, expected {expected:?}"
+            )))
+        }
+    }
+
+    /// One line of the report: `KIND\tNAME\tEXPECT\tok|FAIL\tHAPPENED`.
+    pub(super) fn line(kind: &str, outcome: &Outcome) -> String {
+        let mark = if outcome.passed() { "ok" } else { "FAIL" };
+        let happened = outcome.happened().replace(['\t', '\n'], " ");
+        format!(
+            "{kind}\t{}\t{}\t{mark}\t{happened}",
+            outcome.name, outcome.expect
+        )
+    }
+
+    fn outcomes(table: &[Attempt], probe: &Probe) -> Vec<Outcome> {
+        table
+            .iter()
+            .map(|attempt| Outcome {
+                name: attempt.name,
+                expect: attempt.expect,
+                result: (attempt.run)(probe),
+            })
+            .collect()
+    }
+
+    /// Runs the probe `args` names.
+    pub(super) fn run(backend: &dyn Backend, args: &[OsString]) -> ExitCode {
+        let words: Vec<&str> = args.iter().map(|a| a.to_str().unwrap_or("")).collect();
+        match words.as_slice() {
+            ["ran"] => {
+                println!("ran");
+                ExitCode::SUCCESS
+            }
+            ["exit", code] => ExitCode::from(code.parse::<u8>().unwrap_or(1)),
+            ["exec-self"] => {
+                let error = match std::env::current_exe() {
+                    Ok(me) => Command::new(me).args([PROBE_FLAG, "exit", "5"]).exec(),
+                    Err(e) => e,
+                };
+                println!("{}", check::describe(&error));
+                ExitCode::SUCCESS
+            }
+            ["exec", ..] if args.len() >= 2 => {
+                let error = Command::new(&args[1]).args(&args[2..]).exec();
+                println!("{}", check::describe(&error));
+                ExitCode::SUCCESS
+            }
+            // A confined copy started by hand, as a careful parent would: no descriptor above
+            // standard error (a test runner leaks its jobserver's), then `exec`.
+            ["start-confined", ..] => {
+                let error = match crate::fds::close_inherited() {
+                    Ok(()) => match std::env::current_exe() {
+                        Ok(me) => Command::new(me)
+                            .arg(crate::CONFINED_FLAG)
+                            .args(&args[1..])
+                            .exec(),
+                        Err(e) => e,
+                    },
+                    Err(refusal) => io::Error::other(crate::one_line(&refusal)),
+                };
+                println!("{}", check::describe(&error));
+                ExitCode::from(2)
+            }
+            ["report", _, _, _, leaked] => {
+                let probe = Probe {
+                    check: Context {
+                        canary: PathBuf::from(&args[1]),
+                        parent: std::os::unix::process::parent_id(),
+                        launcher: std::env::current_exe()
+                            .and_then(|exe| exe.canonicalize())
+                            .unwrap_or_default(),
+                        temp_dir: PathBuf::from(&args[2]),
+                    },
+                    readable_dir: PathBuf::from(&args[3]),
+                    leaked: leaked.parse().unwrap_or(LEAK_AT),
+                };
+                let mut lines = Vec::new();
+                lines.extend(outcomes(MUST_WORK, &probe).iter().map(|o| line("works", o)));
+                let verified = backend.verify(&probe.check);
+                lines.extend(verified.iter().map(|o| line("verify", o)));
+                lines.extend(outcomes(DENIED, &probe).iter().map(|o| line("denied", o)));
+                for line in lines {
+                    println!("{line}");
+                }
+                ExitCode::SUCCESS
+            }
+            _ => {
+                eprintln!("conformance: unknown probe {args:?}");
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+/// The parent's side: the cases.
+#[cfg(unix)]
+mod cases {
+    use std::ffi::OsString;
+    use std::fs;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, ExitCode, Output, Stdio};
+
+    use super::probe::{self, READABLE};
+    use super::{Class, CASES, LEAK_AT, PROBE_FLAG, SECRET_VARIABLE, STDIN_TEXT};
+    use crate::backend::{Backend, Support};
+    use crate::canary::Canary;
+    use crate::check::{self, Context};
+    use crate::error::{one_line, CommandError, Refusal, WireError};
+    use crate::launch::{
+        launch_command, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG, REFUSED_EXIT_CODE, REFUSED_PREFIX,
+    };
+    use crate::phases::{FAULT_VARIABLE, PHASES};
+    use crate::policy::Policy;
+    use crate::wire::{self, Request};
+
+    /// What every case works with.
+    pub(super) struct Env<'a> {
+        backend: &'a dyn Backend,
+        class: Class,
+        /// This test binary, canonical: the launcher, and the confined program.
+        me: PathBuf,
+        /// The library folders every policy reads.
+        libraries: Vec<PathBuf>,
+    }
+
+    type Result<T> = std::result::Result<T, String>;
+
+    fn text(e: &(dyn std::error::Error + 'static)) -> String {
+        one_line(e)
+    }
+
+    impl Env<'_> {
+        /// A policy granting the library folders.
+        fn policy(&self) -> Result<Policy> {
+            let mut policy = Policy::new();
+            for folder in &self.libraries {
+                policy = policy.allow_read(folder).map_err(|e| text(&e))?;
+            }
+            Ok(policy)
+        }
+
+        /// The command that runs this binary as the program with `args`, confined by `policy`.
+        /// Where there is no sandbox, `launch_command` refuses, so the request is built as it
+        /// would be and the launcher started by hand, to show that it refuses too.
+        fn launch(&self, policy: &Policy, canary: &Canary, args: &[&str]) -> Result<Command> {
+            let mut all: Vec<OsString> = vec![PROBE_FLAG.into()];
+            all.extend(args.iter().map(OsString::from));
+            self.launch_program(policy, canary, &self.me, &all)
+        }
+
+        fn launch_program(
+            &self,
+            policy: &Policy,
+            canary: &Canary,
+            program: &Path,
+            args: &[OsString],
+        ) -> Result<Command> {
+            if self.class != Class::NoBackend {
+                return launch_command(self.backend, policy, canary, program, args)
+                    .map_err(|e| text(&e));
+            }
+            let request = Request {
+                policy: policy.clone().allow_exec(program).map_err(|e| text(&e))?,
+                canary: canary.path().to_path_buf(),
+                program: program.to_path_buf(),
+                args: args.to_vec(),
+                parent: None,
+            };
+            let mut command = Command::new(&self.me);
+            command.arg(LAUNCH_FLAG).args(wire::encode(&request));
+            Ok(command)
+        }
+
+        /// The refusal line's reason when `confine` refuses: the reason `support` gave.
+        fn confine_refusal(&self) -> Result<String> {
+            match self.backend.support() {
+                Support::Unavailable { reason, .. } | Support::NoBackend { reason, .. } => {
+                    Ok(one_line(&Refusal::Confine(reason)))
+                }
+                Support::Supported { .. } => Err("the backend now answers Supported".into()),
+            }
+        }
+    }
+
+    /// Runs `command` with no standard input and returns what it did.
+    fn output(mut command: Command) -> Result<Output> {
+        command
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("starting the launcher: {e}"))
+    }
+
+    fn show(output: &Output) -> String {
+        format!(
+            "{}; stdout {:?}; stderr {:?}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    }
+
+    /// The launch was refused with exactly `sandbox: refused: <reason>`, status 97, and the
+    /// program printed nothing, so it did not run.
+    fn refused(output: &Output, reason: &str) -> Result<()> {
+        let expected = format!("{REFUSED_PREFIX}{reason}\n");
+        if output.status.code() == Some(REFUSED_EXIT_CODE)
+            && output.stderr == expected.as_bytes()
+            && output.stdout.is_empty()
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected status 97 and {expected:?} only; got {}",
+                show(output)
+            ))
+        }
+    }
+
+    /// The program ran, printed `stdout` and nothing on standard error, and exited with `code`.
+    fn ran(output: &Output, stdout: &str, code: i32) -> Result<()> {
+        if output.status.code() == Some(code)
+            && output.stdout == stdout.as_bytes()
+            && output.stderr.is_empty()
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected status {code} and stdout {stdout:?} only; got {}",
+                show(output)
+            ))
+        }
+    }
+
+    fn canary() -> Result<Canary> {
+        Canary::create().map_err(|e| text(&e))
+    }
+
+    /// A fresh folder in the temporary directory, canonical, removed on drop.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Result<Self> {
+            let dir = std::env::temp_dir()
+                .join(format!("sandbox-conformance-{name}-{}", std::process::id()));
+            let _ignored = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let dir = dir.canonicalize().map_err(|e| e.to_string())?;
+            Ok(Self(dir))
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ignored = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Runs every case that applies to the backend's class and whose name holds `filter`.
+    pub(super) fn run_all(
+        backend: &dyn Backend,
+        libraries: &[&str],
+        filter: Option<&str>,
+    ) -> ExitCode {
+        let support = backend.support();
+        let class = Class::of(&support);
+        let facts: Vec<String> = support.facts().iter().map(ToString::to_string).collect();
+        println!(
+            "conformance: backend {} answers {class} ({})",
+            backend.name(),
+            facts.join("; ")
+        );
+        let me = match std::env::current_exe().and_then(|exe| exe.canonicalize()) {
+            Ok(me) => me,
+            Err(e) => {
+                println!("conformance: cannot find this test binary: {e}");
+                println!("0 passed, 1 failed");
+                return ExitCode::FAILURE;
+            }
+        };
+        let env = Env {
+            backend,
+            class,
+            me,
+            libraries: libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+                .collect(),
+        };
+        let (mut passed, mut failed) = (0u32, 0u32);
+        for case in CASES {
+            if !case.applies.contains(&class) || filter.is_some_and(|f| !case.name.contains(f)) {
+                continue;
+            }
+            match (case.run)(&env) {
+                Ok(()) => {
+                    passed += 1;
+                    println!("test {} ... ok", case.name);
+                }
+                Err(why) => {
+                    failed += 1;
+                    println!("test {} ... FAILED: {why}", case.name);
+                }
+            }
+        }
+        if class == Class::Unavailable {
+            let needing = CASES
+                .iter()
+                .filter(|c| c.applies == super::CONFINED)
+                .count();
+            let reason = support.reason().map(|r| one_line(r)).unwrap_or_default();
+            println!(
+                "SKIPPED: conformance: {needing} cases need a machine the {} backend confines; \
+                 it answers Unavailable here: {reason}",
+                backend.name()
+            );
+        }
+        println!("{passed} passed, {failed} failed");
+        if failed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }
+    }
+
+    // ---- every class ---------------------------------------------------------------------
+
+    pub(super) fn support_answers_the_same_each_time(env: &Env<'_>) -> Result<()> {
+        let describe = |s: &Support| {
+            (
+                Class::of(s),
+                s.facts().to_vec(),
+                s.reason().map(|r| one_line(r)),
+            )
+        };
+        let (first, second) = (env.backend.support(), env.backend.support());
+        if describe(&first) != describe(&second) {
+            return Err(format!("{first:?}, then {second:?}"));
+        }
+        if env.backend.name().is_empty() || first.facts().is_empty() {
+            return Err(format!(
+                "a name and at least one fact are needed: {:?}, {first:?}",
+                env.backend.name()
+            ));
+        }
+        match (&first, first.reason().map(|r| one_line(r))) {
+            (Support::Supported { .. }, _) => Ok(()),
+            (_, Some(reason)) if !reason.is_empty() => Ok(()),
+            _ => Err(format!("{first:?} gives no reason")),
+        }
+    }
+
+    pub(super) fn the_exit_flag_exits_at_once(env: &Env<'_>) -> Result<()> {
+        let mut command = Command::new(&env.me);
+        command.arg(EXIT_FLAG);
+        ran(&output(command)?, "", 0)
+    }
+
+    pub(super) fn arguments_of_another_format_are_refused(env: &Env<'_>) -> Result<()> {
+        let mut command = Command::new(&env.me);
+        command.args([LAUNCH_FLAG, "2", "--", "/bin/true"]);
+        let expected = Refusal::Arguments(WireError::Version {
+            found: "2".into(),
+            expected: wire::FORMAT,
+        });
+        refused(&output(command)?, &one_line(&expected))
+    }
+
+    /// Started as a confined copy without being confined: a backend that confines in place
+    /// refuses the flag; one that confines by re-executing goes to the check, which must find
+    /// the canary readable and refuse.
+    pub(super) fn a_confined_start_by_hand_is_refused(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        let request = Request {
+            policy: env.policy()?.allow_exec(&env.me).map_err(|e| text(&e))?,
+            canary: canary.path().to_path_buf(),
+            program: env.me.clone(),
+            args: vec![PROBE_FLAG.into(), "ran".into()],
+            parent: Some(std::process::id()),
+        };
+        let mut command = Command::new(&env.me);
+        command
+            .args([PROBE_FLAG, "start-confined"])
+            .args(wire::encode(&request));
+        let expected = if env.backend.confines_by_reexec() {
+            "the enforcement check: read the canary: it worked".to_owned()
+        } else {
+            one_line(&Refusal::Arguments(WireError::UnknownKey {
+                key: CONFINED_FLAG.into(),
+            }))
+        };
+        refused(&output(command)?, &expected)
+    }
+
+    /// The canary's folder has a line break in its name, so the one-line rule is shown too.
+    pub(super) fn a_canary_inside_the_policy_is_refused_on_one_line(env: &Env<'_>) -> Result<()> {
+        let scratch = Scratch::new("canary")?;
+        let folder = scratch.0.join("line\nbreak");
+        fs::create_dir(&folder).map_err(|e| e.to_string())?;
+        let canary = Canary::create_in(&folder).map_err(|e| text(&e))?;
+        let policy = env.policy()?.allow_read(&folder).map_err(|e| text(&e))?;
+        let command = env.launch(&policy, &canary, &["ran"])?;
+        let expected = Refusal::CanaryInsidePolicy {
+            canary: canary.path().to_path_buf(),
+        };
+        let reason = one_line(&expected);
+        if !reason.contains("line\\nbreak") {
+            return Err(format!("the reason is not escaped: {reason:?}"));
+        }
+        refused(&output(command)?, &reason)
+    }
+
+    /// A fault before each phase refuses there; where the backend cannot confine, the phases
+    /// after `confine` are never reached, and the refusal is the backend's.
+    pub(super) fn a_fault_before_each_phase_is_a_refusal(env: &Env<'_>) -> Result<()> {
+        let confine = PHASES
+            .iter()
+            .position(|p| *p == "confine")
+            .ok_or("no confine phase")?;
+        for (index, phase) in PHASES.iter().enumerate() {
+            let canary = canary()?;
+            let mut command = env.launch(&env.policy()?, &canary, &["ran"])?;
+            command.env(FAULT_VARIABLE, phase);
+            let expected = if env.class == Class::Confines || index <= confine {
+                one_line(&Refusal::Fault { phase })
+            } else {
+                env.confine_refusal()?
+            };
+            refused(&output(command)?, &expected).map_err(|e| format!("before {phase}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    // ---- by class --------------------------------------------------------------------------
+
+    pub(super) fn launch_command_refuses_without_a_sandbox(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        let reason = env.confine_refusal()?;
+        match launch_command(env.backend, &env.policy()?, &canary, &env.me, ["x"]) {
+            Err(CommandError::NoSandbox(error)) => {
+                let found = one_line(&Refusal::Confine(error));
+                if found == reason {
+                    Ok(())
+                } else {
+                    Err(format!("the reason is {found:?}, support says {reason:?}"))
+                }
+            }
+            Err(other) => Err(format!("refused for another reason: {}", text(&other))),
+            Ok(_) => Err("a launch was built".into()),
+        }
+    }
+
+    pub(super) fn launch_command_builds_a_launch(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        let command = launch_command(env.backend, &env.policy()?, &canary, &env.me, ["x"])
+            .map_err(|e| text(&e))?;
+        let first = command.get_args().next();
+        if first == Some(std::ffi::OsStr::new(LAUNCH_FLAG)) {
+            Ok(())
+        } else {
+            Err(format!("the launcher's first argument is {first:?}"))
+        }
+    }
+
+    pub(super) fn a_launch_is_refused_with_the_reason_support_gave(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        let command = env.launch(&env.policy()?, &canary, &["ran"])?;
+        refused(&output(command)?, &env.confine_refusal()?)
+    }
+
+    /// `verify` runs at least the enforcement check, first and in order, and every attempt of it
+    /// fails unconfined: the check could tell a confinement that did nothing.
+    pub(super) fn verify_starts_with_the_enforcement_check(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        let context = Context {
+            canary: canary.path().to_path_buf(),
+            parent: std::os::unix::process::parent_id(),
+            launcher: env.me.clone(),
+            temp_dir: std::env::temp_dir(),
+        };
+        let outcomes = env.backend.verify(&context);
+        let names: Vec<&str> = outcomes.iter().map(|o| o.name).collect();
+        let required: Vec<&str> = check::ENFORCEMENT.iter().map(|a| a.name).collect();
+        if !names.starts_with(&required) {
+            return Err(format!(
+                "verify ran {names:?}; it must start with {required:?}"
+            ));
+        }
+        let passed: Vec<&str> = outcomes[..required.len()]
+            .iter()
+            .filter(|o| o.passed())
+            .map(|o| o.name)
+            .collect();
+        if passed.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("unconfined, these passed all the same: {passed:?}"))
+        }
+    }
+
+    // ---- confined ----------------------------------------------------------------------------
+
+    pub(super) fn the_program_runs_after_the_check(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        ran(
+            &output(env.launch(&env.policy()?, &canary, &["ran"])?)?,
+            "ran\n",
+            0,
+        )
+    }
+
+    /// One line of the report probe.
+    struct Line {
+        kind: String,
+        name: String,
+        ok: bool,
+        text: String,
+    }
+
+    /// Launches the report probe: a readable folder, standard input, a variable to hide and a
+    /// leaked descriptor, and the lines it printed.
+    fn report(env: &Env<'_>) -> Result<Vec<Line>> {
+        let scratch = Scratch::new("report")?;
+        let readable = scratch.0.join(READABLE.0);
+        fs::write(&readable, READABLE.1).map_err(|e| e.to_string())?;
+        let policy = env.policy()?.allow_read(&scratch.0).map_err(|e| text(&e))?;
+        let canary = canary()?;
+        let temp_dir = std::env::temp_dir();
+        let file = fs::File::open(&readable).map_err(|e| e.to_string())?;
+        // F_DUPFD makes a descriptor without close-on-exec: the leak a careless parent makes.
+        let leaked = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_DUPFD(LEAK_AT))
+            .map_err(|e| format!("duplicating a descriptor: {e}"))?;
+        let leaked_text = leaked.to_string();
+        let args = [
+            "report",
+            canary
+                .path()
+                .to_str()
+                .ok_or("the canary's path is not UTF-8")?,
+            temp_dir
+                .to_str()
+                .ok_or("the temporary directory is not UTF-8")?,
+            scratch
+                .0
+                .to_str()
+                .ok_or("the scratch folder is not UTF-8")?,
+            &leaked_text,
+        ];
+        let started = env.launch(&policy, &canary, &args).and_then(|mut command| {
+            command
+                .env(SECRET_VARIABLE, "1")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("starting the launcher: {e}"))
+        });
+        // The launcher has its copy, or there is none: this one is the parent's to close.
+        let closed = nix::unistd::close(leaked);
+        let mut child = started?;
+        closed.map_err(|e| format!("closing the leaked descriptor: {e}"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            // A program that never reads shows up in the report, not here.
+            let _ignored = stdin.write_all(STDIN_TEXT.as_bytes());
+        }
+        let output = child.wait_with_output().map_err(|e| e.to_string())?;
+        if output.status.code() != Some(0) || !output.stderr.is_empty() {
+            return Err(format!("the report probe failed: {}", show(&output)));
+        }
+        let lines = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.splitn(5, '\t').collect();
+                match fields.as_slice() {
+                    [kind, name, _expect, mark, _happened] => Some(Line {
+                        kind: (*kind).to_owned(),
+                        name: (*name).to_owned(),
+                        ok: *mark == "ok",
+                        text: line.replace('\t', " | "),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect();
+        Ok(lines)
+    }
+
+    /// Every line of `kind` passed, and their names are `names` (in order, at the start).
+    fn all_passed(lines: &[Line], kind: &str, names: &[&str], exactly: bool) -> Result<()> {
+        let of_kind: Vec<&Line> = lines.iter().filter(|l| l.kind == kind).collect();
+        let found: Vec<&str> = of_kind.iter().map(|l| l.name.as_str()).collect();
+        let matches = if exactly {
+            found == names
+        } else {
+            found.starts_with(names)
+        };
+        if !matches {
+            return Err(format!("the probe reported {found:?}, expected {names:?}"));
+        }
+        let failures: Vec<&str> = of_kind
+            .iter()
+            .filter(|l| !l.ok)
+            .map(|l| l.text.as_str())
+            .collect();
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(failures.join("; "))
+        }
+    }
+
+    pub(super) fn the_check_passes_in_the_confined_program(env: &Env<'_>) -> Result<()> {
+        let names: Vec<&str> = check::ENFORCEMENT.iter().map(|a| a.name).collect();
+        all_passed(&report(env)?, "verify", &names, false)
+    }
+
+    pub(super) fn what_the_suite_adds_is_refused_too(env: &Env<'_>) -> Result<()> {
+        let names: Vec<&str> = probe::DENIED.iter().map(|a| a.name).collect();
+        all_passed(&report(env)?, "denied", &names, true)
+    }
+
+    pub(super) fn what_must_still_work_works(env: &Env<'_>) -> Result<()> {
+        let names: Vec<&str> = probe::MUST_WORK.iter().map(|a| a.name).collect();
+        all_passed(&report(env)?, "works", &names, true)
+    }
+
+    pub(super) fn the_exit_status_passes_through(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        ran(
+            &output(env.launch(&env.policy()?, &canary, &["exit", "7"])?)?,
+            "",
+            7,
+        )
+    }
+
+    /// The launcher is in every exec list, so the program can replace itself with it.
+    pub(super) fn a_listed_program_can_replace_the_program(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        ran(
+            &output(env.launch(&env.policy()?, &canary, &["exec-self"])?)?,
+            "",
+            5,
+        )
+    }
+
+    pub(super) fn a_program_outside_the_exec_list_is_not_executed(env: &Env<'_>) -> Result<()> {
+        let canary = canary()?;
+        let command = env.launch(
+            &env.policy()?,
+            &canary,
+            &["exec", "/bin/sh", "-c", "echo escaped"],
+        )?;
+        let output = output(command)?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let denied = stdout.starts_with("EACCES ") || stdout.starts_with("EPERM ");
+        if output.status.code() == Some(0) && denied && stdout.lines().count() == 1 {
+            Ok(())
+        } else {
+            Err(format!(
+                "exec /bin/sh must fail with EACCES or EPERM; got {}",
+                show(&output)
+            ))
+        }
+    }
+
+    /// A program in the exec list that cannot be executed (no execute permission): the launcher
+    /// refuses with the error, on one line.
+    pub(super) fn an_exec_that_fails_is_a_refusal(env: &Env<'_>) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+
+        let scratch = Scratch::new("exec")?;
+        let program = scratch.0.join("not-executable");
+        fs::write(&program, "#!/bin/sh\necho ran\n").map_err(|e| e.to_string())?;
+        fs::set_permissions(&program, fs::Permissions::from_mode(0o644))
+            .map_err(|e| e.to_string())?;
+        let canary = canary()?;
+        let command = env.launch_program(&env.policy()?, &canary, &program, &[])?;
+        let output = output(command)?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let prefix = format!("{REFUSED_PREFIX}exec {}: ", program.display());
+        if output.status.code() == Some(REFUSED_EXIT_CODE)
+            && stderr.starts_with(&prefix)
+            && stderr.lines().count() == 1
+            && output.stdout.is_empty()
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected status 97 and {prefix:?}...; got {}",
+                show(&output)
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_is_described_in_docs_backends_md() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/backends.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        for case in CASES {
+            assert!(
+                docs.contains(&format!("`{}`", case.name)),
+                "docs/backends.md does not describe {}",
+                case.name
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_every_case_applies_somewhere() {
+        for (i, case) in CASES.iter().enumerate() {
+            assert!(!case.applies.is_empty(), "{}", case.name);
+            assert!(
+                CASES[..i].iter().all(|c| c.name != case.name),
+                "{}",
+                case.name
+            );
+        }
+    }
+}

@@ -13,7 +13,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
-use sandbox_core::{check, Backend, BackendError, Fact, Launch, Support};
+use sandbox_core::{Backend, BackendError, Fact, Launch, Support};
 
 /// Why this system cannot be confined.
 #[derive(Debug, thiserror::Error)]
@@ -59,10 +59,6 @@ impl Backend for UnsupportedBackend {
 
     fn confine(&self, _launch: &Launch) -> Result<(), BackendError> {
         Err(BackendError::new(Self::reason()))
-    }
-
-    fn verify(&self, _context: &check::Context) -> Vec<check::Outcome> {
-        Vec::new()
     }
 }
 

@@ -115,6 +115,8 @@ pub fn run() -> Result<(), Failed> {
                 &deny,
             )?;
         }
+        crate::release::msrv()?;
+        crate::release::package()?;
         Ok(())
     })();
     println!("\n==== summary");
@@ -123,7 +125,7 @@ pub fn run() -> Result<(), Failed> {
     }
     let (passed, failed) = tally.results.iter().fold((0u64, 0u64), |(p, f), line| {
         let count = |word: &str| {
-            line.split(';')
+            line.split([';', ','])
                 .find_map(|part| {
                     part.trim()
                         .strip_suffix(word)

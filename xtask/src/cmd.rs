@@ -72,7 +72,7 @@ pub fn run(
         if let Some(at) = line.find("SKIPPED:") {
             tally.skipped.push(line[at..].to_owned());
         }
-        if line.starts_with("test result:") {
+        if line.starts_with("test result:") || is_plain_closing_line(line) {
             tally.results.push(line.clone());
         }
     }
@@ -81,5 +81,36 @@ pub fn run(
         Ok(())
     } else {
         Err(Failed(format!("{shown}: {status}")))
+    }
+}
+
+/// `N passed, M failed`, alone or after one word and a colon: the closing line of a test binary
+/// without libtest's harness (the conformance suites).
+fn is_plain_closing_line(line: &str) -> bool {
+    let rest = match line.split_once(": ") {
+        Some((word, rest)) if !word.contains(' ') => rest,
+        _ => line,
+    };
+    let mut parts = rest.split(", ");
+    let count = |part: Option<&str>, word: &str| {
+        part.and_then(|p| p.strip_suffix(word))
+            .is_some_and(|n| n.trim_end().parse::<u64>().is_ok())
+    };
+    count(parts.next(), "passed") && count(parts.next(), "failed")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plain_closing_lines_are_recognised() {
+        assert!(super::is_plain_closing_line("16 passed, 0 failed"));
+        assert!(super::is_plain_closing_line(
+            "conformance: 8 passed, 1 failed"
+        ));
+        assert!(super::is_plain_closing_line(
+            "macos_effects: 13 passed, 0 failed, 2 skipped"
+        ));
+        assert!(!super::is_plain_closing_line("some text: 3 passed"));
+        assert!(!super::is_plain_closing_line("the 3 passed, 0 failed"));
     }
 }

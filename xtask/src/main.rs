@@ -10,6 +10,7 @@ mod cmd;
 mod docs;
 mod fuzz;
 mod kernels;
+mod release;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,72 @@
+//! Evaluating untrusted code the way a spreadsheet evaluates a cell: in a confined helper
+//! process, with the code and its inputs on standard input, the value on standard output, and
+//! every limit the sandbox does not set (time, output, memory) owned by the parent.
+//!
+//! This crate depends on `sandbox-core` alone. It takes the backend as a `&dyn Backend`, so the
+//! same code runs on every system; the application chooses the backend for its target at compile
+//! time (see `examples/python-cell/src/backend.rs`) and calls
+//! [`sandbox_core::handle_args`] first in `main`. That is the split the workspace promises: a
+//! library that launches needs no platform's confinement, only the trait.
+//!
+//! # What a cell does
+//!
+//! [`run`] starts the [`Program`] confined by its policy, writes the input to its standard input
+//! and closes it, and reads standard output and standard error through pipes. The program
+//! follows a small protocol:
+//!
+//! | the program | the [`Outcome`] |
+//! | --- | --- |
+//! | writes the value on standard output and exits 0 | [`Outcome::Value`] |
+//! | writes an error message on standard output and exits 1 | [`Outcome::Error`] |
+//! | runs past [`Limits::timeout`] | killed: [`Outcome::TimedOut`] |
+//! | prints more than [`Limits::output_cap`] bytes, both streams together | killed: [`Outcome::OutputCapped`] |
+//! | ends any other way (a signal, another status) | [`Outcome::Crashed`] |
+//!
+//! Whatever it prints on standard error is diagnostics, kept with the outcome. Where the system
+//! has no sandbox, or the launcher refuses, the outcome is [`Outcome::Blocked`] and the program
+//! never ran: a spreadsheet shows `#BLOCKED!`.
+//!
+//! The limits are the parent's because the sandbox sets none ([`sandbox_core::launch_command`]
+//! says so): the timeout and the output cap are enforced here, by killing the child; the memory
+//! limit is `RLIMIT_AS`, set in the child before the launcher starts, so it holds from the
+//! launcher's first instruction through the program's last, and the confined program cannot raise
+//! it (it holds no capability).
+//!
+//! ```no_run
+//! use cell::{Limits, Outcome, Program};
+//! use sandbox_core::{Backend, Policy};
+//!
+//! fn double(backend: &dyn Backend) -> Result<String, Box<dyn std::error::Error>> {
+//!     let policy = Policy::new().allow_read("/usr")?;
+//!     let program = Program::new("/usr/bin/python3", policy)
+//!         .args(["-I", "-c", "import sys; print(2 * int(sys.stdin.read()), end='')"]);
+//!     Ok(match cell::run(backend, &program, b"21", &Limits::default())? {
+//!         Outcome::Value { value, .. } => value,
+//!         Outcome::Blocked(_) => "#BLOCKED!".to_owned(),
+//!         other => format!("#ERROR! {other}"),
+//!     })
+//! }
+//! ```
+//!
+//! The application's `main` begins with the launcher, before anything else:
+//!
+//! ```no_run
+//! # struct PlatformBackend;
+//! # impl sandbox_core::Backend for PlatformBackend {
+//! #     fn name(&self) -> &'static str { "example" }
+//! #     fn support(&self) -> sandbox_core::Support { unimplemented!() }
+//! #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { unimplemented!() }
+//! # }
+//! fn main() {
+//!     sandbox_core::handle_args(&PlatformBackend);
+//!     // ... the application, which calls cell::run(&PlatformBackend, ...) ...
+//! }
+//! ```
+#![deny(unsafe_code)]
+
+mod memory;
+mod outcome;
+mod run;
+
+pub use outcome::{Blocked, CellError, Outcome};
+pub use run::{blocked, run, Limits, Program, ERROR_EXIT, VALUE_EXIT};

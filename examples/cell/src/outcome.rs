@@ -1,0 +1,142 @@
+//! What a cell came to, and why one could not be run.
+
+use std::fmt;
+use std::io;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use sandbox_core::{CanaryError, CommandError};
+
+/// How a cell ended. Each variant but [`Outcome::Blocked`] carries the `diagnostics`: what the
+/// program printed on standard error, as far as the output cap let it be read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The program exited 0; `value` is what it printed on standard output.
+    Value {
+        /// The value, as text (bytes that are not UTF-8 are replaced).
+        value: String,
+        /// What it printed on standard error.
+        diagnostics: String,
+    },
+    /// The program exited 1; `message` is what it printed on standard output, trailing line
+    /// breaks removed.
+    Error {
+        /// The error, as the program reported it.
+        message: String,
+        /// What it printed on standard error.
+        diagnostics: String,
+    },
+    /// The program ran past the timeout and was killed.
+    TimedOut {
+        /// The timeout it ran past.
+        timeout: Duration,
+        /// What it printed on standard error before it was killed.
+        diagnostics: String,
+    },
+    /// The program printed more than the cap, both streams together, and was killed.
+    OutputCapped {
+        /// The cap, in bytes.
+        cap: usize,
+        /// What it printed on standard error, up to the cap.
+        diagnostics: String,
+    },
+    /// The program ended in a way the protocol does not know: a signal, or a status other than
+    /// 0 and 1. A memory limit that a runtime cannot recover from often ends this way.
+    Crashed {
+        /// How it ended.
+        status: ExitStatus,
+        /// What it printed on standard error.
+        diagnostics: String,
+    },
+    /// Nothing ran.
+    Blocked(Blocked),
+}
+
+impl Outcome {
+    /// What the program printed on standard error; empty for [`Outcome::Blocked`].
+    pub fn diagnostics(&self) -> &str {
+        match self {
+            Outcome::Value { diagnostics, .. }
+            | Outcome::Error { diagnostics, .. }
+            | Outcome::TimedOut { diagnostics, .. }
+            | Outcome::OutputCapped { diagnostics, .. }
+            | Outcome::Crashed { diagnostics, .. } => diagnostics,
+            Outcome::Blocked(_) => "",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    /// One line: the value itself, or what happened instead.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Value { value, .. } => f.write_str(value),
+            Outcome::Error { message, .. } => write!(f, "the cell failed: {message}"),
+            Outcome::TimedOut { timeout, .. } => {
+                write!(f, "the cell ran longer than {timeout:?} and was killed")
+            }
+            Outcome::OutputCapped { cap, .. } => {
+                write!(f, "the cell printed more than {cap} bytes and was killed")
+            }
+            Outcome::Crashed { status, .. } => write!(f, "the cell's program ended with {status}"),
+            Outcome::Blocked(blocked) => blocked.fmt(f),
+        }
+    }
+}
+
+/// Why a cell did not run at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Blocked {
+    /// The backend says this system cannot be confined: there is no sandbox for this kind of
+    /// system, or this machine lacks a part of it (a kernel without Landlock). Nothing was started.
+    NoSandbox {
+        /// The backend's reason, on one line.
+        reason: String,
+    },
+    /// The launcher refused (its one `sandbox: refused:` line), so the program never ran.
+    Refused {
+        /// The reason, as the launcher gave it after the prefix.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Blocked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Blocked::NoSandbox { reason } => write!(f, "no sandbox on this system: {reason}"),
+            Blocked::Refused { reason } => {
+                write!(f, "the sandbox refused to run the cell: {reason}")
+            }
+        }
+    }
+}
+
+/// A cell could not be run for a reason that is not the cell's: the application's setup, or the
+/// system.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CellError {
+    /// The canary file could not be created.
+    #[error("cannot create the canary")]
+    Canary(#[source] CanaryError),
+    /// The launch could not be built: the program is not an absolute path, or does not exist.
+    #[error("cannot build the launch")]
+    Command(#[source] CommandError),
+    /// The memory limit cannot be set on this system.
+    #[error("a memory limit of {bytes} bytes cannot be set on this system")]
+    MemoryLimit {
+        /// The limit asked for, in bytes.
+        bytes: u64,
+    },
+    /// Starting the launcher, or a thread to feed or read it, failed.
+    #[error("cannot start the launcher")]
+    Spawn(#[source] io::Error),
+    /// Waiting for the program, or killing it, failed.
+    #[error("cannot wait for the cell")]
+    Wait(#[source] io::Error),
+    /// Reading its output failed.
+    #[error("cannot read the cell's output")]
+    Read(#[source] io::Error),
+}

@@ -1,0 +1,105 @@
+//! The command line.
+
+use std::time::Duration;
+
+use clap::Parser;
+
+/// Evaluates a Python snippet confined, as a spreadsheet's Python cell would, and prints what the
+/// cell shows: the value of its last expression, or an error such as `#BLOCKED!`.
+///
+/// Exit status: 0 the value was printed; 1 the cell failed (#PYTHON!, #TIMEOUT!, #CAPPED!,
+/// #CRASHED!); 2 usage; 3 #BLOCKED! (no sandbox here, or the launcher refused: nothing ran);
+/// 4 the cell could not be set up (no Python found, say).
+#[derive(Debug, Parser)]
+#[command(name = "python-cell", version)]
+pub struct Cli {
+    /// A value the snippet sees as a variable, NAME=JSON: `x=2`, `name="Ada"`, `xs=[1,2]`.
+    #[arg(long = "input", value_name = "NAME=JSON", value_parser = input)]
+    pub inputs: Vec<(String, String)>,
+
+    /// Seconds the cell may take, its launch included, before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = seconds)]
+    pub timeout: Duration,
+
+    /// Bytes the cell may print, standard output and standard error together, before it is
+    /// killed.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub output_cap: usize,
+
+    /// Address space the cell may use, in MiB (RLIMIT_AS).
+    #[arg(long, value_name = "MIB", default_value_t = 512,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub memory_limit: u64,
+
+    /// The snippet, such as `1+1`; `-` reads it from standard input.
+    #[arg(allow_hyphen_values = true)]
+    pub snippet: String,
+}
+
+fn input(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=JSON"))?;
+    let mut chars = name.chars();
+    let starts_well = chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
+    if !starts_well || !chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) {
+        return Err(format!("{name:?} is not a name (letters, digits and _)"));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
+    // NaN is not more than 0 either.
+    if value.is_nan() || value <= 0.0 {
+        return Err(format!("{text:?}: the timeout must be more than 0"));
+    }
+    Duration::try_from_secs_f64(value).map_err(|e| format!("{text:?}: {e}"))
+}
+
+impl Cli {
+    /// Two inputs with one name: the cell would see only one of them.
+    pub fn duplicate_input(&self) -> Option<&str> {
+        self.inputs.iter().enumerate().find_map(|(i, (name, _))| {
+            self.inputs[..i]
+                .iter()
+                .any(|(earlier, _)| earlier == name)
+                .then_some(name.as_str())
+        })
+    }
+}
+
+/// Parses the process's arguments; `--help` and usage errors exit here.
+pub fn parse() -> Cli {
+    Cli::parse()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_and_timeouts_are_checked() {
+        assert_eq!(input("x=2").unwrap(), ("x".into(), "2".into()));
+        assert_eq!(input("s=a=b").unwrap(), ("s".into(), "a=b".into()));
+        assert!(input("2x=1").is_err());
+        assert!(input("x").is_err());
+        assert!(input("a-b=1").is_err());
+        assert_eq!(seconds("1.5").unwrap(), Duration::from_millis(1500));
+        assert!(seconds("0").is_err());
+        assert!(seconds("nan").is_err());
+        assert!(seconds("-1").is_err());
+    }
+
+    #[test]
+    fn a_name_given_twice_is_found() {
+        let cli =
+            Cli::try_parse_from(["python-cell", "--input", "a=1", "--input", "a=2", "a"]).unwrap();
+        assert_eq!(cli.duplicate_input(), Some("a"));
+        let cli = Cli::try_parse_from(["python-cell", "-1"]).unwrap();
+        assert_eq!(cli.snippet, "-1");
+        assert_eq!(cli.duplicate_input(), None);
+    }
+}

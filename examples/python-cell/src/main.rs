@@ -1,0 +1,100 @@
+//! `python-cell`: evaluates a Python snippet the way a spreadsheet's Python cell would, confined.
+//!
+//! ```text
+//! $ python-cell '1+1'
+//! 2
+//! $ python-cell --input x=20 'x + 1'
+//! 21
+//! $ echo 'open("/tmp/x", "w")' | python-cell -
+//! #PYTHON!                                  (stderr: PermissionError: [Errno 13] ...)
+//! ```
+//!
+//! The pattern, in the order an application follows it:
+//! 1. `main` calls [`sandbox_core::handle_args`] first, with the backend chosen at compile time
+//!    (`src/backend.rs`), because the launcher is this executable run again.
+//! 2. Where the backend cannot confine this system the cell shows `#BLOCKED!`, before anything
+//!    is looked for or started ([`cell::blocked`]).
+//! 3. The interpreter and its policy come from one small function per distribution
+//!    ([`python_cell::interpreter`]); the snippet and its inputs go to the
+//!    [`python_cell::DRIVER`] on standard input ([`python_cell::request`]).
+//! 4. [`cell::run`] launches it through pipes and enforces the timeout, the output cap and the
+//!    memory limit; [`python_cell::render`] turns the outcome into what the cell shows.
+//!
+//! The value goes to standard output; what the snippet printed, its traceback, and the reason
+//! for an error code go to standard error. Exit status: 0 a value; 1 the cell failed; 2 usage;
+//! 3 `#BLOCKED!`; 4 the cell could not be set up.
+#![forbid(unsafe_code)]
+
+mod backend;
+mod cli;
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use cell::Limits;
+use python_cell::{render, request};
+use sandbox_core::one_line;
+
+fn main() -> ExitCode {
+    // First, before anything else: a launcher run never returns from here.
+    sandbox_core::handle_args(&backend::backend());
+
+    let cli = cli::parse();
+    if let Some(name) = cli.duplicate_input() {
+        eprintln!("python-cell: the input {name} is given twice");
+        return ExitCode::from(render::EXIT_USAGE);
+    }
+    ExitCode::from(evaluate(&cli))
+}
+
+/// Evaluates the cell, prints what it shows, and returns the exit status.
+fn evaluate(cli: &cli::Cli) -> u8 {
+    let backend = backend::backend();
+    if let Some(blocked) = cell::blocked(&backend) {
+        return print(&render::show(&cell::Outcome::Blocked(blocked)), "");
+    }
+    let code = if cli.snippet == "-" {
+        let mut code = String::new();
+        if let Err(e) = std::io::stdin().read_to_string(&mut code) {
+            return setup_failed(&format!("reading the snippet from standard input: {e}"));
+        }
+        code
+    } else {
+        cli.snippet.clone()
+    };
+    let program = match python_cell::program() {
+        Ok(program) => program,
+        Err(e) => return setup_failed(&one_line(&e)),
+    };
+    let limits = Limits {
+        timeout: cli.timeout,
+        output_cap: cli.output_cap,
+        memory: Some(cli.memory_limit << 20),
+    };
+    let input = request::encode(&code, &cli.inputs);
+    match cell::run(&backend, &program, input.as_bytes(), &limits) {
+        Ok(outcome) => print(&render::show(&outcome), outcome.diagnostics()),
+        Err(e) => setup_failed(&one_line(&e)),
+    }
+}
+
+/// Prints the diagnostics and the note on standard error and the cell on standard output.
+fn print(shown: &render::Shown, diagnostics: &str) -> u8 {
+    let mut stderr = std::io::stderr().lock();
+    // Nowhere else to report a failure to write to the terminal; the exit status still says it.
+    let _ignored = stderr.write_all(diagnostics.as_bytes());
+    if !diagnostics.is_empty() && !diagnostics.ends_with('\n') {
+        let _ignored = stderr.write_all(b"\n");
+    }
+    if let Some(note) = &shown.note {
+        let _ignored = writeln!(stderr, "python-cell: {note}");
+    }
+    drop(stderr);
+    println!("{}", shown.cell);
+    shown.exit
+}
+
+fn setup_failed(why: &str) -> u8 {
+    eprintln!("python-cell: {why}");
+    render::EXIT_SETUP
+}

@@ -1,0 +1,197 @@
+//! Real snippets through the real binary and the Linux backend: what each cell shows, what it
+//! says on standard error, and its exit status, exactly.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{python_cell, run};
+
+#[test]
+fn arithmetic_shows_its_value() {
+    let got = run(python_cell(&["1+1"]), None);
+    assert_eq!(got.stdout, "2\n");
+    assert_eq!(got.stderr, "");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn the_snippet_comes_on_standard_input_when_it_is_a_dash() {
+    let got = run(python_cell(&["-"]), Some("x = 6\nx * 7\n"));
+    assert_eq!(got.stdout, "42\n");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn inputs_are_names_in_the_snippet() {
+    let got = run(
+        python_cell(&[
+            "--input",
+            "n=3",
+            "--input",
+            "s=\"ab\"",
+            "--input",
+            "xs=[1,2]",
+            "s * n + str(sum(xs))",
+        ]),
+        None,
+    );
+    assert_eq!(got.stdout, "ababab3\n");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn what_the_snippet_prints_is_diagnostics_not_the_value() {
+    let got = run(python_cell(&["print('hello')\nNone"]), None);
+    assert_eq!(got.stdout, "\n");
+    assert_eq!(got.stderr, "hello\n");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn writing_a_file_is_refused_and_reported() {
+    let target = std::env::temp_dir().join(format!("python-cell-escape-{}", std::process::id()));
+    let _ignored = std::fs::remove_file(&target);
+    let snippet = format!("open({:?}, 'w').write('escaped')", target.to_str().unwrap());
+    let got = run(python_cell(&[&snippet]), None);
+    assert_eq!(got.stdout, "#PYTHON!\n");
+    assert_eq!(
+        got.note(),
+        format!(
+            "python-cell: PermissionError: [Errno 13] Permission denied: '{}'",
+            target.display()
+        )
+    );
+    assert!(
+        got.stderr
+            .starts_with("Traceback (most recent call last):\n  File \"<cell>\", line 1"),
+        "the traceback shows the cell's own line"
+    );
+    assert_eq!(got.code, Some(1));
+    assert!(!target.exists(), "the file was created");
+}
+
+#[test]
+fn a_loop_that_never_ends_is_killed_at_the_timeout() {
+    let got = run(python_cell(&["--timeout", "1", "while True: pass"]), None);
+    assert_eq!(got.stdout, "#TIMEOUT!\n");
+    assert_eq!(
+        got.stderr,
+        "python-cell: the cell ran longer than 1s and was killed\n"
+    );
+    assert_eq!(got.code, Some(1));
+    assert!(got.took >= Duration::from_secs(1), "{:?}", got.took);
+    assert!(got.took < Duration::from_secs(6), "{:?}", got.took);
+}
+
+#[test]
+fn printing_100_mb_is_capped() {
+    let got = run(
+        python_cell(&["--timeout", "60", "print('x' * 100_000_000)"]),
+        None,
+    );
+    assert_eq!(got.stdout, "#CAPPED!\n");
+    let cap = 1 << 20;
+    let expected = format!(
+        "{}\npython-cell: the cell printed more than {cap} bytes and was killed\n",
+        "x".repeat(cap)
+    );
+    assert!(
+        got.stderr == expected,
+        "stderr is not the first MiB and the note"
+    );
+    assert_eq!(got.code, Some(1));
+    // Killed at the cap, not at the timeout.
+    assert!(got.took < Duration::from_secs(30), "{:?}", got.took);
+}
+
+#[test]
+fn a_cap_counts_both_streams_together() {
+    let snippet = "print('e' * 600); 'v' * 600";
+    let got = run(python_cell(&["--output-cap", "1000", snippet]), None);
+    assert_eq!(got.stdout, "#CAPPED!\n");
+    assert_eq!(got.code, Some(1));
+    let got = run(python_cell(&["--output-cap", "1300", snippet]), None);
+    assert_eq!(got.stdout, format!("{}\n", "v".repeat(600)));
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn memory_beyond_the_limit_is_refused() {
+    let got = run(
+        python_cell(&["--memory-limit", "256", "len(bytearray(512 * 1024 * 1024))"]),
+        None,
+    );
+    assert_eq!(got.stdout, "#PYTHON!\n");
+    assert_eq!(got.note(), "python-cell: MemoryError");
+    assert_eq!(got.code, Some(1));
+    // The same cell fits under a limit above what it needs.
+    let got = run(
+        python_cell(&[
+            "--memory-limit",
+            "1024",
+            "len(bytearray(512 * 1024 * 1024))",
+        ]),
+        None,
+    );
+    assert_eq!(got.stdout, "536870912\n");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn an_exception_shows_python_error_with_its_message() {
+    let got = run(python_cell(&["1/0"]), None);
+    assert_eq!(got.stdout, "#PYTHON!\n");
+    assert_eq!(
+        got.stderr,
+        "Traceback (most recent call last):\n  File \"<cell>\", line 1, in <module>\n\
+         ZeroDivisionError: division by zero\n\
+         python-cell: ZeroDivisionError: division by zero\n"
+    );
+    assert_eq!(got.code, Some(1));
+    let got = run(python_cell(&["1+"]), None);
+    assert_eq!(got.stdout, "#PYTHON!\n");
+    assert_eq!(got.note(), "python-cell: SyntaxError: invalid syntax");
+}
+
+#[test]
+fn the_cell_sees_no_environment_of_the_parent() {
+    let mut command = python_cell(&["import os\nsorted(os.environ.items())"]);
+    command
+        .env("PYTHON_CELL_SECRET", "hunter2")
+        .env("LANG", "C.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env_remove("TZ");
+    let got = run(command, None);
+    assert_eq!(
+        got.stdout,
+        "[('LANG', 'C.UTF-8'), ('PATH', '/usr/bin:/bin')]\n"
+    );
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
+fn a_refused_launch_shows_blocked_and_runs_nothing() {
+    let mut command = python_cell(&["print('ran')\n1"]);
+    command.env(sandbox_core::FAULT_VARIABLE, "verify");
+    let got = run(command, None);
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    assert_eq!(
+        got.stderr,
+        "python-cell: the sandbox refused to run the cell: a fault was injected before verify\n"
+    );
+    assert_eq!(got.code, Some(3));
+}
+
+#[test]
+fn a_name_given_twice_is_a_usage_error() {
+    let got = run(
+        python_cell(&["--input", "a=1", "--input", "a=2", "a"]),
+        None,
+    );
+    assert_eq!(got.stdout, "");
+    assert_eq!(got.stderr, "python-cell: the input a is given twice\n");
+    assert_eq!(got.code, Some(2));
+}
