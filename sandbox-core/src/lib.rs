@@ -11,6 +11,10 @@
 //! If any step fails the program never runs: the launcher prints one
 //! `sandbox: refused: <reason>` line and exits with status 97.
 //!
+//! The sandbox limits what the program may reach, not how long it runs, how much memory it uses
+//! or how much it prints: the caller owns those limits (`examples/cell` shows them). With the
+//! `conformance` feature, the `conformance` module is the suite every backend runs (`docs/backends.md`).
+//!
 //! This crate has no dependency on any one operating system's confinement; the backends
 //! (`sandbox-linux`, `sandbox-macos`, `sandbox-unsupported`) implement [`Backend`], and code that
 //! only launches can be written against this crate alone.

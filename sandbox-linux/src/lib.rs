@@ -10,10 +10,19 @@
 //! It is not a container: the program shares the file system view, the network namespace and the
 //! process ID space of its parent; what it may do with them is what this crate restricts.
 //!
+//! On other systems the crate is empty, so an application can depend on it for Linux only.
+//!
 //! ```no_run
-//! use sandbox_core::Backend;
-//! let backend = sandbox_linux::LinuxBackend;
-//! println!("{:?}", backend.support());
+//! # #[cfg(target_os = "linux")]
+//! fn main() {
+//!     use sandbox_core::Backend;
+//!     let backend = sandbox_linux::LinuxBackend;
+//!     // First thing in main: a launcher run confines itself here and never returns.
+//!     sandbox_core::handle_args(&backend);
+//!     println!("{:?}", backend.support());
+//! }
+//! # #[cfg(not(target_os = "linux"))]
+//! # fn main() {}
 //! ```
 #![deny(unsafe_code)]
 
