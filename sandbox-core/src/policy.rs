@@ -3,6 +3,7 @@
 //! A policy is validated when a path is added, and again by the launcher when it decodes one, so
 //! a path that vanished or changed in between is refused rather than quietly dropped.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::PolicyError;
@@ -26,8 +27,29 @@ use crate::error::PolicyError;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
-    read: Vec<PathBuf>,
-    exec: Vec<PathBuf>,
+    read: Paths,
+    exec: Paths,
+}
+
+/// Paths in the order they were added, each once. The set makes adding one constant time: a
+/// launcher decodes every path of a policy, and a thousand of them compared pairwise cost tens of
+/// milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Paths {
+    ordered: Vec<PathBuf>,
+    seen: HashSet<PathBuf>,
+}
+
+impl Paths {
+    fn push(&mut self, path: PathBuf) {
+        if self.seen.insert(path.clone()) {
+            self.ordered.push(path);
+        }
+    }
+
+    fn contains_prefix_of(&self, path: &Path) -> bool {
+        self.ordered.iter().any(|granted| path.starts_with(granted))
+    }
 }
 
 impl Policy {
@@ -38,40 +60,31 @@ impl Policy {
 
     /// Allows reading `path` (a file, or a folder and everything beneath it).
     pub fn allow_read(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
-        push_unique(&mut self.read, canonical(path.as_ref())?);
+        self.read.push(canonical(path.as_ref())?);
         Ok(self)
     }
 
     /// Allows executing (and reading) `path`: a program, or a folder whose programs all may run.
     pub fn allow_exec(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
-        push_unique(&mut self.exec, canonical(path.as_ref())?);
+        self.exec.push(canonical(path.as_ref())?);
         Ok(self)
     }
 
     /// The canonical paths the program may read, in the order they were added.
     pub fn read_paths(&self) -> &[PathBuf] {
-        &self.read
+        &self.read.ordered
     }
 
     /// The canonical paths the program may execute and read, in the order they were added.
     pub fn exec_paths(&self) -> &[PathBuf] {
-        &self.exec
+        &self.exec.ordered
     }
 
     /// Whether `path` lies at or beneath any path this policy grants, read or execute.
     ///
     /// The comparison is by components of canonical paths; `path` is expected to be canonical.
     pub fn covers(&self, path: &Path) -> bool {
-        self.read
-            .iter()
-            .chain(&self.exec)
-            .any(|granted| path.starts_with(granted))
-    }
-}
-
-fn push_unique(list: &mut Vec<PathBuf>, path: PathBuf) {
-    if !list.contains(&path) {
-        list.push(path);
+        self.read.contains_prefix_of(path) || self.exec.contains_prefix_of(path)
     }
 }
 

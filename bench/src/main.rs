@@ -1,0 +1,65 @@
+//! `sandbox-bench`: what a confined launch costs, measured in one run and printed as Markdown.
+//!
+//! This binary is the application of the library path: it calls [`sandbox_core::handle_args`]
+//! first in `main`, so [`sandbox_core::launch_command`] re-executes it as the launcher. It
+//! compares, interleaved, a bare spawn of `/usr/bin/true` with the library path, the CLI path
+//! (`sandbox-check --read /usr -- /usr/bin/true`) and `bwrap`; reads the launcher's phase timings
+//! (`SANDBOX_TIMINGS=1`); times the steps of confinement and of the enforcement check one by one
+//! in a child of its own; grows the policy from 1 to 1,000 read paths; runs a Python workload of
+//! system calls confined and unconfined; and reads the launcher's peak memory.
+//!
+//! `cargo xtask bench` builds it in release mode and runs it. It reports; it never fails on a
+//! missed goal. It is not a test, and nothing in it asserts a time.
+#![forbid(unsafe_code)]
+
+#[cfg(target_os = "linux")]
+mod launches;
+#[cfg(target_os = "linux")]
+mod memory;
+#[cfg(target_os = "linux")]
+mod options;
+#[cfg(target_os = "linux")]
+mod report;
+#[cfg(target_os = "linux")]
+mod stats;
+#[cfg(target_os = "linux")]
+mod steps;
+#[cfg(target_os = "linux")]
+mod workload;
+
+use std::process::ExitCode;
+
+#[cfg(target_os = "linux")]
+fn main() -> ExitCode {
+    // First, before anything else: a launcher run never returns from here.
+    sandbox_core::handle_args(&sandbox_linux::LinuxBackend);
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(steps::FLAG) {
+        return steps::child(&args[1..]);
+    }
+    let options = match options::Options::parse(&args) {
+        Ok(options::Parsed::Run(options)) => options,
+        Ok(options::Parsed::Help) => {
+            println!("{}", options::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("sandbox-bench: {message}\n{}", options::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match report::run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sandbox-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() -> ExitCode {
+    eprintln!("sandbox-bench: measures the Linux backend, and runs on Linux only");
+    ExitCode::from(2)
+}

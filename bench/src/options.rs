@@ -1,0 +1,87 @@
+//! The command line: how many of each measurement, and where `sandbox-check` is.
+
+use std::path::PathBuf;
+
+/// What `--help` and a bad argument print.
+pub const USAGE: &str = "\
+usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--static] [OPTIONS] builds and runs it)
+
+  --check PATH          the sandbox-check of the CLI path (default: beside this executable)
+  --launches N          launches of each kind in the comparison and the phases (default 300)
+  --policy-launches N   launches of each policy size (default 100)
+  --step-runs N         runs of the step-by-step child for each policy size (default 50)
+  --calls N             calls of each kind in one batch of the Python workload (default 20000)
+  --workload-runs N     runs of the Python workload, confined and unconfined each (default 7)";
+
+/// How much to measure.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The `sandbox-check` binary of the CLI path.
+    pub check: PathBuf,
+    /// Launches of each kind in the interleaved comparison (at least 200).
+    pub launches: usize,
+    /// Launches of each policy size.
+    pub policy_launches: usize,
+    /// Runs of the step-by-step child for each policy size.
+    pub step_runs: usize,
+    /// Calls of each kind in one batch of the Python workload.
+    pub calls: usize,
+    /// Runs of the Python workload, confined and unconfined each.
+    pub workload_runs: usize,
+    /// The policy sizes, in read paths.
+    pub policy_sizes: Vec<usize>,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    /// A run with these options.
+    Run(Options),
+    /// The usage, and nothing else.
+    Help,
+}
+
+impl Options {
+    /// Parses the arguments after the program name.
+    pub fn parse(args: &[String]) -> Result<Parsed, String> {
+        let mut options = Options {
+            check: default_check()?,
+            launches: 300,
+            policy_launches: 100,
+            step_runs: 50,
+            calls: 20_000,
+            workload_runs: 7,
+            policy_sizes: vec![1, 10, 100, 1000],
+        };
+        let mut args = args.iter();
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+            let mut count = |at_least: usize| -> Result<usize, String> {
+                let text = value()?;
+                match text.parse::<usize>() {
+                    Ok(n) if n >= at_least => Ok(n),
+                    _ => Err(format!(
+                        "{flag} takes a whole number of at least {at_least}"
+                    )),
+                }
+            };
+            match flag.as_str() {
+                "--check" => options.check = PathBuf::from(value()?),
+                "--launches" => options.launches = count(1)?,
+                "--policy-launches" => options.policy_launches = count(1)?,
+                "--step-runs" => options.step_runs = count(1)?,
+                "--calls" => options.calls = count(1)?,
+                "--workload-runs" => options.workload_runs = count(1)?,
+                "--help" | "-h" => return Ok(Parsed::Help),
+                other => return Err(format!("unknown argument `{other}`")),
+            }
+        }
+        Ok(Parsed::Run(options))
+    }
+}
+
+/// `sandbox-check` beside this executable, where a cargo build of both puts it.
+fn default_check() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
+    Ok(exe.with_file_name("sandbox-check"))
+}
