@@ -183,6 +183,23 @@ pub enum Refusal {
     /// The launcher has no parent to test the signal rule against.
     #[error("the launcher has no parent process to test the signal rule against")]
     Orphaned,
+    /// The launcher's threads could not be counted.
+    #[error("counting the launcher's threads")]
+    Threads(#[source] io::Error),
+    /// The launcher has more than one thread.
+    #[error("the launcher has {count} threads; call handle_args first in main, before any thread starts")]
+    ThreadCount {
+        /// How many it has.
+        count: usize,
+    },
+    /// The launcher's parent is not the process that built its command.
+    #[error("the launcher's parent is process {found}, not {expected}, which built the command: the application exited, or another process started the launcher")]
+    ParentChanged {
+        /// The process that built the command.
+        expected: u32,
+        /// The launcher's parent now.
+        found: u32,
+    },
     /// Listing or closing inherited descriptors failed.
     #[error("closing inherited descriptors")]
     Descriptors(#[source] io::Error),

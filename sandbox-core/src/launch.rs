@@ -62,7 +62,9 @@ impl Launch {
 /// application must call [`handle_args`] first thing in `main`. `program` joins the exec list.
 /// The caller chooses standard input, output and error (pipes, normally: a stream that is a file
 /// stays writable by the program), and owns time, memory and output limits; the launcher sets
-/// none. `canary` must outlive the child: keep it until the child has been waited for.
+/// none. `canary` must outlive the child: keep it until the child has been waited for. Spawn and
+/// wait from the same thread, and keep that thread alive while the child runs: on Linux the
+/// program gets SIGKILL when the thread that spawned it exits.
 ///
 /// Fails where there is no sandbox for this kind of system. Where this machine lacks what the
 /// backend needs (an old kernel), the command is built, and the launcher refuses with the reason.
@@ -99,7 +101,10 @@ where
             .into_iter()
             .map(|a| a.as_ref().to_os_string())
             .collect(),
-        parent: None,
+        // The launcher refuses a parent other than this process: had this process exited, the
+        // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the
+        // program would outlive the application that asked for it.
+        parent: Some(std::process::id()),
     };
     let mut command = Command::new(exe);
     command.arg(LAUNCH_FLAG).args(wire::encode(&request));
@@ -197,11 +202,25 @@ fn run(
     check_canary(&request)?;
 
     phases.enter("parent")?;
+    // A confined copy (macOS) is the same process as the launcher that checked the signal
+    // before confining itself; it only makes sure the parent is still that one.
     let parent = match stage {
         Stage::Launch => parent_before_confinement()?,
-        Stage::Confined => request.parent.ok_or(Refusal::Orphaned)?,
+        Stage::Confined => nix::unistd::getppid().as_raw().unsigned_abs(),
     };
+    match request.parent {
+        Some(expected) if expected != parent => {
+            return Err(Refusal::ParentChanged {
+                expected,
+                found: parent,
+            })
+        }
+        Some(_) => {}
+        None if stage == Stage::Confined => return Err(Refusal::Orphaned),
+        None => {}
+    }
     phases.enter("descriptors")?;
+    crate::fds::check_single_thread()?;
     match stage {
         Stage::Launch => crate::fds::close_inherited()?,
         Stage::Confined => crate::fds::check_none_inheritable()?,

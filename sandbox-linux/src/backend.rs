@@ -25,7 +25,6 @@ impl LinuxBackend {
     /// `no_new_privs`, as seccomp needs), then the filters.
     fn apply(launch: &Launch) -> Result<(), LinuxError> {
         let arch = Self::arch()?;
-        single_threaded()?;
         ll::usable_abi()?;
         let grants = Grants::for_policy(&launch.request.policy)?;
         let programs = filter::build(arch, std::process::id())?;
@@ -40,22 +39,6 @@ impl LinuxBackend {
         ll::restrict(&grants)?;
         filter::install(&programs)?;
         Ok(())
-    }
-}
-
-/// Landlock confines the calling thread and what it starts; a second thread would stay
-/// unconfined beside the check. `handle_args` belongs first in `main`, before any thread.
-fn single_threaded() -> Result<(), LinuxError> {
-    let count = std::fs::read_dir("/proc/self/task")
-        .map_err(|source| LinuxError::Stat {
-            path: "/proc/self/task".into(),
-            source,
-        })?
-        .count();
-    if count == 1 {
-        Ok(())
-    } else {
-        Err(LinuxError::Threads { count })
     }
 }
 

@@ -89,12 +89,6 @@ pub enum LinuxError {
         #[source]
         source: io::Error,
     },
-    /// The launcher has more than one thread.
-    #[error("the launcher has {count} threads; call handle_args first in main, before any thread starts")]
-    Threads {
-        /// How many threads it has.
-        count: usize,
-    },
     /// The parent exited while the launcher was confining itself.
     #[error("the parent exited during the launch")]
     ParentGone,

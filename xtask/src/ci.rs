@@ -69,6 +69,8 @@ pub fn run() -> Result<(), Failed> {
             &[],
         )?;
         step(&mut tally, "cargo", &["test", "--workspace", "--doc"], &[])?;
+        // The launcher's argument and policy decoding under cargo-fuzz, and its corpus.
+        crate::fuzz::ci()?;
         // Debian's 6.1 (Landlock ABI 2, and without Landlock) and 6.12 kernels under QEMU.
         step(&mut tally, "cargo", &["xtask", "kernels"], &[])?;
         step(

@@ -70,11 +70,18 @@ fn resolve(program: &OsString) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// The program's status as this process's exit code; a death by signal is also said on standard
+/// error, since the launcher and the program are one process and a signal can end either.
 fn exit_code(status: std::process::ExitStatus) -> u8 {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
+            let name = nix::sys::signal::Signal::try_from(signal)
+                .map_or_else(|_| "unknown".to_owned(), |s| s.as_str().to_owned());
+            eprintln!(
+                "sandbox-check: the program or its launcher was killed by signal {signal} ({name})"
+            );
             return 128u8.saturating_add(signal as u8);
         }
     }

@@ -169,3 +169,156 @@ pub fn make_file(path: &Path) {
         .unwrap();
     assert!(status.success());
 }
+
+/// The processes whose parent is `pid`, from `/proc/PID/task/*/children`, or, where the kernel
+/// has no such file, from every process's `stat`.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let parse = |text: &str| -> Vec<u32> {
+        text.split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    };
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        let mut found = Vec::new();
+        let mut listed = false;
+        for task in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+                listed = true;
+                found.extend(parse(&text));
+            }
+        }
+        if listed {
+            return found;
+        }
+    }
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&candidate| {
+            std::fs::read_to_string(format!("/proc/{candidate}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let after = stat.rsplit_once(')')?.1;
+                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+/// Waits until `pid` has exactly one child, and returns it.
+pub fn wait_for_child(pid: u32) -> u32 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let [child] = children_of(pid)[..] {
+            return child;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process {pid} started no child"
+        );
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+/// The one-letter state of `pid` (`R`, `S`, `T` for stopped, `Z`), or `None` once it is gone.
+pub fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// Waits until `pid` is in `state`.
+pub fn wait_for_state(pid: u32, state: char) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while process_state(pid) != Some(state) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process {pid} never reached state {state}: {:?}",
+            process_state(pid)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// The fields of `/proc/PID/status` (`NoNewPrivs`, `Seccomp`, `CapEff`, ...).
+pub fn status_fields(pid: u32) -> BTreeMap<String, String> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_once(":\t"))
+        .map(|(k, v)| (k.to_owned(), v.trim().to_owned()))
+        .collect()
+}
+
+/// The descriptors this process has open, by number.
+pub fn open_descriptors() -> Vec<String> {
+    let mut fds: Vec<String> = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    fds.sort();
+    fds
+}
+
+/// Sends `signal` to `pid`.
+pub fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal).unwrap();
+}
+
+/// `sandbox-check` with `TMPDIR` set to `tmp`, standard input closed, and its output piped.
+pub fn sandbox_check_in(tmp: &Path) -> Command {
+    let mut command = sandbox_check();
+    command
+        .env("TMPDIR", tmp)
+        .env_remove("SANDBOX_FAULT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// The parent of `pid`, from its `stat`, or `None` once it is gone.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// SIGKILLs a launcher a test stopped, when the test ends without having ended it (a failed
+/// assertion), so that no stopped process outlives the test. It checks the parent first, so a
+/// process ID used again by something else is left alone.
+pub struct KillOnDrop {
+    /// The launcher.
+    pub pid: u32,
+    /// Its parent, `sandbox-check`, or this process once it adopted the launcher.
+    pub parent: u32,
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if parent_of(self.pid) == Some(self.parent) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(self.pid as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+/// Starts `command` (a `sandbox-check` run) with its launcher stopping itself before `phase`
+/// (`SANDBOX_FAULT=stop:PHASE`), and waits until it has. Returns `sandbox-check` and the
+/// launcher's process ID.
+pub fn spawn_stopped_at(mut command: Command, phase: &str) -> (std::process::Child, u32) {
+    let child = command
+        .env("SANDBOX_FAULT", format!("stop:{phase}"))
+        .spawn()
+        .expect("sandbox-check starts");
+    let launcher = wait_for_child(child.id());
+    wait_for_state(launcher, 'T');
+    (child, launcher)
+}

@@ -1,0 +1,246 @@
+//! `threaded-launcher`: a test application for what threads do to a launch. Linux only.
+//!
+//! As a parent, `threaded-launcher [--threads N] [--launches M] [--read PATH]... -- PROGRAM
+//! [ARG]...` starts N idle threads, then launches PROGRAM from M further threads at once, each
+//! through `sandbox_core::launch_command` with a canary of its own, and prints one line per
+//! launch (`launch I: exit CODE, stdout "...", stderr "..."`) and then its own open descriptors
+//! before and after (`descriptors: BEFORE -> AFTER`). It exits 0 once every launch has been
+//! waited for, whatever they did: the lines say what.
+//!
+//! With `--detach-after-ms T`, each launching thread starts its launch, waits T milliseconds and
+//! ends, handing the child to the main thread to wait for: the parent-death signal belongs to
+//! the thread that started the launcher, so the program dies when that thread ends.
+//!
+//! As a launcher, with `THREADED_LAUNCHER_EARLY_THREADS=K` in its environment, it starts K idle
+//! threads before calling `handle_args`, as an application that calls it too late would. The
+//! Linux backend must refuse that launch. With `THREADED_LAUNCHER_EARLY_FILES=1` as well, each of
+//! those threads keeps opening and closing a file, as a logging thread would.
+#![forbid(unsafe_code)]
+
+/// The variable that makes a launcher start threads before `handle_args`.
+#[cfg(target_os = "linux")]
+pub const EARLY_THREADS: &str = "THREADED_LAUNCHER_EARLY_THREADS";
+
+/// The variable that makes those threads open and close a file over and over.
+#[cfg(target_os = "linux")]
+pub const EARLY_FILES: &str = "THREADED_LAUNCHER_EARLY_FILES";
+
+#[cfg(target_os = "linux")]
+fn main() -> std::process::ExitCode {
+    if let Some(count) = std::env::var(EARLY_THREADS)
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let files = std::env::var_os(EARLY_FILES).is_some_and(|v| v == "1");
+        for _ in 0..count {
+            if files {
+                file_thread();
+            } else {
+                idle_thread();
+            }
+        }
+    }
+    sandbox_core::handle_args(&sandbox_linux::LinuxBackend);
+    match parent::run(std::env::args_os().skip(1).collect()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("threaded-launcher: {message}");
+            std::process::ExitCode::from(64)
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() -> std::process::ExitCode {
+    eprintln!("threaded-launcher: Linux only");
+    std::process::ExitCode::from(2)
+}
+
+/// A thread that opens and closes `/dev/null` for as long as the process lives.
+#[cfg(target_os = "linux")]
+fn file_thread() {
+    std::thread::spawn(|| loop {
+        if let Ok(file) = std::fs::File::open("/dev/null") {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+            drop(file);
+        }
+    });
+}
+
+/// A thread that does nothing for as long as the process lives.
+#[cfg(target_os = "linux")]
+fn idle_thread() {
+    std::thread::spawn(|| loop {
+        std::thread::park();
+    });
+}
+
+#[cfg(target_os = "linux")]
+mod parent {
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+    use std::process::Stdio;
+    use std::sync::{Arc, Barrier};
+    use std::time::{Duration, Instant};
+
+    use sandbox_core::{launch_command, Canary, Policy};
+
+    struct Args {
+        threads: usize,
+        launches: usize,
+        detach_after: Option<Duration>,
+        read: Vec<PathBuf>,
+        program: PathBuf,
+        args: Vec<OsString>,
+    }
+
+    fn parse(args: Vec<OsString>) -> Result<Args, String> {
+        let mut parsed = Args {
+            threads: 0,
+            launches: 1,
+            detach_after: None,
+            read: Vec::new(),
+            program: PathBuf::new(),
+            args: Vec::new(),
+        };
+        let mut args = args.into_iter();
+        let number = |value: Option<OsString>| {
+            value
+                .and_then(|v| v.into_string().ok())
+                .and_then(|v| v.parse::<usize>().ok())
+                .ok_or("--threads, --launches and --detach-after-ms take a number")
+        };
+        loop {
+            let arg = args.next().ok_or(
+                "usage: threaded-launcher [--threads N] [--launches M] [--detach-after-ms T] \
+                 [--read PATH]... -- PROGRAM [ARG]...",
+            )?;
+            match arg.to_str() {
+                Some("--threads") => parsed.threads = number(args.next())?,
+                Some("--launches") => parsed.launches = number(args.next())?,
+                Some("--detach-after-ms") => {
+                    let ms = number(args.next())?;
+                    parsed.detach_after = Some(Duration::from_millis(ms as u64));
+                }
+                Some("--read") => parsed
+                    .read
+                    .push(args.next().ok_or("--read takes a path")?.into()),
+                Some("--") => break,
+                _ => return Err(format!("unknown argument {arg:?}")),
+            }
+        }
+        parsed.program = args.next().ok_or("no program after --")?.into();
+        parsed.args = args.collect();
+        Ok(parsed)
+    }
+
+    /// What a launching thread hands back.
+    enum Outcome {
+        /// The thread waited for the launch: how it ended.
+        Done(String),
+        /// The thread ended first; the launch is for the main thread to wait for.
+        Detached(Launched),
+    }
+
+    /// A launch under way, its canary kept until it has been waited for.
+    struct Launched {
+        child: std::process::Child,
+        canary: Canary,
+        started: Instant,
+    }
+
+    impl Launched {
+        fn finish(self) -> String {
+            let result = self.child.wait_with_output();
+            let took = self.started.elapsed();
+            drop(self.canary);
+            match result {
+                Ok(output) => {
+                    use std::os::unix::process::ExitStatusExt;
+                    format!(
+                        "exit {:?}, signal {:?}, stdout {:?}, stderr {:?}, {} s",
+                        output.status.code(),
+                        output.status.signal(),
+                        String::from_utf8_lossy(&output.stdout),
+                        String::from_utf8_lossy(&output.stderr),
+                        took.as_secs()
+                    )
+                }
+                Err(e) => format!("failed: waiting: {e}"),
+            }
+        }
+    }
+
+    fn descriptors() -> Result<usize, String> {
+        std::fs::read_dir("/proc/self/fd")
+            .map(Iterator::count)
+            .map_err(|e| format!("listing /proc/self/fd: {e}"))
+    }
+
+    pub fn run(args: Vec<OsString>) -> Result<(), String> {
+        let args = parse(args)?;
+        let mut policy = Policy::new();
+        for path in &args.read {
+            policy = policy
+                .allow_read(path)
+                .map_err(|e| sandbox_core::one_line(&e))?;
+        }
+        for _ in 0..args.threads {
+            super::idle_thread();
+        }
+        let before = descriptors()?;
+        let backend = sandbox_linux::LinuxBackend;
+        let start = Arc::new(Barrier::new(args.launches));
+        let args = Arc::new(args);
+        let launches: Vec<_> = (0..args.launches)
+            .map(|_| {
+                let (start, args, policy) = (start.clone(), args.clone(), policy.clone());
+                std::thread::spawn(move || -> Result<Outcome, String> {
+                    start.wait();
+                    let line = |e: &(dyn std::error::Error + 'static)| sandbox_core::one_line(e);
+                    let canary = Canary::create().map_err(|e| line(&e))?;
+                    let mut command =
+                        launch_command(&backend, &policy, &canary, &args.program, &args.args)
+                            .map_err(|e| line(&e))?;
+                    command
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped());
+                    let started = Instant::now();
+                    let child = command
+                        .spawn()
+                        .map_err(|e| format!("starting the launcher: {e}"))?;
+                    let launched = Launched {
+                        child,
+                        canary,
+                        started,
+                    };
+                    // This thread is the launcher's parent as the kernel sees it: it waits for
+                    // the child, unless told to end first.
+                    match args.detach_after {
+                        Some(delay) => {
+                            std::thread::sleep(delay);
+                            Ok(Outcome::Detached(launched))
+                        }
+                        None => Ok(Outcome::Done(launched.finish())),
+                    }
+                })
+            })
+            .collect();
+        // Joined first, so that with --detach-after-ms every launching thread has ended before
+        // the main thread waits for any child.
+        let launched: Vec<_> = launches
+            .into_iter()
+            .map(|launch| launch.join().map_err(|_| "a launching thread panicked"))
+            .collect::<Result<_, _>>()?;
+        for (i, launch) in launched.into_iter().enumerate() {
+            match launch {
+                Ok(Outcome::Done(line)) => println!("launch {i}: {line}"),
+                Ok(Outcome::Detached(launched)) => println!("launch {i}: {}", launched.finish()),
+                Err(reason) => println!("launch {i}: failed: {reason}"),
+            }
+        }
+        println!("descriptors: {before} -> {}", descriptors()?);
+        Ok(())
+    }
+}
