@@ -123,6 +123,12 @@ pub fn held(last: u32) -> io::Result<Held> {
 /// The highest capability number this kernel knows: the first one `PR_CAPBSET_READ` rejects,
 /// less one. Asking the kernel keeps a capability a newer kernel adds from being missed.
 pub fn last_capability() -> u32 {
+    // Asked once per process: the launcher needs it to drop the sets and again to check them.
+    static LAST: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *LAST.get_or_init(probe_last_capability)
+}
+
+fn probe_last_capability() -> u32 {
     (0..64u32)
         .find(|&cap| sys::prctl(PR_CAPBSET_READ, cap.into(), 0).is_err())
         .map_or(63, |first_unknown| first_unknown.saturating_sub(1))
