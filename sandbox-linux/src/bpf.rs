@@ -23,6 +23,40 @@
 //! call without running the filters at all.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hash for the builder's own integer keys (node numbers, return values). std's SipHash
+/// resists keys chosen by an attacker, which these are not, and took a quarter of the time a
+/// launch spends building its filters.
+#[derive(Debug, Default, Clone, Copy)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<WordHasher>>;
 
 use seccompiler::sock_filter;
 
@@ -115,7 +149,7 @@ pub(crate) struct TooLong(pub(crate) usize);
 #[derive(Debug, Default)]
 pub(crate) struct Graph {
     nodes: Vec<Node>,
-    rets: HashMap<u32, NodeId>,
+    rets: FastMap<u32, NodeId>,
 }
 
 impl Graph {
@@ -179,13 +213,19 @@ impl Graph {
         ranges: &[(u32, u32, NodeId)],
         default: NodeId,
     ) -> NodeId {
-        let mut segments = match &self.nodes[default.0] {
+        let base = match &self.nodes[default.0] {
             Node::Switch { word: w, segments } if *w == word => segments.clone(),
             _ => vec![(0, default)],
         };
-        for &(low, high, node) in ranges {
-            overlay(&mut segments, low, high, node);
-        }
+        let mut segments = if is_sorted_and_disjoint(ranges) {
+            overlay_sorted(&base, ranges)
+        } else {
+            let mut segments = base;
+            for &(low, high, node) in ranges {
+                overlay(&mut segments, low, high, node);
+            }
+            segments
+        };
         segments.dedup_by(|later, earlier| later.1 == earlier.1);
         if let [(_, only)] = segments[..] {
             return only;
@@ -221,9 +261,9 @@ impl Graph {
 
     /// The nodes some path enters without the node's word in the accumulator, so they need
     /// their own load: `root`, and each node a node on another word leads to.
-    fn entered_unloaded(&self, root: NodeId) -> HashSet<NodeId> {
-        let mut unloaded = HashSet::from([root]);
-        let mut seen = HashSet::from([root]);
+    fn entered_unloaded(&self, root: NodeId) -> FastSet<NodeId> {
+        let mut unloaded = FastSet::from_iter([root]);
+        let mut seen = FastSet::from_iter([root]);
         let mut todo = vec![root];
         while let Some(id) = todo.pop() {
             let (word, children): (Word, Vec<NodeId>) = match &self.nodes[id.0] {
@@ -259,8 +299,8 @@ impl Graph {
         let mut asm = Assembler {
             graph: self,
             reversed: Vec::new(),
-            rets: HashMap::new(),
-            placed: HashMap::new(),
+            rets: FastMap::default(),
+            placed: FastMap::default(),
             loaded: self.entered_unloaded(root),
         };
         match asm.place(root).entry {
@@ -286,6 +326,39 @@ impl Graph {
 }
 
 /// Sets `[low, high]` of a partition to `node`.
+fn is_sorted_and_disjoint(ranges: &[(u32, u32, NodeId)]) -> bool {
+    ranges.iter().all(|&(low, high, _)| low <= high) && ranges.windows(2).all(|w| w[0].1 < w[1].0)
+}
+
+/// [`overlay`] of every range at once, for sorted, disjoint ranges: one pass instead of one per
+/// range. A launch builds its filters afresh, and the numbers filter lays down a hundred ranges.
+fn overlay_sorted(base: &[(u32, NodeId)], ranges: &[(u32, u32, NodeId)]) -> Vec<(u32, NodeId)> {
+    let mut out = Vec::with_capacity(base.len() + 2 * ranges.len());
+    // `base` over `from..=to`: the segment holding `from`, then every one starting inside.
+    let push_base = |out: &mut Vec<(u32, NodeId)>, from: u32, to: u32| {
+        let first = base.partition_point(|&(start, _)| start <= from) - 1;
+        out.push((from, base[first].1));
+        out.extend(
+            base[first + 1..]
+                .iter()
+                .take_while(|&&(start, _)| start <= to)
+                .copied(),
+        );
+    };
+    let mut next: u64 = 0;
+    for &(low, high, node) in ranges {
+        if u64::from(low) > next {
+            push_base(&mut out, next as u32, low - 1);
+        }
+        out.push((low, node));
+        next = u64::from(high) + 1;
+    }
+    if next <= u64::from(u32::MAX) {
+        push_base(&mut out, next as u32, u32::MAX);
+    }
+    out
+}
+
 fn overlay(segments: &mut Vec<(u32, NodeId)>, low: u32, high: u32, node: NodeId) {
     let at = |segments: &Vec<(u32, NodeId)>, value: u32| {
         segments.partition_point(|&(start, _)| start <= value) - 1
@@ -346,10 +419,10 @@ struct Assembler<'g> {
     graph: &'g Graph,
     reversed: Vec<sock_filter>,
     /// The latest placed return of each value.
-    rets: HashMap<u32, usize>,
-    placed: HashMap<NodeId, Placed>,
+    rets: FastMap<u32, usize>,
+    placed: FastMap<NodeId, Placed>,
     /// The nodes that need a load of their own, from [`Graph::entered_unloaded`].
-    loaded: HashSet<NodeId>,
+    loaded: FastSet<NodeId>,
 }
 
 impl Assembler<'_> {
@@ -648,5 +721,48 @@ mod tests {
         let allow = g.ret(ALLOW);
         let program = g.compile(allow).unwrap();
         assert_eq!(program, vec![stmt(RET_K, ALLOW)]);
+    }
+}
+
+#[cfg(test)]
+mod overlay_tests {
+    use super::*;
+
+    /// The one-pass overlay gives what overlaying range by range gives, on random inputs.
+    #[test]
+    fn one_pass_and_range_by_range_agree() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..2000 {
+            let mut base = vec![(0u32, NodeId(0))];
+            for i in 1..(next() % 5) {
+                let start = (next() % 64) as u32 + base.last().unwrap().0 + 1;
+                base.push((start, NodeId(i as usize)));
+            }
+            let mut ranges = Vec::new();
+            let mut at: u64 = next() % 8;
+            for i in 0..(next() % 6) {
+                let low = at as u32;
+                let high = low + (next() % 5) as u32;
+                ranges.push((low, high, NodeId(100 + i as usize)));
+                at = u64::from(high) + 1 + next() % 4;
+            }
+            if next() % 4 == 0 {
+                ranges.push((u32::MAX - 1, u32::MAX, NodeId(99)));
+            }
+            let mut slow = base.clone();
+            for &(low, high, node) in &ranges {
+                overlay(&mut slow, low, high, node);
+            }
+            let mut fast = overlay_sorted(&base, &ranges);
+            slow.dedup_by(|later, earlier| later.1 == earlier.1);
+            fast.dedup_by(|later, earlier| later.1 == earlier.1);
+            assert_eq!(fast, slow, "base {base:?}, ranges {ranges:?}");
+        }
     }
 }

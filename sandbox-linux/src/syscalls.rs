@@ -69,10 +69,18 @@ impl Arch {
 
     /// The number of the call `name`, or `None` if this architecture has no call of that name.
     pub fn number(self, name: &str) -> Option<u32> {
-        self.syscalls()
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, nr)| nr)
+        // Built on first use: the filter builder looks up every row's call, and a scan of the
+        // table for each cost a launch tens of microseconds.
+        static BY_NAME: [std::sync::OnceLock<std::collections::HashMap<&str, u32>>; 2] =
+            [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+        let index = match self {
+            Arch::X86_64 => 0,
+            Arch::Aarch64 => 1,
+        };
+        BY_NAME[index]
+            .get_or_init(|| self.syscalls().iter().copied().collect())
+            .get(name)
+            .copied()
     }
 
     /// The name of call number `nr`, or `None` if the table does not name it.
