@@ -366,7 +366,7 @@ fn main() {
     macos::main();
     #[cfg(not(target_os = "macos"))]
     println!(
-        "macos_effects: these checks need macOS, and this is {}; nothing ran",
+        "SKIPPED: macos_effects: these checks need macOS, and this is {}; nothing ran",
         std::env::consts::OS
     );
 }
