@@ -124,10 +124,10 @@ impl Backend for MacosBackend {
         "macos"
     }
 
-    /// Supported where `/usr/bin/sandbox-exec` is an executable file. On a Mac without it, the
-    /// answer is [`Support::Unavailable`], as for a Linux kernel without Landlock: this kind of
-    /// system has a backend, this machine lacks a part of it, and the launcher refuses with the
-    /// reason. On any other system it is [`Support::NoBackend`], so no launch is even built.
+    /// Supported where `/usr/bin/sandbox-exec` is an executable file. Without it (Apple has
+    /// deprecated the tool, and may remove it), and on any other system, the answer is
+    /// [`Support::NoBackend`]: there is no other way to confine a process on macOS, so no launch
+    /// is even built, and `sandbox-check` exits 2, as for a system without a backend.
     fn support(&self) -> Support {
         let mut facts = vec![
             Fact::new("os", std::env::consts::OS),
@@ -147,7 +147,7 @@ impl Backend for MacosBackend {
             }
             Err(reason) => {
                 facts.push(Fact::new("sandbox-exec", "missing"));
-                Support::Unavailable {
+                Support::NoBackend {
                     facts,
                     reason: BackendError::new(reason),
                 }
