@@ -29,8 +29,8 @@
 //! # struct MyBackend;
 //! # impl sandbox_core::Backend for MyBackend {
 //! #     fn name(&self) -> &'static str { "mine" }
-//! #     fn support(&self) -> sandbox_core::Support { unimplemented!() }
-//! #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { unimplemented!() }
+//! #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+//! #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
 //! # }
 //! fn main() -> std::process::ExitCode {
 //!     // The folders this test binary's shared libraries are read from, if the backend's
