@@ -67,14 +67,8 @@ pub static ALLOWED: &[Allowed] = &[
             "faccessat2",
             "readlink",
             "readlinkat",
-            "getxattr",
-            "lgetxattr",
             "fgetxattr",
-            "getxattrat",
-            "listxattr",
-            "llistxattr",
             "flistxattr",
-            "listxattrat",
             "file_getattr",
             "getcwd",
             "chdir",
@@ -116,17 +110,15 @@ pub static ALLOWED: &[Allowed] = &[
             "readahead",
             "fallocate",
             "ftruncate",
-            "flock",
-            "cachestat",
             "pipe",
             "pipe2",
         ],
     },
     Allowed {
         title: "waiting and events",
-        reason: "waits on the program's own descriptors, makes event, signal and timer \
-                 descriptors, or submits asynchronous I/O on descriptors it holds \
-                 (fanotify_mark needs a descriptor fanotify_init, refused, would make)",
+        reason: "waits on the program's own descriptors, or makes event, signal and timer \
+                 descriptors (fanotify_mark needs a descriptor fanotify_init, refused, would \
+                 make)",
         calls: &[
             "poll",
             "ppoll",
@@ -146,19 +138,13 @@ pub static ALLOWED: &[Allowed] = &[
             "timerfd_settime",
             "timerfd_gettime",
             "fanotify_mark",
-            "io_setup",
-            "io_destroy",
-            "io_submit",
-            "io_cancel",
-            "io_getevents",
-            "io_pgetevents",
         ],
     },
     Allowed {
         title: "inotify",
-        reason: "an inotify instance and removing its watches are harmless: adding a watch is \
-                 refused, since Landlock does not check the watched path",
-        calls: &["inotify_init", "inotify_init1", "inotify_rm_watch"],
+        reason: "removes a watch, of which the program can have none: making an instance and \
+                 adding a watch are refused",
+        calls: &["inotify_rm_watch"],
     },
     Allowed {
         title: "sockets it holds",
@@ -180,14 +166,14 @@ pub static ALLOWED: &[Allowed] = &[
     },
     Allowed {
         title: "its own memory",
-        reason: "maps, protects, locks, advises or places the program's own memory",
+        reason: "maps, protects, locks or advises the program's own memory (madvise is refused \
+                 the advice that merges pages with other processes')",
         calls: &[
             "brk",
             "mmap",
             "munmap",
             "mremap",
             "mprotect",
-            "madvise",
             "mincore",
             "msync",
             "mlock",
@@ -195,10 +181,6 @@ pub static ALLOWED: &[Allowed] = &[
             "munlock",
             "mlockall",
             "munlockall",
-            "mbind",
-            "get_mempolicy",
-            "set_mempolicy",
-            "set_mempolicy_home_node",
             "remap_file_pages",
             "pkey_alloc",
             "pkey_free",
@@ -218,11 +200,8 @@ pub static ALLOWED: &[Allowed] = &[
             "exit_group",
             "wait4",
             "waitid",
-            "futex",
             "futex_waitv",
-            "futex_wake",
             "futex_wait",
-            "futex_requeue",
             "set_robust_list",
             "set_tid_address",
             "rseq",
@@ -244,13 +223,11 @@ pub static ALLOWED: &[Allowed] = &[
     },
     Allowed {
         title: "its own settings",
-        reason: "changes settings of the program's own process: its options (prctl), file mode \
-                 mask, limits, session and process group; seccomp and Landlock only ever add \
+        reason: "changes settings of the program's own process: its file mode mask, limits \
+                 (the core-dump limit is refused), session and process group; seccomp and Landlock only ever add \
                  restrictions, and without capabilities the identity calls can only give one up",
         calls: &[
-            "prctl",
             "umask",
-            "setrlimit",
             "setsid",
             "setpgid",
             "seccomp",
@@ -272,16 +249,13 @@ pub static ALLOWED: &[Allowed] = &[
     },
     Allowed {
         title: "reading process state",
-        reason: "reads IDs, identity, limits, usage, capabilities or scheduling; the calls that \
-                 take a process ID may read another process's group, session, priority or \
-                 scheduling, which the kernel shows to any process",
+        reason: "reads the program's own IDs, identity, limits, usage and capabilities, and the \
+                 range of scheduling priorities",
         calls: &[
             "getpid",
             "getppid",
             "gettid",
-            "getpgid",
             "getpgrp",
-            "getsid",
             "getuid",
             "geteuid",
             "getgid",
@@ -293,33 +267,23 @@ pub static ALLOWED: &[Allowed] = &[
             "getrusage",
             "times",
             "capget",
-            "getpriority",
-            "ioprio_get",
-            "sched_getaffinity",
-            "sched_getparam",
-            "sched_getscheduler",
-            "sched_getattr",
             "sched_get_priority_max",
             "sched_get_priority_min",
-            "sched_rr_get_interval",
             "lsm_get_self_attr",
             "lsm_list_modules",
         ],
     },
     Allowed {
         title: "time",
-        reason: "reads clocks, sleeps, and sets the program's own timers",
+        reason: "reads the ordinary clocks, sleeps, and sets the program's own timers (the \
+                 calls that take a clock ID are refused another process's)",
         calls: &[
-            "clock_gettime",
-            "clock_getres",
-            "clock_nanosleep",
             "nanosleep",
             "gettimeofday",
             "time",
             "alarm",
             "getitimer",
             "setitimer",
-            "timer_create",
             "timer_settime",
             "timer_gettime",
             "timer_getoverrun",
@@ -329,13 +293,11 @@ pub static ALLOWED: &[Allowed] = &[
     Allowed {
         title: "the machine, read",
         reason: "reads what the machine is: its name, load and memory, random numbers, the \
-                 mounts of the program's namespace, the file system types",
+                 file system types",
         calls: &[
             "uname",
             "sysinfo",
             "getrandom",
-            "listmount",
-            "statmount",
             "sysfs",
         ],
     },

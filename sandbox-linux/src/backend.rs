@@ -26,7 +26,7 @@ impl LinuxBackend {
     fn apply(launch: &Launch) -> Result<(), LinuxError> {
         let arch = Self::arch()?;
         ll::usable_abi()?;
-        let grants = Grants::for_policy(&launch.request.policy)?;
+        let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
         let programs = filter::build(arch, std::process::id())?;
 
         // The program should not outlive the application that started it.
@@ -35,6 +35,8 @@ impl LinuxBackend {
         if nix::unistd::getppid().as_raw().unsigned_abs() != launch.parent {
             return Err(LinuxError::ParentGone);
         }
+        // Before the capabilities go: raising a hard limit from 0 to 1 needs one.
+        crate::limits::fix()?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
         filter::install(&programs)?;

@@ -91,6 +91,7 @@ impl Expected {
 fn action_of(action: crate::rules::Action) -> Action {
     match action {
         crate::rules::Action::Errno(errno) => Action::Errno(errno.value as u16),
+        crate::rules::Action::Pretend => Action::Errno(0),
         crate::rules::Action::KillProcess => Action::KillProcess,
     }
 }

@@ -4,7 +4,56 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::caps::CapsError;
+use crate::elf::ElfError;
 use crate::filter::FilterError;
+
+/// Why a program's dynamic loader (its ELF `PT_INTERP`) is not granted execute. Nothing read
+/// from the program's file may widen what the policy grants, so each of these refuses the launch.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoaderProblem {
+    /// The program's ELF header cannot be read one way only.
+    #[error("its ELF header cannot be trusted")]
+    Elf(#[source] ElfError),
+    /// The loader path is relative, so it would depend on the working folder.
+    #[error("its loader {} is a relative path; only absolute ones are accepted", loader.display())]
+    Relative {
+        /// The path the header names.
+        loader: PathBuf,
+    },
+    /// The loader does not exist or cannot be resolved.
+    #[error("its loader {} cannot be resolved", loader.display())]
+    Missing {
+        /// The path the header names.
+        loader: PathBuf,
+        /// What resolving it reported.
+        #[source]
+        source: io::Error,
+    },
+    /// The loader is a folder or a device, never a loader.
+    #[error("its loader {} is not a regular file", loader.display())]
+    NotAFile {
+        /// The resolved path.
+        loader: PathBuf,
+    },
+    /// The loader lies outside the policy's read paths.
+    #[error("the loader {} is not under a read path: add --read {}", loader.display(), top_folder(loader).display())]
+    Unreadable {
+        /// The resolved path.
+        loader: PathBuf,
+    },
+    /// The file named as loader is a program, not a loader.
+    #[error("{} is named as its loader but is not a dynamic loader (a position-independent ELF file naming no loader itself)", loader.display())]
+    NotALoader {
+        /// The resolved path.
+        loader: PathBuf,
+    },
+}
+
+/// The first folder of an absolute path (`/usr` of `/usr/lib/ld.so`): the remedy a refusal names.
+fn top_folder(path: &std::path::Path) -> PathBuf {
+    path.components().take(2).collect()
+}
 
 /// Why the Linux backend cannot confine this process.
 #[derive(Debug, thiserror::Error)]
@@ -67,14 +116,14 @@ pub enum LinuxError {
         #[source]
         source: io::Error,
     },
-    /// A program's ELF interpreter could not be read or resolved.
-    #[error("finding the dynamic loader of {}", program.display())]
-    Interpreter {
+    /// A program's dynamic loader cannot be granted.
+    #[error("{}", program.display())]
+    Loader {
         /// The program.
         program: PathBuf,
-        /// What reading it reported.
+        /// What is wrong with it or its loader.
         #[source]
-        source: io::Error,
+        reason: LoaderProblem,
     },
     /// Building or installing the seccomp filters failed.
     #[error("the seccomp filters")]
@@ -86,6 +135,24 @@ pub enum LinuxError {
     #[error("setting the parent-death signal")]
     ParentDeath {
         /// What `prctl` reported.
+        #[source]
+        source: io::Error,
+    },
+    /// A resource limit the launcher fixes could not be set.
+    #[error("setting {resource}")]
+    Limit {
+        /// The limit.
+        resource: &'static str,
+        /// What `setrlimit` reported.
+        #[source]
+        source: io::Error,
+    },
+    /// The core-dump limit cannot be made 1 and a crash would start a helper outside the sandbox.
+    #[error("the core-dump hard limit cannot be raised to 1 and core_pattern is {pattern:?}: a crash would start that helper outside the sandbox; raise the hard limit (ulimit -Hc 1) before launching")]
+    CoreHelper {
+        /// `/proc/sys/kernel/core_pattern`.
+        pattern: String,
+        /// What setting the limit to 1 reported.
         #[source]
         source: io::Error,
     },

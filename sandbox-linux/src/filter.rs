@@ -213,6 +213,8 @@ fn resolve(arch: Arch) -> Result<Vec<(&'static Rule, Option<u32>)>, FilterError>
 fn action_value(action: Action) -> u32 {
     match action {
         Action::Errno(errno) => libc::SECCOMP_RET_ERRNO | (errno.value & libc::SECCOMP_RET_DATA),
+        // An errno of 0 makes the call return 0 without running.
+        Action::Pretend => libc::SECCOMP_RET_ERRNO,
         Action::KillProcess => libc::SECCOMP_RET_KILL_PROCESS,
     }
 }
@@ -368,6 +370,19 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId, pid: u32
         Condition::Except { arg, allowed } => {
             g.test(word(arg.index), Test::Eq(allowed.value), no, yes)
         }
+        Condition::NoneOf { arg, allowed } => {
+            let w = word(arg.index);
+            // Each allowed command goes on to the rows after this one, past their own tests of
+            // that command, so an allow-list followed by command rows is still one search.
+            let cases: Vec<_> = allowed
+                .iter()
+                .map(|permit| (permit.command.value, g.known(no, w, permit.command.value)))
+                .collect();
+            g.switch(w, &cases, yes)
+        }
+        Condition::InRange { arg, low, high } => {
+            g.ranges(word(arg.index), &[(low.value, high.value, yes)], no)
+        }
     }
 }
 
@@ -400,6 +415,7 @@ fn by_seccompiler(
     let on_match = match matched {
         Some(Action::Errno(errno)) => SeccompAction::Errno(errno.value),
         // With no rows nothing matches; the answer only has to differ from allow.
+        Some(Action::Pretend) => SeccompAction::Errno(0),
         Some(Action::KillProcess) | None => SeccompAction::KillProcess,
     };
     let target = match arch {
@@ -417,13 +433,15 @@ fn by_seccompiler(
 mod tests {
     use super::*;
     use crate::eval;
-    use crate::rules::{ioctl as io, EPERM, F_SETOWN_EX, F_SETSIG};
+    use crate::rules::{fcntl, ioctl as io, EPERM};
 
     const PID: u32 = 4242;
     const ALLOW: u32 = libc::SECCOMP_RET_ALLOW;
     const KILL: u32 = libc::SECCOMP_RET_KILL_PROCESS;
     const REFUSED: u32 = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
     const MISSING: u32 = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+    const PRETEND: u32 = libc::SECCOMP_RET_ERRNO;
+    const UNSUPPORTED: u32 = libc::SECCOMP_RET_ERRNO | libc::EOPNOTSUPP as u32;
     const AUDIT_ARCH_I386: u32 = 0x4000_0003;
     const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
 
@@ -574,7 +592,81 @@ mod tests {
                     REFUSED,
                 ),
                 ("ioctl", &[0, 0xc000_0000 | 0x1234, 0], REFUSED),
-                ("ioctl", &[0, 0x8000_1234, 0], ALLOW),
+                ("ioctl", &[0, 0x8000_1234, 0], REFUSED),
+                ("ioctl", &[0, io::EXT4_IOC_MIGRATE.value.into(), 0], REFUSED),
+                ("ioctl", &[0, io::FS_IOC_GETFLAGS.value.into(), 0], ALLOW),
+                ("ioctl", &[0, io::TIOCGSID.value.into(), 0], ALLOW),
+                ("prctl", &[libc::PR_SET_PDEATHSIG as u64, 0], REFUSED),
+                ("prctl", &[libc::PR_SET_DUMPABLE as u64, 1], REFUSED),
+                ("prctl", &[libc::PR_SET_CHILD_SUBREAPER as u64, 1], REFUSED),
+                ("prctl", &[67, 1], REFUSED),
+                ("prctl", &[libc::PR_SET_NAME as u64, 0], ALLOW),
+                ("prctl", &[libc::PR_SET_NAME as u64 | high, 0], ALLOW),
+                ("prctl", &[libc::PR_GET_DUMPABLE as u64], ALLOW),
+                ("prctl", &[libc::PR_CAP_AMBIENT as u64, 1, 0], ALLOW),
+                ("prctl", &[libc::PR_CAP_AMBIENT as u64, 2, 0], REFUSED),
+                ("prctl", &[libc::PR_CAP_AMBIENT as u64, 4, 0], REFUSED),
+                ("prctl", &[0x5356_4d41, 0, 0], ALLOW),
+                ("prctl", &[0x5356_4d41, 1, 0], REFUSED),
+                ("futex", &[0, 0x80, 1], ALLOW),
+                ("futex", &[0, 0x81, 1], ALLOW),
+                ("futex", &[0, 0, 1], ALLOW),
+                ("futex", &[0, 0x189, 1], ALLOW),
+                ("futex", &[0, 1, 1], REFUSED),
+                ("futex", &[0, 4, 1], REFUSED),
+                ("futex", &[0, 0x84, 1], ALLOW),
+                ("futex", &[0, 6 | 0x80, 0], REFUSED),
+                ("futex", &[0, 13 | 0x80, 0], REFUSED),
+                ("futex", &[0, 12 | 0x80, 0], REFUSED),
+                ("futex_wake", &[0, 0, 1, 0x82], ALLOW),
+                ("futex_wake", &[0, 0, 1, 0x02], REFUSED),
+                ("futex_requeue", &[0, 0x80, 1, 1], REFUSED),
+                ("futex_wait", &[0, 0, 0, 2], ALLOW),
+                ("flock", &[0, libc::LOCK_EX as u64], PRETEND),
+                ("fcntl", &[0, libc::F_SETLK as u64, 0], PRETEND),
+                ("fcntl", &[0, libc::F_OFD_SETLKW as u64, 0], PRETEND),
+                ("fcntl", &[0, libc::F_GETLK as u64, 0], ALLOW),
+                ("fcntl", &[0, libc::F_NOTIFY as u64, 0], REFUSED),
+                ("fcntl", &[0, 1036, 0], REFUSED),
+                ("fcntl", &[0, libc::F_SETPIPE_SZ as u64, 0], REFUSED),
+                ("clock_gettime", &[libc::CLOCK_MONOTONIC as u64, 0], ALLOW),
+                ("clock_gettime", &[0xffff_fffa, 0], ALLOW),
+                ("clock_gettime", &[0xffff_fff8, 0], ALLOW),
+                ("clock_gettime", &[0xffff_fff7, 0], REFUSED),
+                ("clock_gettime", &[((!1234u32) << 3 | 2).into(), 0], REFUSED),
+                (
+                    "timer_create",
+                    &[((!1234u32) << 3 | 6).into(), 0, 0],
+                    REFUSED,
+                ),
+                (
+                    "clock_nanosleep",
+                    &[libc::CLOCK_REALTIME as u64, 0, 0, 0],
+                    ALLOW,
+                ),
+                ("madvise", &[0, 4096, libc::MADV_MERGEABLE as u64], REFUSED),
+                ("madvise", &[0, 4096, libc::MADV_DONTNEED as u64], ALLOW),
+                ("setrlimit", &[libc::RLIMIT_CORE as u64, 0], REFUSED),
+                ("setrlimit", &[libc::RLIMIT_NOFILE as u64, 0], ALLOW),
+                ("prlimit64", &[0, libc::RLIMIT_CORE as u64, 0, 0], REFUSED),
+                ("getpgid", &[0], ALLOW),
+                ("getpgid", &[1], REFUSED),
+                ("getsid", &[pid], ALLOW),
+                ("getpriority", &[0, 1], REFUSED),
+                ("sched_getaffinity", &[0, 8, 0], ALLOW),
+                ("sched_getaffinity", &[1, 8, 0], REFUSED),
+                ("mbind", &[], REFUSED),
+                ("get_mempolicy", &[], REFUSED),
+                ("io_setup", &[], REFUSED),
+                ("io_submit", &[], REFUSED),
+                ("listmount", &[], REFUSED),
+                ("statmount", &[], REFUSED),
+                ("cachestat", &[], REFUSED),
+                ("inotify_init1", &[], REFUSED),
+                ("getxattr", &[], UNSUPPORTED),
+                ("llistxattr", &[], UNSUPPORTED),
+                ("fgetxattr", &[], ALLOW),
+                ("flistxattr", &[], ALLOW),
                 ("fcntl", &[0, libc::F_GETFL as u64, 0], ALLOW),
                 (
                     "fcntl",
@@ -595,8 +687,8 @@ mod tests {
                 ("fcntl", &[0, libc::F_SETOWN as u64, 0], ALLOW),
                 ("fcntl", &[0, libc::F_SETOWN as u64, minus_one], REFUSED),
                 ("fcntl", &[0, libc::F_SETOWN as u64, pid + 1], REFUSED),
-                ("fcntl", &[0, F_SETOWN_EX.value.into(), 0], REFUSED),
-                ("fcntl", &[0, F_SETSIG.value.into(), 0], REFUSED),
+                ("fcntl", &[0, fcntl::F_SETOWN_EX.value.into(), 0], REFUSED),
+                ("fcntl", &[0, fcntl::F_SETSIG.value.into(), 0], REFUSED),
                 ("fcntl", &[0, libc::F_SETLEASE as u64, 0], REFUSED),
                 ("fcntl", &[0, libc::F_DUPFD_CLOEXEC as u64, 3], ALLOW),
                 ("clone", &[thread as u64, 0, 0, 0, 0], ALLOW),
@@ -627,7 +719,7 @@ mod tests {
                 ("file_setattr", &[], REFUSED),
                 ("file_getattr", &[], ALLOW),
                 ("setxattrat", &[], REFUSED),
-                ("getxattrat", &[], ALLOW),
+                ("getxattrat", &[], UNSUPPORTED),
                 ("mount_setattr", &[], REFUSED),
                 ("io_uring_setup", &[], REFUSED),
                 ("msgget", &[], REFUSED),
@@ -806,7 +898,26 @@ mod tests {
                 }
             }
             Condition::Except { arg, allowed } => {
-                push_each(arg.index, &[u64::from(allowed.value.wrapping_add(1)), 0]);
+                let value = allowed.value;
+                push_each(
+                    arg.index,
+                    &[value.wrapping_add(1), value ^ 0x8000_0000].map(u64::from),
+                );
+            }
+            Condition::NoneOf { arg, allowed } => {
+                let past = allowed.iter().map(|p| p.command.value).max().unwrap_or(0) + 1;
+                for value in [past, 0xdead_beef] {
+                    let value = u64::from(value);
+                    push_each(arg.index, &[value, value | high]);
+                }
+            }
+            Condition::InRange {
+                arg,
+                low,
+                high: top,
+            } => {
+                let (low, top) = (u64::from(low.value), u64::from(top.value));
+                push_each(arg.index, &[low, top, low | high, (low + top) / 2]);
             }
         }
         out

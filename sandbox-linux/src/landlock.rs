@@ -16,7 +16,8 @@ use landlock::{
 };
 use sandbox_core::Policy;
 
-use crate::error::LinuxError;
+use crate::elf::Kind;
+use crate::error::{LinuxError, LoaderProblem};
 
 /// The oldest Landlock ABI a launch accepts.
 pub const REQUIRED_ABI: i32 = 3;
@@ -78,30 +79,29 @@ pub struct Grants {
 }
 
 impl Grants {
-    /// The grants for `policy`: the dynamic loader of each program in the exec list joins the
-    /// exec list, since the kernel opens it as an executable too.
-    pub fn for_policy(policy: &Policy) -> Result<Self, LinuxError> {
+    /// The grants for `policy`, launched by `launcher`.
+    ///
+    /// A dynamically linked program needs execute on its loader, which the program's own header
+    /// names. The program is the program's to choose, so a loader is accepted only if the policy
+    /// already lets the program read it and it is a real loader (a native, position-independent
+    /// ELF file naming no loader of its own); it then gains execute and nothing else. The
+    /// launcher is the application's own executable, chosen by the application, so its loader
+    /// joins the exec list as the enforcement check needs.
+    pub fn for_policy(policy: &Policy, launcher: &Path) -> Result<Self, LinuxError> {
         let mut exec = policy.exec_paths().to_vec();
         for program in policy.exec_paths() {
-            if program.is_dir() {
+            if program.is_dir() || program == launcher {
                 continue;
             }
-            let interpreter =
-                crate::elf::interpreter(program).map_err(|source| LinuxError::Interpreter {
-                    program: program.clone(),
-                    source,
-                })?;
-            if let Some(interpreter) = interpreter {
-                let resolved =
-                    interpreter
-                        .canonicalize()
-                        .map_err(|source| LinuxError::Interpreter {
-                            program: program.clone(),
-                            source,
-                        })?;
-                if !exec.contains(&resolved) {
-                    exec.push(resolved);
+            if let Some(loader) = checked_loader(policy, program)? {
+                if !exec.contains(&loader) {
+                    exec.push(loader);
                 }
+            }
+        }
+        if let Some(loader) = loader_of(launcher)? {
+            if !exec.contains(&loader) {
+                exec.push(loader);
             }
         }
         Ok(Self {
@@ -109,6 +109,52 @@ impl Grants {
             exec,
             write: vec![PathBuf::from("/dev/null")],
         })
+    }
+}
+
+/// The canonical path of the loader `program` names, if it names one.
+fn loader_of(program: &Path) -> Result<Option<PathBuf>, LinuxError> {
+    let fail = |reason| LinuxError::Loader {
+        program: program.to_path_buf(),
+        reason,
+    };
+    let named = match crate::elf::read(program).map_err(|e| fail(LoaderProblem::Elf(e)))? {
+        Kind::Dynamic { interpreter } => interpreter,
+        Kind::NotElf | Kind::Static { .. } => return Ok(None),
+    };
+    if !named.is_absolute() {
+        return Err(fail(LoaderProblem::Relative { loader: named }));
+    }
+    let resolved = named.canonicalize().map_err(|source| {
+        fail(LoaderProblem::Missing {
+            loader: named.clone(),
+            source,
+        })
+    })?;
+    Ok(Some(resolved))
+}
+
+/// The loader of `program`, once it is known to be one the policy lets the program read.
+fn checked_loader(policy: &Policy, program: &Path) -> Result<Option<PathBuf>, LinuxError> {
+    let Some(loader) = loader_of(program)? else {
+        return Ok(None);
+    };
+    let fail = |reason| LinuxError::Loader {
+        program: program.to_path_buf(),
+        reason,
+    };
+    let is_file = std::fs::metadata(&loader).is_ok_and(|m| m.is_file());
+    if !is_file {
+        return Err(fail(LoaderProblem::NotAFile { loader }));
+    }
+    if !policy.covers(&loader) {
+        return Err(fail(LoaderProblem::Unreadable { loader }));
+    }
+    match crate::elf::read(&loader) {
+        Ok(Kind::Static {
+            position_independent: true,
+        }) => Ok(Some(loader)),
+        Ok(_) | Err(_) => Err(fail(LoaderProblem::NotALoader { loader })),
     }
 }
 

@@ -37,7 +37,7 @@ pub mod caps;
 #[cfg(target_os = "linux")]
 pub mod decisions;
 #[cfg(target_os = "linux")]
-mod elf;
+pub mod elf;
 #[cfg(target_os = "linux")]
 mod error;
 #[cfg(target_os = "linux")]
@@ -46,6 +46,8 @@ pub mod eval;
 pub mod filter;
 #[cfg(target_os = "linux")]
 pub mod landlock;
+#[cfg(target_os = "linux")]
+pub mod limits;
 #[cfg(target_os = "linux")]
 pub mod rules;
 #[cfg(target_os = "linux")]
@@ -56,4 +58,4 @@ pub mod syscalls;
 #[cfg(target_os = "linux")]
 pub use backend::LinuxBackend;
 #[cfg(target_os = "linux")]
-pub use error::LinuxError;
+pub use error::{LinuxError, LoaderProblem};

@@ -26,6 +26,7 @@ const MINUS_ONE: u64 = u64::MAX;
 const ALLOW: Action = Action::Allow;
 const EPERM: Action = Action::Errno(libc::EPERM as u16);
 const ENOSYS: Action = Action::Errno(libc::ENOSYS as u16);
+const PRETEND: Action = Action::Errno(0);
 
 const CLONE_THREAD_FLAGS: u64 = (libc::CLONE_VM
     | libc::CLONE_FS
@@ -140,6 +141,8 @@ const WITNESSES: &[Witness] = &[
     ("ioctl", &[0, 0x5421], ALLOW),      // FIONBIO
     ("ioctl", &[0, 0x5451], ALLOW),      // FIOCLEX
     ("ioctl", &[0, 0x802c_542a], ALLOW), // TCGETS2
+    ("ioctl", &[0, 0x6609], EPERM),      // EXT4_IOC_MIGRATE: no direction bits
+    ("ioctl", &[0, 0x8000_7a01], EPERM), // a read no allow-list entry names
     // fcntl.
     ("fcntl", &[0, 8, OTHER], EPERM), // F_SETOWN
     ("fcntl", &[0, 8, PID64], ALLOW),
@@ -151,6 +154,51 @@ const WITNESSES: &[Witness] = &[
     ("fcntl", &[0, 1024, 0], EPERM),    // F_SETLEASE
     ("fcntl", &[0, 3, 0], ALLOW),       // F_GETFL
     ("fcntl", &[0, 1030, 3], ALLOW),    // F_DUPFD_CLOEXEC
+    ("fcntl", &[0, 6, 0], PRETEND),     // F_SETLK: succeeds without locking
+    ("fcntl", &[0, 1026, 0], EPERM),    // F_NOTIFY
+    ("fcntl", &[0, 1036, 0], EPERM),    // F_SET_RW_HINT
+    // prctl: an allow-list, with two options narrowed further.
+    ("prctl", &[1, 0], EPERM),           // PR_SET_PDEATHSIG
+    ("prctl", &[36, 1], EPERM),          // PR_SET_CHILD_SUBREAPER
+    ("prctl", &[15, 0], ALLOW),          // PR_SET_NAME
+    ("prctl", &[47, 2], EPERM),          // PR_CAP_AMBIENT_RAISE
+    ("prctl", &[47, 1], ALLOW),          // PR_CAP_AMBIENT_IS_SET
+    ("prctl", &[0x5356_4d41, 1], EPERM), // PR_SET_VMA, not ANON_NAME
+    ("prctl", &[0x5356_4d41, 0], ALLOW), // PR_SET_VMA_ANON_NAME
+    // futex: waits, and private wakes and requeues.
+    ("futex", &[0, 4, 1], EPERM),    // FUTEX_CMP_REQUEUE, shared
+    ("futex", &[0, 0x84, 1], ALLOW), // FUTEX_CMP_REQUEUE_PRIVATE
+    ("futex", &[0, 0x86, 1], EPERM), // FUTEX_LOCK_PI_PRIVATE
+    ("futex", &[0, 0, 1], ALLOW),    // FUTEX_WAIT, shared
+    ("futex_wake", &[0, 0, 1, 2], EPERM),
+    ("futex_wake", &[0, 0, 1, 0x82], ALLOW),
+    ("madvise", &[0, 4096, 12], EPERM), // MADV_MERGEABLE
+    ("madvise", &[0, 4096, 4], ALLOW),  // MADV_DONTNEED
+    // Another process's clocks; the program's own.
+    ("clock_gettime", &[0xffff_fff7, 0], EPERM),
+    ("clock_gettime", &[0xffff_fffa, 0], ALLOW),
+    ("clock_getres", &[0x8000_0000, 0], EPERM),
+    ("clock_nanosleep", &[0xffff_ff00, 0], EPERM),
+    ("timer_create", &[0xffff_fff0, 0], EPERM),
+    ("timer_create", &[1, 0], ALLOW),
+    // The core-dump limit.
+    ("setrlimit", &[4, 0], EPERM),
+    ("setrlimit", &[7, 0], ALLOW),
+    ("prlimit64", &[0, 4, 0, 0], EPERM),
+    // Queries about other processes.
+    ("getpgid", &[OTHER], EPERM),
+    ("getpgid", &[0], ALLOW),
+    ("getsid", &[OTHER], EPERM),
+    ("getsid", &[PID64], ALLOW),
+    ("getpriority", &[0, OTHER], EPERM),
+    ("getpriority", &[0, 0], ALLOW),
+    ("ioprio_get", &[1, OTHER], EPERM),
+    ("sched_getaffinity", &[OTHER, 8, 0], EPERM),
+    ("sched_getaffinity", &[0, 8, 0], ALLOW),
+    ("sched_getscheduler", &[OTHER], EPERM),
+    ("sched_getparam", &[OTHER, 0], EPERM),
+    ("sched_getattr", &[OTHER, 0, 0, 0], EPERM),
+    ("sched_rr_get_interval", &[OTHER, 0], EPERM),
     // personality: only the query.
     ("personality", &[0xffff_ffff], ALLOW),
     ("personality", &[0xffff_ffff | HIGH], ALLOW),
@@ -202,6 +250,14 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> bool {
             low(arg.index) == command.value && holds(with, args, pid)
         }
         Condition::Except { arg, allowed } => low(arg.index) != allowed.value,
+        Condition::NoneOf { arg, allowed } => {
+            !allowed.iter().any(|p| p.command.value == low(arg.index))
+        }
+        Condition::InRange {
+            arg,
+            low: first,
+            high: last,
+        } => (first.value..=last.value).contains(&low(arg.index)),
     }
 }
 
@@ -218,6 +274,7 @@ fn meaning(arch: Arch, name: &str, args: &[u64; 6]) -> Action {
         .find(|r| holds(&r.when, args, PID))
         .map_or(ALLOW, |r| match r.action {
             sandbox_linux::rules::Action::Errno(e) => Action::Errno(e.value as u16),
+            sandbox_linux::rules::Action::Pretend => Action::Errno(0),
             sandbox_linux::rules::Action::KillProcess => Action::KillProcess,
         })
 }
@@ -320,6 +377,18 @@ fn interesting(condition: &Condition, index: u8, into: &mut Vec<u64>) {
             push(allowed.value);
             push(allowed.value.wrapping_add(1));
         }
+        Condition::NoneOf { arg, allowed } if arg.index == index => {
+            for p in allowed {
+                push(p.command.value);
+                push(p.command.value ^ 1);
+            }
+        }
+        Condition::InRange { arg, low, high } if arg.index == index => {
+            push(low.value);
+            push(low.value.wrapping_sub(1));
+            push(high.value);
+            push(high.value.wrapping_add(1));
+        }
         _ => {}
     }
 }
@@ -331,7 +400,9 @@ fn read_args(condition: &Condition, into: &mut Vec<u8>) {
         | Condition::AnyFlagSet { arg, .. }
         | Condition::OtherProcess { arg, .. }
         | Condition::Command { arg, .. }
-        | Condition::Except { arg, .. } => into.push(arg.index),
+        | Condition::Except { arg, .. }
+        | Condition::NoneOf { arg, .. }
+        | Condition::InRange { arg, .. } => into.push(arg.index),
         Condition::OtherProcessBy { which, who, .. } => into.extend([which.index, who.index]),
         Condition::CommandWith { arg, with, .. } => {
             into.push(arg.index);
@@ -428,42 +499,30 @@ fn terminal_ioctls_with_high_bits_are_still_refused() {
     }
 }
 
-/// `_IOC_WRITE` (bit 30) refuses; `_IOC_READ` (bit 31) alone does not; for commands no row
-/// names, in every combination, with and without high bits.
+/// A request the allow-list does not name is refused whatever its direction bits say, with and
+/// without high bits; an allowed one stays allowed with high bits (the kernel drops them).
 #[test]
 fn every_direction_of_an_ioctl_number() {
     const WRITE: u32 = 1 << 30;
     const READ: u32 = 1 << 31;
     for k in kernels() {
-        // Type 'z', number 1, sizes 0, 8 and 0x3fff: no row names any of these.
+        // Type 'z', number 1, sizes 0, 8 and 0x3fff: no allow-list entry names any of these.
         for base in [0x0000_7a01u32, 0x0008_7a01, 0x3fff_7a01] {
-            for (dir, expected) in [
-                (0, ALLOW),
-                (WRITE, EPERM),
-                (READ, ALLOW),
-                (READ | WRITE, EPERM),
-            ] {
+            for dir in [0, WRITE, READ, READ | WRITE] {
                 for high in [0, HIGH, ALL_HIGH] {
                     let cmd = u64::from(base | dir) | high;
                     assert_eq!(
                         k.answer("ioctl", &[3, cmd, 0]),
-                        expected,
+                        EPERM,
                         "{}: {cmd:#x}",
                         k.arch
                     );
                 }
             }
         }
-        // A refused command stays refused in every direction.
-        for dir in [0, WRITE, READ, READ | WRITE] {
-            let cmd = u64::from(io::TIOCSTI.value | dir);
-            let expected = if dir == 0 || dir & WRITE != 0 {
-                EPERM
-            } else {
-                // TIOCSTI | READ is another number, one no row names.
-                ALLOW
-            };
-            assert_eq!(k.answer("ioctl", &[3, cmd, 0]), expected, "{cmd:#x}");
+        for high in [0, HIGH, ALL_HIGH] {
+            let cmd = u64::from(io::TIOCGWINSZ.value) | high;
+            assert_eq!(k.answer("ioctl", &[3, cmd, 0]), ALLOW, "{cmd:#x}");
         }
     }
 }

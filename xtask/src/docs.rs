@@ -148,6 +148,30 @@ mod generate {
             )
             .expect("a String takes any write");
         }
+        // The allow-lists the table's `NoneOf` rows name, each entry with its reason.
+        for rule in RULES {
+            let (Some(name), Condition::NoneOf { arg, allowed }) =
+                (rule.calls.syscall(), rule.when)
+            else {
+                continue;
+            };
+            writeln!(
+                out,
+                "\nThe `{name}` allow-list: every other `{}` is refused.\n\n| `{}` | Value | Why it is allowed |\n|---|---|---|",
+                arg.name, arg.name
+            )
+            .expect("a String takes any write");
+            for permit in allowed {
+                writeln!(
+                    out,
+                    "| `{}` | `{:#x}` | {} |",
+                    cell(permit.command.name),
+                    permit.command.value,
+                    cell(permit.reason)
+                )
+                .expect("a String takes any write");
+            }
+        }
         out.push_str(
             "\nWhat these rows give every system call of x86_64 and aarch64, worked out from the \
              built programs, and what the filters cost the kernel on each call: \
