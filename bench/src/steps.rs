@@ -239,7 +239,7 @@ fn confine_step_by_step(
     clock.mark("single thread");
     landlock::usable_abi().map_err(|e| line(&e))?;
     clock.mark("Landlock ABI probe");
-    let grants = landlock::Grants::for_policy(&policy).map_err(|e| line(&e))?;
+    let grants = landlock::Grants::for_policy(&policy, &launcher).map_err(|e| line(&e))?;
     clock.mark("grants (ELF loaders)");
     let programs = filter::build(arch, std::process::id()).map_err(|e| line(&e))?;
     clock.mark("seccomp build");
@@ -247,6 +247,8 @@ fn confine_step_by_step(
         .map_err(|e| format!("PR_SET_PDEATHSIG: {e}"))?;
     let _parent = nix::unistd::getppid();
     clock.mark("parent-death signal");
+    sandbox_linux::limits::fix().map_err(|e| line(&e))?;
+    clock.mark("fixed limits");
     caps::drop_all().map_err(|e| line(&e))?;
     clock.mark("capabilities dropped");
     landlock::restrict(&grants).map_err(|e| line(&e))?;

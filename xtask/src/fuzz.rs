@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use crate::cmd::{self, Failed, Tally};
 
 /// The fuzz targets, as `fuzz/Cargo.toml` names them.
-pub const TARGETS: &[&str] = &["wire_decode", "policy_decode"];
+pub const TARGETS: &[&str] = &["wire_decode", "policy_decode", "elf_parse"];
 
 /// How long each target fuzzes in `cargo xtask ci`; the targets run at the same time.
 pub const CI_SECONDS: u64 = 30;
