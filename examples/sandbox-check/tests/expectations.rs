@@ -417,7 +417,11 @@ fn probe_args<'a>(sibling: &'a str, tree: &'a Tree) -> Vec<std::ffi::OsString> {
 #[test]
 fn every_expectation_holds_through_the_real_binary() {
     let tree = Tree::new("expect-confined");
-    let sibling = Sibling::start();
+    let files = ["inside/f", "inside/r", "inside/u", "outside/f"].map(|f| tree.scratch.0.join(f));
+    let before: Vec<_> = files.iter().map(|f| file_state(f)).collect();
+    let listing = || [tree.inside(), tree.outside()].map(|d| entries(&d));
+    let entries_before = listing();
+    let mut sibling = Sibling::start();
     let pty = nix::pty::openpty(None, None).unwrap();
     let mut command = sandbox_check();
     command
@@ -463,6 +467,10 @@ fn every_expectation_holds_through_the_real_binary() {
         "the sandbox does not meet the threat model:\n{}",
         wrong.join("\n")
     );
+    let after: Vec<_> = files.iter().map(|f| file_state(f)).collect();
+    assert_eq!(before, after, "a file changed");
+    assert_eq!(entries_before, listing(), "an entry appeared or vanished");
+    assert!(sibling.0.try_wait().unwrap().is_none(), "the sibling died");
 }
 
 #[test]

@@ -910,7 +910,12 @@ def drop_capabilities():
     prctl.restype = ctypes.c_int
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
                       ctypes.c_ulong]
-    could_set_pcap = prctl(23, 8, 0, 0, 0) == 1 and os.geteuid() == 0  # PR_CAPBSET_READ
+    def status():
+        return dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines()
+                    if ":\t" in line)
+    # As the launcher decides: without CAP_SETPCAP (an ordinary user) the bounding set and the
+    # securebits cannot change, and hold nothing the process could use.
+    could_set_pcap = int(status()["CapEff"], 16) & (1 << 8) != 0
     if could_set_pcap:
         for cap in range(last + 1):
             if prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
@@ -923,16 +928,15 @@ def drop_capabilities():
     call("capset", header, buffer(b"\0" * 24))
     if prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
         raise OSError(ctypes.get_errno(), "no_new_privs")
-    status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines()
-                  if ":\t" in line)
+    fields = status()
     for field in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp"]:
-        print(f"status {field}={status[field].strip()}", flush=True)
+        print(f"status {field}={fields[field].strip()}", flush=True)
     for field in ["CapInh", "CapPrm", "CapEff", "CapAmb"]:
-        if int(status[field], 16) != 0:
-            raise SystemExit(f"the control still holds {field} {status[field]}")
-    if could_set_pcap and int(status["CapBnd"], 16) != 0:
-        raise SystemExit(f"the control still holds CapBnd {status['CapBnd']}")
-    if status["Seccomp"].strip() != "0":
+        if int(fields[field], 16) != 0:
+            raise SystemExit(f"the control still holds {field} {fields[field]}")
+    if could_set_pcap and int(fields["CapBnd"], 16) != 0:
+        raise SystemExit(f"the control still holds CapBnd {fields['CapBnd']}")
+    if fields["Seccomp"].strip() != "0":
         raise SystemExit("the control runs under seccomp")
 
 
