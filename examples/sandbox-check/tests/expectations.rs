@@ -406,7 +406,7 @@ fn check_coverage(got: &BTreeMap<String, String>) -> Vec<String> {
     problems
 }
 
-fn probe_args<'a>(sibling: &'a str, tree: &'a Tree) -> Vec<std::ffi::OsString> {
+fn probe_args(sibling: &str, tree: &Tree) -> Vec<std::ffi::OsString> {
     vec![
         sibling.into(),
         tree.inside().into_os_string(),
