@@ -281,6 +281,15 @@ mod generate {
         line(w, "");
         line(
             w,
+            "A refused answer here is the filter's. For some calls the kernel refuses a process \
+             without capabilities on its own, before the filter matters; for those a test \
+             through the real binary cannot tell the filter's rule from the kernel's check. \
+             [expectations.md](expectations.md#probes-the-kernel-alone-refuses) lists them, as \
+             its control run found them; their rules stay, as defence in depth.",
+        );
+        line(w, "");
+        line(
+            w,
             "An answer is what the kernel does with a call: *allowed* (it runs), an error number \
              (it fails with that number and does nothing), or *killed* (the process dies of \
              `SIGSYS` before it runs). *By its arguments* means the refusal table's rows for it \
