@@ -1,0 +1,171 @@
+//! Saying what the sandbox refused a program: each refused file access with the right it
+//! needed, each refused system call with the row of the refusal table, the flags that would
+//! allow what a policy can allow, and what no policy allows.
+//!
+//! Opt-in per launch: [`Explainer::prepare`] the command from [`sandbox_core::launch_command`],
+//! spawn it, and [`Explainer::wait`] for it instead of `Child::wait`. A launch without it is
+//! unchanged and pays nothing.
+//!
+//! **How it sees.** The unconfined parent traces its own child with ptrace, which the kernel
+//! allows as root and as an unprivileged user alike (Yama's default scope lets a process trace
+//! its descendants, and the child asks for it). The child calls `PTRACE_TRACEME` just before it
+//! executes the launcher, so the kernel stops it there; the tracer then only lets it run until
+//! the launcher executes the program (`PTRACE_O_TRACEEXEC`), so the launcher's own enforcement
+//! check is not reported, and from there on stops every thread (`PTRACE_O_TRACECLONE`) at each
+//! system call's entry and exit (`PTRACE_GET_SYSCALL_INFO`, the same on x86_64 and aarch64).
+//! `PTRACE_O_EXITKILL` kills the program if the tracer dies. Tracing changes neither the
+//! launcher's parent (its parent check and parent-death signal still hold) nor anything the
+//! program gets: the tracer never writes a register, a result or the program's memory, and the
+//! policy, filters and enforcement check are the ones a launch without it has.
+//!
+//! The alternatives were weighed: Landlock's audit records (Linux 6.15+) need root and an audit
+//! daemon, and say nothing of seccomp; seccomp's `LOG` action or user notification would change
+//! the filters, which an explanation must not do. Tracing costs a stop per call, paid only with
+//! the option.
+//!
+//! **What counts as refused** is decided in [`attribute`]: a failed call whose answer the
+//! filters give for exactly those arguments (the evaluator runs them), or an `EACCES` on a path
+//! the launcher's Landlock grants do not cover with the right the call needed.
+
+mod attribute;
+mod files;
+mod report;
+mod sys;
+mod trace;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus};
+
+use nix::unistd::Pid;
+use sandbox_core::{Policy, PolicyError};
+
+pub use attribute::Refused;
+pub use files::{Access, Right};
+pub use report::{rule_line, CallRefusal, FileRefusal, Grant, Never, Report, Seen};
+
+use crate::eval::StackError;
+use crate::filter::{Arch, FilterError};
+use crate::landlock::Grants;
+use crate::LinuxError;
+
+/// Why a launch could not be explained.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExplainError {
+    /// There are no filters for this architecture.
+    #[error("there are seccomp filters for x86_64 and aarch64 only, not {arch}")]
+    Architecture {
+        /// The architecture, as Rust names it.
+        arch: &'static str,
+    },
+    /// This executable could not be found, so the launcher's own grant is unknown.
+    #[error("finding this executable")]
+    CurrentExe(#[source] std::io::Error),
+    /// The policy with the program and the launcher added was refused.
+    #[error("the policy")]
+    Policy(#[from] PolicyError),
+    /// The Landlock grants could not be worked out.
+    #[error("the Landlock grants")]
+    Grants(#[from] LinuxError),
+    /// The filters could not be built.
+    #[error("the seccomp filters")]
+    Filter(#[from] FilterError),
+    /// The evaluator refused the filters.
+    #[error("evaluating the seccomp filters")]
+    Stack(#[from] StackError),
+    /// A ptrace or wait request failed.
+    #[error("tracing the program")]
+    Trace(#[source] nix::Error),
+}
+
+/// Explains one launch.
+#[derive(Debug, Clone)]
+pub struct Explainer {
+    arch: Arch,
+    grants: Grants,
+}
+
+/// How the program ended, and what it was refused.
+#[derive(Debug)]
+pub struct Explained {
+    /// Its exit status, as `Child::wait` would have given it.
+    pub status: ExitStatus,
+    /// The report.
+    pub report: Report,
+}
+
+impl Explainer {
+    /// For a launch of `program` under `policy` by this executable: the grants are those the
+    /// launcher computes, the program and the launcher joining the exec list as they do there.
+    pub fn new(policy: &Policy, program: &Path) -> Result<Self, ExplainError> {
+        let arch = Arch::current().ok_or(ExplainError::Architecture {
+            arch: std::env::consts::ARCH,
+        })?;
+        let launcher = std::env::current_exe()
+            .and_then(|exe| exe.canonicalize())
+            .map_err(ExplainError::CurrentExe)?;
+        let policy = policy.clone().allow_exec(program)?.allow_exec(launcher)?;
+        let grants = Grants::for_policy(&policy)?;
+        Ok(Self { arch, grants })
+    }
+
+    /// Makes `command`, built by [`sandbox_core::launch_command`], ask to be traced as it
+    /// starts. Spawn it from the thread that will call [`Explainer::wait`].
+    pub fn prepare(&self, command: &mut Command) {
+        sys::trace_me_before_exec(command);
+    }
+
+    /// Follows `child`, spawned from a prepared command on this thread, to its end.
+    pub fn wait(&self, child: Child) -> Result<Explained, ExplainError> {
+        let pid = child.id();
+        let seccomp = attribute::Seccomp::new(self.arch, pid)?;
+        let mut collector = Collector {
+            seccomp,
+            grants: &self.grants,
+            report: Report::new(Seen::Everything),
+        };
+        let end =
+            trace::run(Pid::from_raw(pid as i32), &mut collector).map_err(ExplainError::Trace)?;
+        let mut report = collector.report;
+        report.seen = match (end.traced, end.reached_program) {
+            (false, _) => Seen::NotTraced,
+            (true, false) => Seen::NoProgram,
+            (true, true) => Seen::Everything,
+        };
+        Ok(Explained {
+            status: ExitStatus::from_raw(end.raw),
+            report,
+        })
+    }
+}
+
+struct Collector<'a> {
+    seccomp: attribute::Seccomp,
+    grants: &'a Grants,
+    report: Report,
+}
+
+impl trace::Observer for Collector<'_> {
+    fn failed(&mut self, tid: Pid, call: &trace::Entry, errno: i32) {
+        if let Some(refused) = self.seccomp.refused(call, Some(errno)) {
+            self.report.add_call(refused);
+            return;
+        }
+        if errno != libc::EACCES {
+            return;
+        }
+        let name = self.seccomp.name(call);
+        for access in files::accesses(tid, &name, &call.args) {
+            if !attribute::granted(self.grants, access.right, &access.resolved) {
+                self.report.add_file(access, &name);
+            }
+        }
+    }
+
+    fn killed(&mut self, _tid: Pid, call: &trace::Entry) {
+        if let Some(refused) = self.seccomp.refused(call, None) {
+            self.report.add_call(refused);
+        }
+    }
+}
