@@ -182,3 +182,68 @@ pub fn granted(grants: &Grants, right: Right, resolved: &std::path::Path) -> boo
         Right::Create | Right::Remove | Right::Ioctl => false,
     }
 }
+
+/// The credentials the kernel checks a thread's file accesses with: its file-system user and
+/// group, and its supplementary groups. The launcher drops every capability, so a confined root
+/// is checked like any other user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credentials {
+    uid: u32,
+    gid: u32,
+    groups: Vec<u32>,
+}
+
+impl Credentials {
+    /// Thread `tid`'s, from `/proc/TID/status`.
+    pub fn of(tid: nix::unistd::Pid) -> Option<Self> {
+        let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .map(|rest| {
+                    rest.split_whitespace()
+                        .filter_map(|n| n.parse::<u32>().ok())
+                        .collect::<Vec<u32>>()
+                })
+        };
+        // `Uid:` and `Gid:` list the real, effective, saved and file-system IDs.
+        let uid = *field("Uid:")?.get(3)?;
+        let gid = *field("Gid:")?.get(3)?;
+        let groups = field("Groups:").unwrap_or_default();
+        Some(Self { uid, gid, groups })
+    }
+
+    /// Whether the files' own permission bits (ACLs aside) let these credentials use `right` at
+    /// `resolved`: search on every folder above it, and read (read, list) or execute on it.
+    /// When they do not, the kernel refused before Landlock was asked, and no flag would help.
+    pub fn allow(&self, right: Right, resolved: &std::path::Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let permits = |path: &std::path::Path, bits: u32| {
+            let Ok(meta) = std::fs::metadata(path) else {
+                return true;
+            };
+            let mode = meta.mode();
+            let class = if meta.uid() == self.uid {
+                mode >> 6
+            } else if meta.gid() == self.gid || self.groups.contains(&meta.gid()) {
+                mode >> 3
+            } else {
+                mode
+            };
+            class & bits == bits
+        };
+        const READ: u32 = 4;
+        const SEARCH: u32 = 1;
+        let folders_searchable = resolved
+            .ancestors()
+            .skip(1)
+            .all(|folder| permits(folder, SEARCH));
+        folders_searchable
+            && match right {
+                Right::Read | Right::List => permits(resolved, READ),
+                Right::Execute => permits(resolved, SEARCH),
+                _ => true,
+            }
+    }
+}

@@ -157,7 +157,15 @@ impl trace::Observer for Collector<'_> {
         }
         let name = self.seccomp.name(call);
         for access in files::accesses(tid, &name, &call.args) {
-            if !attribute::granted(self.grants, access.right, &access.resolved) {
+            if attribute::granted(self.grants, access.right, &access.resolved) {
+                continue;
+            }
+            // Where the file's own permissions refuse it, a flag would not help; writing is
+            // never granted, so it is reported either way.
+            let by_permissions = access.right.grantable()
+                && attribute::Credentials::of(tid)
+                    .is_some_and(|c| !c.allow(access.right, &access.resolved));
+            if !by_permissions {
                 self.report.add_file(access, &name);
             }
         }

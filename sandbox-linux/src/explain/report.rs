@@ -183,11 +183,19 @@ impl Report {
                 continue;
             }
             let resolved = &file.access.resolved;
-            let (place, why) = match right {
-                Right::Ioctl => (resolved.as_path(), IOCTL),
-                _ => (resolved.parent().unwrap_or(resolved), WRITING),
+            let what = match right {
+                Right::Ioctl => format!("ioctl on {}", resolved.display()),
+                _ => format!(
+                    "{right} in {}",
+                    resolved.parent().unwrap_or(resolved).display()
+                ),
             };
-            push(format!("{right} in {}", place.display()), why.to_owned());
+            let why = if right == Right::Ioctl {
+                IOCTL
+            } else {
+                WRITING
+            };
+            push(what, why.to_owned());
         }
         for call in &self.calls {
             let reasons: Vec<&str> = call.refused.rules.iter().map(|r| r.reason).collect();
