@@ -247,3 +247,148 @@ impl Credentials {
             }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PID: u32 = 4242;
+    const CLONE_THREAD: u64 = libc::CLONE_THREAD as u64;
+    const CLONE_NEWUSER: u64 = libc::CLONE_NEWUSER as u64;
+
+    fn call(arch: Arch, name: &str, args: [u64; 6]) -> Entry {
+        Entry {
+            arch: arch.audit_value(),
+            instruction_pointer: 0,
+            nr: u64::from(arch.number(name).unwrap()),
+            args,
+        }
+    }
+
+    fn rows(refused: Option<Refused>) -> Vec<String> {
+        refused
+            .expect("refused")
+            .rules
+            .iter()
+            .map(|r| format!("{} when {}", r.calls, r.when))
+            .collect()
+    }
+
+    #[test]
+    fn the_row_is_the_one_whose_condition_the_arguments_meet() {
+        for arch in Arch::ALL {
+            let seccomp = Seccomp::new(arch, PID).unwrap();
+            let fork = call(arch, "clone", [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]);
+            assert_eq!(
+                rows(seccomp.refused(&fork, Some(libc::EPERM))),
+                ["`clone` when `flags` lacks `CLONE_THREAD`"]
+            );
+            let thread_in_namespace =
+                call(arch, "clone", [CLONE_THREAD | CLONE_NEWUSER, 0, 0, 0, 0, 0]);
+            let namespaces = rows(seccomp.refused(&thread_in_namespace, Some(libc::EPERM)));
+            assert_eq!(namespaces.len(), 1);
+            assert!(namespaces[0].starts_with("`clone` when `flags` has any of"));
+            let kill = call(arch, "kill", [1, 0, 0, 0, 0, 0]);
+            assert_eq!(
+                rows(seccomp.refused(&kill, Some(libc::EPERM))),
+                ["`kill` when `pid` is not the program's own process ID"]
+            );
+        }
+    }
+
+    #[test]
+    fn a_failure_the_filters_do_not_answer_is_not_theirs() {
+        for arch in Arch::ALL {
+            let seccomp = Seccomp::new(arch, PID).unwrap();
+            // A thread: allowed, so an EPERM (a limit reached) is the kernel's.
+            let thread = call(arch, "clone", [CLONE_THREAD, 0, 0, 0, 0, 0]);
+            assert_eq!(seccomp.refused(&thread, Some(libc::EPERM)), None);
+            // Its own process: allowed.
+            let kill = call(arch, "kill", [u64::from(PID), 0, 0, 0, 0, 0]);
+            assert_eq!(seccomp.refused(&kill, Some(libc::EPERM)), None);
+            // Refused, but with EPERM, not the EACCES the call got.
+            let socket = call(arch, "socket", [1, 2, 0, 0, 0, 0]);
+            assert_eq!(seccomp.refused(&socket, Some(libc::EACCES)), None);
+            assert!(seccomp.refused(&socket, Some(libc::EPERM)).is_some());
+        }
+    }
+
+    #[test]
+    fn numbers_without_a_name_and_other_architectures_have_their_rows() {
+        let seccomp = Seccomp::new(Arch::X86_64, PID).unwrap();
+        let unnamed = Entry {
+            arch: Arch::X86_64.audit_value(),
+            instruction_pointer: 0,
+            nr: 1000,
+            args: [0; 6],
+        };
+        let refused = seccomp.refused(&unnamed, Some(libc::ENOSYS)).unwrap();
+        assert_eq!(refused.name, "number 1000");
+        assert_eq!(refused.rules.len(), 1);
+        assert_eq!(refused.rules[0].calls, Calls::Unnamed);
+
+        let x32 = Entry {
+            nr: X32_SYSCALL_BIT | 1,
+            ..unnamed
+        };
+        let refused = seccomp.refused(&x32, Some(libc::EPERM)).unwrap();
+        assert_eq!(refused.rules[0].calls, Calls::X32);
+
+        let i386 = Entry {
+            arch: crate::eval::AUDIT_ARCH_I386,
+            nr: 1,
+            ..unnamed
+        };
+        assert_eq!(seccomp.refused(&i386, Some(libc::EPERM)), None);
+        let refused = seccomp.refused(&i386, None).unwrap();
+        assert_eq!(refused.answer, "killed");
+        assert_eq!(refused.rules[0].calls, Calls::ForeignArchitecture);
+    }
+
+    #[test]
+    fn the_grants_model_follows_the_launchers_rules() {
+        use std::path::{Path, PathBuf};
+        let grants = Grants {
+            read: vec![PathBuf::from("/usr"), PathBuf::from("/etc/ld.so.cache")],
+            exec: vec![PathBuf::from("/usr/bin/python3.11")],
+            write: vec![PathBuf::from("/dev/null")],
+        };
+        let yes = |right, path: &str| granted(&grants, right, Path::new(path));
+        assert!(yes(Right::Read, "/usr/lib/x"));
+        assert!(yes(Right::List, "/usr/lib"));
+        assert!(yes(Right::Read, "/etc/ld.so.cache"));
+        assert!(!yes(Right::Read, "/etc/passwd"));
+        assert!(!yes(Right::Read, "/usrx"));
+        assert!(yes(Right::Execute, "/usr/bin/python3.11"));
+        assert!(!yes(Right::Execute, "/usr/bin/env"));
+        assert!(yes(Right::Write, "/dev/null"));
+        assert!(!yes(Right::Write, "/usr/lib/x"));
+        assert!(!yes(Right::Create, "/usr/lib/x"));
+        assert!(!yes(Right::Ioctl, "/dev/null"));
+    }
+
+    #[test]
+    fn the_files_own_permissions_are_read_for_the_threads_credentials() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("sandbox-explain-dac-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f");
+        std::fs::write(&file, b"x").unwrap();
+        let me = Credentials::of(nix::unistd::getpid()).unwrap();
+        let stranger = Credentials {
+            uid: 4242,
+            gid: 4242,
+            groups: Vec::new(),
+        };
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(me.allow(Right::Read, &file));
+        assert!(!stranger.allow(Right::Read, &file));
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+        assert!(!me.allow(Right::Read, &file));
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o604)).unwrap();
+        assert!(stranger.allow(Right::Read, &file));
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(!stranger.allow(Right::Read, &file));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

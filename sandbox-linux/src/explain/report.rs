@@ -262,3 +262,61 @@ impl fmt::Display for Report {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(right: Right, path: &str) -> FileRefusal {
+        FileRefusal {
+            access: Access {
+                named: PathBuf::from(path),
+                resolved: PathBuf::from(path),
+                right,
+            },
+            call: "openat".to_owned(),
+            count: 1,
+        }
+    }
+
+    #[test]
+    fn grants_are_the_smallest_folders_that_cover_the_refusals() {
+        let mut report = Report::new(Seen::Everything);
+        report.files = vec![
+            refused(Right::Read, "/etc/ssl/openssl.cnf"),
+            refused(Right::Read, "/etc/ssl/certs/a.pem"),
+            refused(Right::Read, "/etc/passwd"),
+            refused(Right::Read, "/opt/tool/lib/x/libx.so"),
+            refused(Right::List, "/opt/tool/lib"),
+            refused(Right::Execute, "/opt/tool/bin/tool"),
+            refused(Right::Create, "/tmp/x"),
+        ];
+        assert_eq!(
+            report.grants(),
+            [
+                Grant::Read("/etc/passwd".into()),
+                Grant::Read("/etc/ssl".into()),
+                Grant::Read("/opt/tool/lib".into()),
+                Grant::Exec("/opt/tool/bin/tool".into()),
+            ]
+        );
+        assert_eq!(
+            report.never(),
+            [Never {
+                what: "create in /tmp".to_owned(),
+                why: WRITING.to_owned()
+            }]
+        );
+    }
+
+    #[test]
+    fn an_empty_report_says_so() {
+        assert_eq!(
+            Report::new(Seen::Everything).to_string(),
+            "explain: nothing was refused\n"
+        );
+        assert!(Report::new(Seen::NotTraced)
+            .to_string()
+            .starts_with("explain: nothing could be seen:"));
+    }
+}
