@@ -22,19 +22,18 @@ cfg_if::cfg_if! {
             run: &Run,
             policy: &Policy,
             program: &Path,
-            mut command: Command,
+            command: Command,
         ) -> Result<u8, String> {
             let explainer = Explainer::new(policy, program)
                 .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
-            explainer.prepare(&mut command);
             let signals = forwarded();
             signals
                 .thread_block()
                 .map_err(|e| format!("blocking signals to forward them: {e}"))?;
-            let child = command
-                .spawn()
-                .map_err(|e| format!("starting the launcher: {e}"))?;
-            let pid = Pid::from_raw(child.id() as i32);
+            let traced = explainer
+                .spawn(command)
+                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
+            let pid = Pid::from_raw(traced.id() as i32);
             std::thread::Builder::new()
                 .name("signals".into())
                 .spawn(move || {
@@ -44,8 +43,8 @@ cfg_if::cfg_if! {
                     }
                 })
                 .map_err(|e| format!("starting the signal thread: {e}"))?;
-            let explained = explainer
-                .wait(child)
+            let explained = traced
+                .wait()
                 .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
             let code = crate::run::exit_code(explained.status);
             let report = &explained.report;

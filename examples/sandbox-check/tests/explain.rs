@@ -182,6 +182,23 @@ fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
             !lines.iter().any(|l| l.starts_with("explain: suggested:")),
             "{lines:#?}"
         );
+
+        let output = explain(user, true, &START, &[PYTHON, "-I", "-S", "-c", code]);
+        let json = stderr_lines(&output);
+        assert!(
+            json.iter().any(|l| l
+                .starts_with(r#"{"explain":"file","right":"create","named":"/tmp/"#)
+                && l.ends_with(r#","call":"openat","count":1}"#)),
+            "{json:#?}"
+        );
+        assert!(
+            json.iter().any(|l| l.starts_with(r#"{"explain":"never","what":"create in /tmp","why":"a confined program writes no file"#)),
+            "{json:#?}"
+        );
+        assert!(json
+            .last()
+            .unwrap()
+            .starts_with(r#"{"explain":"summary","seen":"everything","files":"#));
     }
 }
 
@@ -330,5 +347,68 @@ attempt("write null", lambda: open("/dev/null", "w").write("x"))
         let plain = run(as_user(plain, user));
         assert_eq!(results(&plain), got);
         assert_eq!(String::from_utf8_lossy(&plain.stderr), "");
+    }
+}
+
+#[test]
+fn a_refused_launch_still_says_so_in_its_one_line() {
+    // The canary lies in the temporary folder, so a policy that reads it is refused by the
+    // launcher, after the parent built the command.
+    let temp = std::env::temp_dir().canonicalize().unwrap();
+    let temp = temp.to_str().unwrap();
+    for user in users() {
+        let output = explain(user, false, &[temp], &["/usr/bin/true"]);
+        assert_eq!(output.status.code(), Some(97), "{output:?}");
+        let lines = stderr_lines(&output);
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(
+            lines[0].starts_with("sandbox: refused: the canary ")
+                && lines[0]
+                    .ends_with(" lies inside the policy; it must be outside every allowed path"),
+            "{lines:#?}"
+        );
+        assert_eq!(
+            lines[1],
+            "explain: the launcher ended before it started the program, so there was nothing to \
+             see; its `sandbox: refused:` line says why"
+        );
+    }
+}
+
+#[test]
+fn signals_still_reach_the_program() {
+    use std::io::{BufRead, BufReader};
+    let code = "import time; print('up', flush=True); time.sleep(600)";
+    for user in users() {
+        let mut command = sandbox_check();
+        command.arg("--explain");
+        for path in START {
+            command.arg("--read").arg(path);
+        }
+        command.args(["--", PYTHON, "-I", "-S", "-c", code]);
+        let mut child = as_user(command, user)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line, "up\n");
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(child.id() as i32),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(128 + 15), "{output:?}");
+        assert_eq!(
+            stderr_lines(&output),
+            [
+                "sandbox-check: the program or its launcher was killed by signal 15 (SIGTERM)",
+                "explain: nothing was refused"
+            ]
+        );
     }
 }

@@ -2,9 +2,9 @@
 //! needed, each refused system call with the row of the refusal table, the flags that would
 //! allow what a policy can allow, and what no policy allows.
 //!
-//! Opt-in per launch: [`Explainer::prepare`] the command from [`sandbox_core::launch_command`],
-//! spawn it, and [`Explainer::wait`] for it instead of `Child::wait`. A launch without it is
-//! unchanged and pays nothing.
+//! Opt-in per launch: [`Explainer::spawn`] the command from [`sandbox_core::launch_command`]
+//! instead of `Command::spawn`, and [`Traced::wait`] for it. A launch without it is unchanged
+//! and pays nothing.
 //!
 //! **How it sees.** The unconfined parent traces its own child with ptrace, which the kernel
 //! allows as root and as an unprivileged user alike (Yama's default scope lets a process trace
@@ -35,7 +35,7 @@ mod trace;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Command, ExitStatus};
 
 use nix::unistd::Pid;
 use sandbox_core::{Policy, PolicyError};
@@ -77,6 +77,12 @@ pub enum ExplainError {
     /// A ptrace or wait request failed.
     #[error("tracing the program")]
     Trace(#[source] nix::Error),
+    /// The launcher or the tracing thread could not be started.
+    #[error("starting the launcher")]
+    Spawn(#[source] std::io::Error),
+    /// The tracing thread ended without an answer (it panicked).
+    #[error("the tracing thread ended without an answer")]
+    Gone,
 }
 
 /// Explains one launch.
@@ -110,15 +116,41 @@ impl Explainer {
         Ok(Self { arch, grants })
     }
 
-    /// Makes `command`, built by [`sandbox_core::launch_command`], ask to be traced as it
-    /// starts. Spawn it from the thread that will call [`Explainer::wait`].
-    pub fn prepare(&self, command: &mut Command) {
-        sys::trace_me_before_exec(command);
+    /// Spawns `command`, built by [`sandbox_core::launch_command`], traced.
+    ///
+    /// A thread of its own spawns it and traces it: the kernel takes ptrace requests only from
+    /// the thread that spawned a tracee, the program dies when that thread exits (as with any
+    /// launch), and that thread waits for its own child alone, so no other child of the
+    /// application is reaped behind its back.
+    pub fn spawn(&self, mut command: Command) -> Result<Traced, ExplainError> {
+        sys::trace_me_before_exec(&mut command);
+        let explainer = self.clone();
+        let (started, pid) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("explain".into())
+            .spawn(move || {
+                let child = match command.spawn() {
+                    Ok(child) => child,
+                    Err(e) => {
+                        let _ = started.send(Err(e));
+                        return Err(ExplainError::Gone);
+                    }
+                };
+                let _ = started.send(Ok(child.id()));
+                explainer.follow(child.id())
+            })
+            .map_err(ExplainError::Spawn)?;
+        match pid.recv() {
+            Ok(Ok(pid)) => Ok(Traced { pid, thread }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(ExplainError::Spawn(e))
+            }
+            Err(_) => Err(ExplainError::Gone),
+        }
     }
 
-    /// Follows `child`, spawned from a prepared command on this thread, to its end.
-    pub fn wait(&self, child: Child) -> Result<Explained, ExplainError> {
-        let pid = child.id();
+    fn follow(&self, pid: u32) -> Result<Explained, ExplainError> {
         let seccomp = attribute::Seccomp::new(self.arch, pid)?;
         let mut collector = Collector {
             seccomp,
@@ -137,6 +169,25 @@ impl Explainer {
             status: ExitStatus::from_raw(end.raw),
             report,
         })
+    }
+}
+
+/// A launch being traced.
+#[derive(Debug)]
+pub struct Traced {
+    pid: u32,
+    thread: std::thread::JoinHandle<Result<Explained, ExplainError>>,
+}
+
+impl Traced {
+    /// The launcher's process ID, which becomes the program's: the one to pass signals on to.
+    pub fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// Waits for the program to end, and returns how it ended and what it was refused.
+    pub fn wait(self) -> Result<Explained, ExplainError> {
+        self.thread.join().map_err(|_| ExplainError::Gone)?
     }
 }
 

@@ -157,6 +157,13 @@ impl Report {
                 }
             })
             .collect();
+        // A name with control characters (an escape sequence for the terminal) or that is not
+        // UTF-8 is listed, escaped, but never put into a command line to copy.
+        grants.retain(|g| {
+            g.path()
+                .to_str()
+                .is_some_and(|text| !text.chars().any(char::is_control))
+        });
         grants.sort();
         grants.dedup();
         let all = grants.clone();
@@ -184,10 +191,10 @@ impl Report {
             }
             let resolved = &file.access.resolved;
             let what = match right {
-                Right::Ioctl => format!("ioctl on {}", resolved.display()),
+                Right::Ioctl => format!("ioctl on {}", shown(resolved)),
                 _ => format!(
                     "{right} in {}",
-                    resolved.parent().unwrap_or(resolved).display()
+                    shown(resolved.parent().unwrap_or(resolved))
                 ),
             };
             let why = if right == Right::Ioctl {
@@ -206,6 +213,20 @@ impl Report {
         }
         never
     }
+}
+
+/// `path` for a terminal: what the program named is its choice, so control characters (which
+/// could move the cursor or rewrite earlier lines) are shown as `\xNN`.
+pub fn shown(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\x{:02x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A rule as one line: `` `clone` when `flags` lacks `CLONE_THREAD` ``.
@@ -232,9 +253,9 @@ impl fmt::Display for Report {
         }
         for file in &self.files {
             let a = &file.access;
-            write!(f, "explain: refused {} of {}", a.right, a.named.display())?;
+            write!(f, "explain: refused {} of {}", a.right, shown(&a.named))?;
             if a.resolved != a.named {
-                write!(f, " (resolved: {})", a.resolved.display())?;
+                write!(f, " (resolved: {})", shown(&a.resolved))?;
             }
             writeln!(f, " by {}, {} time(s)", file.call, file.count)?;
         }
@@ -306,6 +327,17 @@ mod tests {
                 what: "create in /tmp".to_owned(),
                 why: WRITING.to_owned()
             }]
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_never_suggested() {
+        let mut report = Report::new(Seen::Everything);
+        report.files = vec![refused(Right::Read, "/opt/a\x1b[2Jb/c")];
+        assert_eq!(report.grants(), []);
+        assert_eq!(
+            report.to_string(),
+            "explain: refused read of /opt/a\\x1b[2Jb/c by openat, 1 time(s)\n"
         );
     }
 

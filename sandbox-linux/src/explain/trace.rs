@@ -61,7 +61,8 @@ fn raw_signal(signal: Signal, core: bool) -> i32 {
 /// Traces `main`, the launcher child spawned with [`sys::trace_me_before_exec`], until it ends.
 ///
 /// Must run on the thread that spawned it: the kernel takes ptrace requests from the tracer
-/// thread only.
+/// thread only. It waits for that thread's children and tracees alone (`__WNOTHREAD`), so it
+/// reaps nothing another thread started.
 pub fn run(main: Pid, observer: &mut dyn Observer) -> nix::Result<End> {
     let mut end = End {
         raw: 0,
@@ -69,7 +70,8 @@ pub fn run(main: Pid, observer: &mut dyn Observer) -> nix::Result<End> {
         reached_program: false,
     };
     // The child stops with SIGTRAP after executing the launcher, if it is traced at all.
-    match waitpid(main, Some(WaitPidFlag::__WALL))? {
+    let flags = Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD);
+    match waitpid(main, flags)? {
         WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
         WaitStatus::Exited(_, code) => {
             end.raw = raw_exit(code);
@@ -100,7 +102,7 @@ pub fn run(main: Pid, observer: &mut dyn Observer) -> nix::Result<End> {
         started: HashSet::from([main]),
     };
     loop {
-        let status = match waitpid(None::<Pid>, Some(WaitPidFlag::__WALL)) {
+        let status = match waitpid(None::<Pid>, flags) {
             Ok(status) => status,
             Err(Errno::EINTR) => continue,
             Err(e) => return Err(e),
