@@ -2,7 +2,6 @@
 //! prints what the sandbox refused it and the command line that would allow what a policy can
 //! allow.
 
-use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
 
@@ -12,6 +11,8 @@ use crate::cli::Run;
 
 cfg_if::cfg_if! {
     if #[cfg(target_os = "linux")] {
+        use std::ffi::OsString;
+
         use nix::sys::signal::{kill, SigSet, Signal};
         use nix::unistd::Pid;
         use sandbox_linux::explain::{Explainer, Report, Seen};
@@ -173,14 +174,16 @@ cfg_if::cfg_if! {
             }
         }
     } else {
-        /// Tracing the program needs ptrace, which only the Linux backend uses.
+        /// Tracing the program needs ptrace, which only the Linux backend uses; the launch is
+        /// refused rather than run without the report that was asked for.
         pub fn launch(
-            _run: &Run,
+            run: &Run,
             _policy: &Policy,
             _program: &Path,
             _command: Command,
         ) -> Result<u8, String> {
-            Err("--explain exists on Linux only".to_owned())
+            let format = if run.json { "--json " } else { "" };
+            Err(format!("--explain {format}exists on Linux only"))
         }
     }
 }
