@@ -63,6 +63,9 @@ struct SyscallInfo {
     data: [u8; 64],
 }
 
+/// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3), which libc defines for glibc only.
+const PTRACE_GET_SYSCALL_INFO: u32 = 0x420e;
+
 /// Reads what the syscall stop of the stopped tracee `pid` reports.
 ///
 /// Not `nix::sys::ptrace::syscall_info`: nix 0.30 passes a size of 0, so the kernel copies
@@ -81,7 +84,8 @@ pub fn syscall_stop(pid: Pid) -> nix::Result<SyscallStop> {
     // the call; it reads nothing from this process.
     let result = unsafe {
         libc::ptrace(
-            libc::PTRACE_GET_SYSCALL_INFO,
+            // glibc takes the request as unsigned, musl as signed.
+            PTRACE_GET_SYSCALL_INFO as _,
             pid.as_raw(),
             std::mem::size_of::<SyscallInfo>(),
             &mut info as *mut SyscallInfo,
