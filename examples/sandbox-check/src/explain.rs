@@ -149,6 +149,7 @@ cfg_if::cfg_if! {
                 Seen::Everything => "everything",
                 Seen::NotTraced => "nothing: not traced",
                 Seen::NoProgram => "nothing: the program never started",
+                Seen::NotEveryCall => "not every call",
                 _ => "unknown",
             };
             lines.push(format!(

@@ -160,10 +160,11 @@ impl Explainer {
         let end =
             trace::run(Pid::from_raw(pid as i32), &mut collector).map_err(ExplainError::Trace)?;
         let mut report = collector.report;
-        report.seen = match (end.traced, end.reached_program) {
-            (false, _) => Seen::NotTraced,
-            (true, false) => Seen::NoProgram,
-            (true, true) => Seen::Everything,
+        report.seen = match (end.traced, end.reached_program, end.blind) {
+            (false, _, _) => Seen::NotTraced,
+            (true, false, _) => Seen::NoProgram,
+            (true, true, true) => Seen::NotEveryCall,
+            (true, true, false) => Seen::Everything,
         };
         Ok(Explained {
             status: ExitStatus::from_raw(end.raw),
@@ -225,6 +226,43 @@ impl trace::Observer for Collector<'_> {
     fn killed(&mut self, _tid: Pid, call: &trace::Entry) {
         if let Some(refused) = self.seccomp.refused(call, None) {
             self.report.add_call(refused);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The tracer observes only: no request that writes a register, the tracee's memory (its
+    /// `/proc/PID/mem` is opened read-only) or a signal's data, and no request that skips or
+    /// emulates a call, appears in its source.
+    #[test]
+    fn the_tracer_makes_no_request_that_changes_the_program() {
+        let sources = [
+            include_str!("trace.rs"),
+            include_str!("sys.rs"),
+            include_str!("files.rs"),
+        ];
+        for source in sources {
+            let code: String = source
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for forbidden in [
+                "setregs",
+                "setregset",
+                "write_user",
+                "ptrace::write",
+                "setsiginfo",
+                "sysemu",
+                "POKE",
+                "SETREGS",
+                "SET_SYSCALL",
+                "process_vm_writev",
+                "OpenOptions",
+            ] {
+                assert!(!code.contains(forbidden), "the tracer uses {forbidden}");
+            }
         }
     }
 }

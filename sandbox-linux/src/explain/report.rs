@@ -79,6 +79,9 @@ pub enum Seen {
     /// The launcher ended before it executed the program (a refused launch): there were no
     /// calls of the program to see.
     NoProgram,
+    /// The program was traced, but the kernel did not describe some of its system calls
+    /// (`PTRACE_GET_SYSCALL_INFO`, Linux 5.3+): those may be missing from the report.
+    NotEveryCall,
 }
 
 /// What the sandbox refused a program, with what would allow it.
@@ -247,6 +250,11 @@ impl fmt::Display for Report {
                 f,
                 "explain: the launcher ended before it started the program, so there was nothing \
                  to see; its `sandbox: refused:` line says why"
+            )?,
+            Seen::NotEveryCall => writeln!(
+                f,
+                "explain: some system calls could not be read (PTRACE_GET_SYSCALL_INFO failed), \
+                 so what they were refused is missing below"
             )?,
             Seen::Everything if self.is_empty() => writeln!(f, "explain: nothing was refused")?,
             Seen::Everything => {}

@@ -48,6 +48,9 @@ pub struct End {
     pub traced: bool,
     /// Whether the launcher executed the program, so its calls were seen.
     pub reached_program: bool,
+    /// Whether the kernel failed to describe some system call stop (`PTRACE_GET_SYSCALL_INFO`),
+    /// so calls may be missing from the report.
+    pub blind: bool,
 }
 
 fn raw_exit(code: i32) -> i32 {
@@ -68,6 +71,7 @@ pub fn run(main: Pid, observer: &mut dyn Observer) -> nix::Result<End> {
         raw: 0,
         traced: true,
         reached_program: false,
+        blind: false,
     };
     // The child stops with SIGTRAP after executing the launcher, if it is traced at all.
     let flags = Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD);
@@ -172,7 +176,10 @@ pub fn run(main: Pid, observer: &mut dyn Observer) -> nix::Result<End> {
                                 }
                             }
                         }
-                        Ok(SyscallStop::Other) | Err(_) => {}
+                        Ok(SyscallStop::Other) => {}
+                        // The thread vanished (killed meanwhile): nothing to see.
+                        Err(Errno::ESRCH) => {}
+                        Err(_) => end.blind = true,
                     }
                 }
                 state.resume(pid, None);
