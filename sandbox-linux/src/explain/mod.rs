@@ -23,9 +23,10 @@
 //! the filters, which an explanation must not do. Tracing costs a stop per call, paid only with
 //! the option.
 //!
-//! **What counts as refused** is decided in [`attribute`]: a failed call whose answer the
-//! filters give for exactly those arguments (the evaluator runs them), or an `EACCES` on a path
-//! the launcher's Landlock grants do not cover with the right the call needed.
+//! **What counts as refused** is decided in the `attribute` module: a failed call whose answer
+//! the filters give for exactly those arguments (the evaluator runs them), or an `EACCES` on a
+//! path the launcher's Landlock grants do not cover with the right the call needed, unless the
+//! file's own permission bits refuse the program's user.
 
 mod attribute;
 mod files;
