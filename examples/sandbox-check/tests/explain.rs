@@ -271,6 +271,7 @@ attempt("list", lambda: os.listdir("/etc"))
 attempt("create", lambda: os.open(d + "/new", os.O_WRONLY | os.O_CREAT, 0o600))
 attempt("mkdir", lambda: os.mkdir(d + "/dir"))
 attempt("unlink", lambda: os.unlink(d + "/victim"))
+attempt("exec", lambda: os.execv("/usr/bin/env", ["env"]))
 import socket
 attempt("socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))
 attempt("kill init", lambda: os.kill(1, 0))
@@ -299,6 +300,7 @@ attempt("write null", lambda: open("/dev/null", "w").write("x"))
                 ("create", "EACCES"),
                 ("mkdir", "EACCES"),
                 ("unlink", "EACCES"),
+                ("exec", "EACCES"),
                 ("socket", "EPERM"),
                 ("kill init", "EPERM"),
                 ("setpriority", "EPERM"),
@@ -317,6 +319,7 @@ attempt("write null", lambda: open("/dev/null", "w").write("x"))
             ("create", format!("{dir}/new")),
             ("create", format!("{dir}/dir")),
             ("remove", format!("{dir}/victim")),
+            ("execute", "/usr/bin/env".to_owned()),
             // Python asks whether a file it opens for writing is a terminal (`TCGETS`), and
             // Landlock refuses every device ioctl: a refusal, though the write then works.
             ("ioctl", "/dev/null".to_owned()),
@@ -328,6 +331,10 @@ attempt("write null", lambda: open("/dev/null", "w").write("x"))
         let expected_calls: BTreeSet<_> =
             [rule("socket"), rule("kill"), rule("setpriority")].into();
         assert_eq!(calls(&lines), expected_calls, "{lines:#?}");
+        assert!(
+            lines.contains(&"explain: a policy can allow: --exec /usr/bin/env".to_owned()),
+            "{lines:#?}"
+        );
         for once in ["kill", "setpriority"] {
             assert!(
                 lines
