@@ -13,7 +13,10 @@
 //! the launcher executes the program (`PTRACE_O_TRACEEXEC`), so the launcher's own enforcement
 //! check is not reported, and from there on stops every thread (`PTRACE_O_TRACECLONE`) at each
 //! system call's entry and exit (`PTRACE_GET_SYSCALL_INFO`, the same on x86_64 and aarch64).
-//! `PTRACE_O_EXITKILL` kills the program if the tracer dies. Tracing changes neither the
+//! `PTRACE_O_EXITKILL` kills the program if the tracer dies. The child asks, rather than the
+//! parent seizing it, because `Command::spawn` returns only once the launcher is running: a
+//! `PTRACE_SEIZE` then would race with the launcher's own `exec` of the program, and could miss
+//! it. Tracing changes neither the
 //! launcher's parent (its parent check and parent-death signal still hold) nor anything the
 //! program gets: the tracer never writes a register, a result or the program's memory, and the
 //! policy, filters and enforcement check are the ones a launch without it has.
