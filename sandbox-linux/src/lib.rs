@@ -43,6 +43,8 @@ mod error;
 #[cfg(target_os = "linux")]
 pub mod eval;
 #[cfg(target_os = "linux")]
+pub mod explain;
+#[cfg(target_os = "linux")]
 pub mod filter;
 #[cfg(target_os = "linux")]
 pub mod landlock;

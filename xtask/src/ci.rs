@@ -18,18 +18,26 @@ pub fn add_targets() -> Result<(), Failed> {
     cmd::run(&mut Tally::default(), "rustup", &args, &[])
 }
 
-/// Installs Debian's `python3` where it is missing: the integration tests confine
-/// `/usr/bin/python3`, and a test that quietly skipped without it would prove nothing.
+/// Installs Debian's `python3` and `nodejs` where they are missing: the integration tests
+/// confine `/usr/bin/python3`, and `--explain`'s test `/usr/bin/node`; a test that quietly
+/// skipped without them would prove nothing.
 pub fn ensure_python() -> Result<(), Failed> {
-    if std::path::Path::new("/usr/bin/python3").exists() || !cfg!(target_os = "linux") {
+    let missing: Vec<&str> = [("/usr/bin/python3", "python3"), ("/usr/bin/node", "nodejs")]
+        .into_iter()
+        .filter(|(path, _)| !std::path::Path::new(path).exists())
+        .map(|(_, package)| package)
+        .collect();
+    if missing.is_empty() || !cfg!(target_os = "linux") {
         return Ok(());
     }
     let mut tally = Tally::default();
     cmd::run(&mut tally, "apt-get", &["update"], &[])?;
+    let mut args = vec!["install", "-y"];
+    args.extend(missing);
     cmd::run(
         &mut tally,
         "apt-get",
-        &["install", "-y", "python3"],
+        &args,
         &[("DEBIAN_FRONTEND", "noninteractive")],
     )
 }

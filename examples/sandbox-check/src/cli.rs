@@ -38,6 +38,11 @@ pub struct Cli {
     #[arg(long = "exec", value_name = "PATH")]
     exec: Vec<PathBuf>,
 
+    /// After the program ends, report on standard error what the sandbox refused it and which
+    /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
+    #[arg(long, requires = "program")]
+    explain: bool,
+
     /// Print the seccomp programs a launch would install (Linux).
     #[arg(long, conflicts_with_all = ["json", "program"])]
     print_filters: bool,
@@ -75,6 +80,10 @@ pub struct Run {
     pub exec: Vec<PathBuf>,
     /// The program and its arguments.
     pub program: Vec<OsString>,
+    /// Report what was refused, as JSON lines when `json`.
+    pub explain: bool,
+    /// Whether to print JSON.
+    pub json: bool,
 }
 
 /// What was asked for.
@@ -117,6 +126,8 @@ impl Cli {
             read: self.read,
             exec: self.exec,
             program: self.program,
+            explain: self.explain,
+            json: self.json,
         })
     }
 }

@@ -8,6 +8,7 @@
 
 mod backend;
 mod cli;
+mod explain;
 mod json;
 mod run;
 mod selftest;

@@ -42,6 +42,9 @@ fn launch(backend: &dyn Backend, run: &Run) -> Result<u8, String> {
     let canary = Canary::create().map_err(|e| line(&e))?;
     let mut command = sandbox_core::launch_command(backend, &policy, &canary, &program, args)
         .map_err(|e| line(&e))?;
+    if run.explain {
+        return crate::explain::launch(run, &policy, &program, command);
+    }
     #[cfg(unix)]
     crate::signals::block().map_err(|e| format!("blocking signals to forward them: {e}"))?;
     let child = command
@@ -72,7 +75,7 @@ fn resolve(program: &OsString) -> Option<PathBuf> {
 
 /// The program's status as this process's exit code; a death by signal is also said on standard
 /// error, since the launcher and the program are one process and a signal can end either.
-fn exit_code(status: std::process::ExitStatus) -> u8 {
+pub(crate) fn exit_code(status: std::process::ExitStatus) -> u8 {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;

@@ -1,0 +1,190 @@
+//! `--explain`: runs the program as a plain run does, traced by `sandbox_linux::explain`, then
+//! prints what the sandbox refused it and the command line that would allow what a policy can
+//! allow.
+
+use std::path::Path;
+use std::process::Command;
+
+use sandbox_core::Policy;
+
+use crate::cli::Run;
+
+cfg_if::cfg_if! {
+    if #[cfg(target_os = "linux")] {
+        use std::ffi::OsString;
+
+        use nix::sys::signal::{kill, SigSet, Signal};
+        use nix::unistd::Pid;
+        use sandbox_linux::explain::{Explainer, Report, Seen};
+
+        /// Spawns `command` (the launch of `run`, under `policy`, of `program`) traced, passes
+        /// on the signals a plain run passes on, and prints the report once it has ended.
+        pub fn launch(
+            run: &Run,
+            policy: &Policy,
+            program: &Path,
+            command: Command,
+        ) -> Result<u8, String> {
+            let explainer = Explainer::new(policy, program)
+                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
+            let signals = forwarded();
+            signals
+                .thread_block()
+                .map_err(|e| format!("blocking signals to forward them: {e}"))?;
+            let traced = explainer
+                .spawn(command)
+                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
+            let pid = Pid::from_raw(traced.id() as i32);
+            std::thread::Builder::new()
+                .name("signals".into())
+                .spawn(move || {
+                    while let Ok(signal) = signals.wait() {
+                        // The program may have ended already; nothing else to do then.
+                        let _ = kill(pid, signal);
+                    }
+                })
+                .map_err(|e| format!("starting the signal thread: {e}"))?;
+            let explained = traced
+                .wait()
+                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
+            let code = crate::run::exit_code(explained.status);
+            let report = &explained.report;
+            if run.json {
+                for line in json_lines(run, report) {
+                    eprintln!("{line}");
+                }
+            } else {
+                eprint!("{report}");
+                if let Some(argv) = suggested(run, report) {
+                    let words: Vec<String> = argv.iter().map(quote).collect();
+                    eprintln!("explain: suggested: {}", words.join(" "));
+                }
+            }
+            Ok(code)
+        }
+
+        fn forwarded() -> SigSet {
+            let mut set = SigSet::empty();
+            for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+                set.add(signal);
+            }
+            set
+        }
+
+        /// The command line with the flags the report suggests added, or `None` when it suggests
+        /// none.
+        fn suggested(run: &Run, report: &Report) -> Option<Vec<OsString>> {
+            let grants = report.grants();
+            if grants.is_empty() {
+                return None;
+            }
+            let mut argv: Vec<OsString> = vec!["sandbox-check".into()];
+            for path in &run.read {
+                argv.extend(["--read".into(), path.clone().into_os_string()]);
+            }
+            for path in &run.exec {
+                argv.extend(["--exec".into(), path.clone().into_os_string()]);
+            }
+            for grant in grants {
+                argv.extend([grant.flag().into(), grant.path().as_os_str().to_owned()]);
+            }
+            argv.push("--".into());
+            argv.extend(run.program.iter().cloned());
+            Some(argv)
+        }
+
+        fn json_lines(run: &Run, report: &Report) -> Vec<String> {
+            use crate::json::string;
+            let path = |p: &Path| string(&p.to_string_lossy());
+            let mut lines = Vec::new();
+            for file in &report.files {
+                let a = &file.access;
+                lines.push(format!(
+                    "{{\"explain\":\"file\",\"right\":{},\"named\":{},\"resolved\":{},\"call\":{},\"count\":{}}}",
+                    string(a.right.name()),
+                    path(&a.named),
+                    path(&a.resolved),
+                    string(&file.call),
+                    file.count
+                ));
+            }
+            for call in &report.calls {
+                let list = |items: Vec<String>| {
+                    let quoted: Vec<String> = items.iter().map(|i| string(i)).collect();
+                    format!("[{}]", quoted.join(","))
+                };
+                let rules = call.refused.rules.iter();
+                lines.push(format!(
+                    "{{\"explain\":\"call\",\"call\":{},\"answer\":{},\"rules\":{},\"reasons\":{},\"count\":{}}}",
+                    string(&call.refused.name),
+                    string(&call.refused.answer),
+                    list(rules.clone().map(|r| sandbox_linux::explain::rule_line(r)).collect()),
+                    list(rules.map(|r| r.reason.to_owned()).collect()),
+                    call.count
+                ));
+            }
+            for grant in report.grants() {
+                lines.push(format!(
+                    "{{\"explain\":\"allow\",\"flag\":{},\"path\":{}}}",
+                    string(grant.flag()),
+                    path(grant.path())
+                ));
+            }
+            for never in report.never() {
+                lines.push(format!(
+                    "{{\"explain\":\"never\",\"what\":{},\"why\":{}}}",
+                    string(&never.what),
+                    string(&never.why)
+                ));
+            }
+            if let Some(argv) = suggested(run, report) {
+                let words: Vec<String> =
+                    argv.iter().map(|a| string(&a.to_string_lossy())).collect();
+                lines.push(format!(
+                    "{{\"explain\":\"suggested\",\"argv\":[{}]}}",
+                    words.join(",")
+                ));
+            }
+            let seen = match report.seen {
+                Seen::Everything => "everything",
+                Seen::NotTraced => "nothing: not traced",
+                Seen::NoProgram => "nothing: the program never started",
+                Seen::NotEveryCall => "not every call",
+                _ => "unknown",
+            };
+            lines.push(format!(
+                "{{\"explain\":\"summary\",\"seen\":{},\"files\":{},\"calls\":{}}}",
+                string(seen),
+                report.files.len(),
+                report.calls.len()
+            ));
+            lines
+        }
+
+        /// `word` as a POSIX shell reads it back.
+        fn quote(word: &OsString) -> String {
+            let text = word.to_string_lossy();
+            let plain = !text.is_empty()
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+            if plain {
+                text.into_owned()
+            } else {
+                format!("'{}'", text.replace('\'', r"'\''"))
+            }
+        }
+    } else {
+        /// Tracing the program needs ptrace, which only the Linux backend uses; the launch is
+        /// refused rather than run without the report that was asked for.
+        pub fn launch(
+            run: &Run,
+            _policy: &Policy,
+            _program: &Path,
+            _command: Command,
+        ) -> Result<u8, String> {
+            let format = if run.json { "--json " } else { "" };
+            Err(format!("--explain {format}exists on Linux only"))
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! Saying what the sandbox refused a program: each refused file access with the right it
+//! needed, each refused system call with the row of the refusal table, the flags that would
+//! allow what a policy can allow, and what no policy allows.
+//!
+//! Opt-in per launch: [`Explainer::spawn`] the command from [`sandbox_core::launch_command`]
+//! instead of `Command::spawn`, and [`Traced::wait`] for it. A launch without it is unchanged
+//! and pays nothing.
+//!
+//! **How it sees.** The unconfined parent traces its own child with ptrace, which the kernel
+//! allows as root and as an unprivileged user alike (Yama's default scope lets a process trace
+//! its descendants, and the child asks for it). The child calls `PTRACE_TRACEME` just before it
+//! executes the launcher, so the kernel stops it there; the tracer then only lets it run until
+//! the launcher executes the program (`PTRACE_O_TRACEEXEC`), so the launcher's own enforcement
+//! check is not reported, and from there on stops every thread (`PTRACE_O_TRACECLONE`) at each
+//! system call's entry and exit (`PTRACE_GET_SYSCALL_INFO`, the same on x86_64 and aarch64).
+//! `PTRACE_O_EXITKILL` kills the program if the tracer dies. The child asks, rather than the
+//! parent seizing it, because `Command::spawn` returns only once the launcher is running: a
+//! `PTRACE_SEIZE` then would race with the launcher's own `exec` of the program, and could miss
+//! it. Tracing changes neither the
+//! launcher's parent (its parent check and parent-death signal still hold) nor anything the
+//! program gets: the tracer never writes a register, a result or the program's memory, and the
+//! policy, filters and enforcement check are the ones a launch without it has.
+//!
+//! The alternatives were weighed: Landlock's audit records (Linux 6.15+) need root and an audit
+//! daemon, and say nothing of seccomp; seccomp's `LOG` action or user notification would change
+//! the filters, which an explanation must not do. Tracing costs a stop per call, paid only with
+//! the option.
+//!
+//! **What counts as refused** is decided in the `attribute` module: a failed call whose answer
+//! the filters give for exactly those arguments (the evaluator runs them), or an `EACCES` on a
+//! path the launcher's Landlock grants do not cover with the right the call needed, unless the
+//! file's own permission bits refuse the program's user.
+
+mod attribute;
+mod files;
+mod report;
+mod sys;
+mod trace;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, ExitStatus};
+
+use nix::unistd::Pid;
+use sandbox_core::{Policy, PolicyError};
+
+pub use attribute::Refused;
+pub use files::{Access, Right};
+pub use report::{rule_line, CallRefusal, FileRefusal, Grant, Never, Report, Seen};
+
+use crate::eval::StackError;
+use crate::filter::{Arch, FilterError};
+use crate::landlock::Grants;
+use crate::LinuxError;
+
+/// Why a launch could not be explained.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExplainError {
+    /// There are no filters for this architecture.
+    #[error("there are seccomp filters for x86_64 and aarch64 only, not {arch}")]
+    Architecture {
+        /// The architecture, as Rust names it.
+        arch: &'static str,
+    },
+    /// This executable could not be found, so the launcher's own grant is unknown.
+    #[error("finding this executable")]
+    CurrentExe(#[source] std::io::Error),
+    /// The policy with the program and the launcher added was refused.
+    #[error("the policy")]
+    Policy(#[from] PolicyError),
+    /// The Landlock grants could not be worked out.
+    #[error("the Landlock grants")]
+    Grants(#[from] LinuxError),
+    /// The filters could not be built.
+    #[error("the seccomp filters")]
+    Filter(#[from] FilterError),
+    /// The evaluator refused the filters.
+    #[error("evaluating the seccomp filters")]
+    Stack(#[from] StackError),
+    /// A ptrace or wait request failed.
+    #[error("tracing the program")]
+    Trace(#[source] nix::Error),
+    /// The launcher or the tracing thread could not be started.
+    #[error("starting the launcher")]
+    Spawn(#[source] std::io::Error),
+    /// The tracing thread ended without an answer (it panicked).
+    #[error("the tracing thread ended without an answer")]
+    Gone,
+}
+
+/// Explains one launch.
+#[derive(Debug, Clone)]
+pub struct Explainer {
+    arch: Arch,
+    grants: Grants,
+}
+
+/// How the program ended, and what it was refused.
+#[derive(Debug)]
+pub struct Explained {
+    /// Its exit status, as `Child::wait` would have given it.
+    pub status: ExitStatus,
+    /// The report.
+    pub report: Report,
+}
+
+impl Explainer {
+    /// For a launch of `program` under `policy` by this executable: the grants are those the
+    /// launcher computes, the program and the launcher joining the exec list as they do there.
+    pub fn new(policy: &Policy, program: &Path) -> Result<Self, ExplainError> {
+        let arch = Arch::current().ok_or(ExplainError::Architecture {
+            arch: std::env::consts::ARCH,
+        })?;
+        let launcher = std::env::current_exe()
+            .and_then(|exe| exe.canonicalize())
+            .map_err(ExplainError::CurrentExe)?;
+        let policy = policy.clone().allow_exec(program)?.allow_exec(&launcher)?;
+        let grants = Grants::for_policy(&policy, &launcher)?;
+        Ok(Self { arch, grants })
+    }
+
+    /// Spawns `command`, built by [`sandbox_core::launch_command`], traced.
+    ///
+    /// A thread of its own spawns it and traces it: the kernel takes ptrace requests only from
+    /// the thread that spawned a tracee, the program dies when that thread exits (as with any
+    /// launch), and that thread waits for its own child alone, so no other child of the
+    /// application is reaped behind its back.
+    pub fn spawn(&self, mut command: Command) -> Result<Traced, ExplainError> {
+        sys::trace_me_before_exec(&mut command);
+        let explainer = self.clone();
+        let (started, pid) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("explain".into())
+            .spawn(move || {
+                let child = match command.spawn() {
+                    Ok(child) => child,
+                    Err(e) => {
+                        let _ = started.send(Err(e));
+                        return Err(ExplainError::Gone);
+                    }
+                };
+                let _ = started.send(Ok(child.id()));
+                explainer.follow(child.id())
+            })
+            .map_err(ExplainError::Spawn)?;
+        match pid.recv() {
+            Ok(Ok(pid)) => Ok(Traced { pid, thread }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(ExplainError::Spawn(e))
+            }
+            Err(_) => Err(ExplainError::Gone),
+        }
+    }
+
+    fn follow(&self, pid: u32) -> Result<Explained, ExplainError> {
+        let seccomp = attribute::Seccomp::new(self.arch, pid)?;
+        let mut collector = Collector {
+            seccomp,
+            grants: &self.grants,
+            report: Report::new(Seen::Everything),
+        };
+        let end =
+            trace::run(Pid::from_raw(pid as i32), &mut collector).map_err(ExplainError::Trace)?;
+        let mut report = collector.report;
+        report.seen = match (end.traced, end.reached_program, end.blind) {
+            (false, _, _) => Seen::NotTraced,
+            (true, false, _) => Seen::NoProgram,
+            (true, true, true) => Seen::NotEveryCall,
+            (true, true, false) => Seen::Everything,
+        };
+        Ok(Explained {
+            status: ExitStatus::from_raw(end.raw),
+            report,
+        })
+    }
+}
+
+/// A launch being traced.
+#[derive(Debug)]
+pub struct Traced {
+    pid: u32,
+    thread: std::thread::JoinHandle<Result<Explained, ExplainError>>,
+}
+
+impl Traced {
+    /// The launcher's process ID, which becomes the program's: the one to pass signals on to.
+    pub fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// Waits for the program to end, and returns how it ended and what it was refused.
+    pub fn wait(self) -> Result<Explained, ExplainError> {
+        self.thread.join().map_err(|_| ExplainError::Gone)?
+    }
+}
+
+struct Collector<'a> {
+    seccomp: attribute::Seccomp,
+    grants: &'a Grants,
+    report: Report,
+}
+
+impl trace::Observer for Collector<'_> {
+    fn failed(&mut self, tid: Pid, call: &trace::Entry, errno: i32) {
+        if let Some(refused) = self.seccomp.refused(call, Some(errno)) {
+            self.report.add_call(refused);
+            return;
+        }
+        if errno != libc::EACCES {
+            return;
+        }
+        let name = self.seccomp.name(call);
+        for access in files::accesses(tid, &name, &call.args) {
+            if attribute::granted(self.grants, access.right, &access.resolved) {
+                continue;
+            }
+            // Where the file's own permissions refuse it, a flag would not help; writing is
+            // never granted, so it is reported either way.
+            let by_permissions = access.right.grantable()
+                && attribute::Credentials::of(tid)
+                    .is_some_and(|c| !c.allow(access.right, &access.resolved));
+            if !by_permissions {
+                self.report.add_file(access, &name);
+            }
+        }
+    }
+
+    fn killed(&mut self, _tid: Pid, call: &trace::Entry) {
+        if let Some(refused) = self.seccomp.refused(call, None) {
+            self.report.add_call(refused);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The tracer observes only: no request that writes a register, the tracee's memory (its
+    /// `/proc/PID/mem` is opened read-only) or a signal's data, and no request that skips or
+    /// emulates a call, appears in its source.
+    #[test]
+    fn the_tracer_makes_no_request_that_changes_the_program() {
+        let sources = [
+            include_str!("trace.rs"),
+            include_str!("sys.rs"),
+            include_str!("files.rs"),
+        ];
+        for source in sources {
+            let code: String = source
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for forbidden in [
+                "setregs",
+                "setregset",
+                "write_user",
+                "ptrace::write",
+                "setsiginfo",
+                "sysemu",
+                "POKE",
+                "SETREGS",
+                "SET_SYSCALL",
+                "process_vm_writev",
+                "OpenOptions",
+            ] {
+                assert!(!code.contains(forbidden), "the tracer uses {forbidden}");
+            }
+        }
+    }
+}
