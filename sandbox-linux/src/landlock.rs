@@ -8,12 +8,15 @@
 //! say which case applies; the ruleset is then built for exactly that ABI and must be fully
 //! enforced.
 
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset,
     RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
+use nix::fcntl::OFlag;
+use sandbox_core::identity::{Identity, Kind};
 use sandbox_core::Policy;
 
 use crate::error::LinuxError;
@@ -75,6 +78,9 @@ pub struct Grants {
     pub exec: Vec<PathBuf>,
     /// Read and write: `/dev/null` alone.
     pub write: Vec<PathBuf>,
+    /// The policy the grants come from: what the application resolved each of its paths to,
+    /// which [`restrict`] insists on.
+    pub policy: Policy,
 }
 
 impl Grants {
@@ -108,11 +114,17 @@ impl Grants {
             read: policy.read_paths().to_vec(),
             exec,
             write: vec![PathBuf::from("/dev/null")],
+            policy: policy.clone(),
         })
     }
 }
 
 /// Confines the calling thread (and what it executes) to `grants`, with `no_new_privs` set.
+///
+/// Each path is opened once, and its rule is made from that descriptor: a path of the policy
+/// must still be the object the application resolved (see [`open_resolved`]), and whether a rule
+/// is for a folder comes from the same descriptor. The descriptors are close-on-exec and closed
+/// as soon as their rule is added.
 pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     let found = usable_abi()?;
     let abi = ABI::from(found);
@@ -129,13 +141,17 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
     let exec = read | AccessFs::Execute;
     let write = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
-    for (paths, access) in [
-        (&grants.read, read),
-        (&grants.exec, exec),
-        (&grants.write, write),
-    ] {
+    let policy = &grants.policy;
+    let none = |_: &Policy, _: &Path| None;
+    type IdentityOf = fn(&Policy, &Path) -> Option<Identity>;
+    let lists: [(_, _, IdentityOf); 3] = [
+        (&grants.read, read, Policy::read_identity),
+        (&grants.exec, exec, Policy::exec_identity),
+        (&grants.write, write, none),
+    ];
+    for (paths, access, identity) in lists {
         for path in paths {
-            created = created.add_rule(rule(path, access)?)?;
+            created = created.add_rule(rule(path, identity(policy, path), access)?)?;
         }
     }
     let status = created.restrict_self()?;
@@ -148,18 +164,56 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     Ok(())
 }
 
-fn rule(path: &Path, access: BitFlags<AccessFs>) -> Result<PathBeneath<PathFd>, LinuxError> {
-    let fd = PathFd::new(path).map_err(|source| LinuxError::OpenPath {
+/// Opens `path` once and returns the descriptor with what it is.
+///
+/// A path of the policy (`expected` given) is opened without following a last symbolic link:
+/// the application stored it canonical, so a link there is something swapped in, and it shows as
+/// itself rather than as where it leads. Links on the way are not refused as such: the rule
+/// attaches to the object the descriptor refers to, so the identity check is what decides, and a
+/// different object behind a swapped folder on the way is refused by it. (`openat2` with
+/// `RESOLVE_NO_SYMLINKS` would refuse only with `ELOOP`, without naming what was found.)
+///
+/// Paths the backend adds (program loaders, `/dev/null`) have no recorded identity; they are
+/// opened following links, as the kernel does when it loads them.
+pub fn open_resolved(
+    path: &Path,
+    expected: Option<Identity>,
+) -> Result<(OwnedFd, Identity), LinuxError> {
+    let follow = if expected.is_some() {
+        OFlag::O_NOFOLLOW
+    } else {
+        OFlag::empty()
+    };
+    let fd = nix::fcntl::open(
+        path,
+        OFlag::O_PATH | OFlag::O_CLOEXEC | follow,
+        nix::sys::stat::Mode::empty(),
+    )
+    .map_err(|e| LinuxError::OpenPath {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    let found = Identity::of_fd(fd.as_fd()).map_err(|source| LinuxError::Stat {
         path: path.to_path_buf(),
         source,
     })?;
-    let is_dir = std::fs::metadata(path)
-        .map_err(|source| LinuxError::Stat {
+    match expected {
+        Some(expected) if expected != found => Err(LinuxError::NotResolved {
             path: path.to_path_buf(),
-            source,
-        })?
-        .is_dir();
-    let access = if is_dir {
+            expected,
+            found,
+        }),
+        _ => Ok((fd, found)),
+    }
+}
+
+fn rule(
+    path: &Path,
+    expected: Option<Identity>,
+    access: BitFlags<AccessFs>,
+) -> Result<PathBeneath<OwnedFd>, LinuxError> {
+    let (fd, found) = open_resolved(path, expected)?;
+    let access = if found.kind == Kind::Folder {
         access
     } else {
         access & !AccessFs::ReadDir
@@ -170,5 +224,92 @@ fn rule(path: &Path, access: BitFlags<AccessFs>) -> Result<PathBeneath<PathFd>, 
 impl From<landlock::RulesetError> for LinuxError {
     fn from(source: landlock::RulesetError) -> Self {
         LinuxError::Landlock { source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    /// A folder `name` in a fresh scratch folder, with the policy that grants reading it.
+    fn granted(name: &str) -> (PathBuf, PathBuf, Policy) {
+        let scratch = std::env::temp_dir()
+            .canonicalize()
+            .unwrap()
+            .join(format!("sandbox-landlock-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let dir = scratch.join("granted");
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = Policy::new().allow_read(&dir).unwrap();
+        (scratch, dir, policy)
+    }
+
+    #[test]
+    fn the_object_the_application_resolved_is_opened_and_identified_once() {
+        let (scratch, dir, policy) = granted("same");
+        let expected = policy.read_identity(&dir).unwrap();
+        let meta = std::fs::metadata(&dir).unwrap();
+        assert_eq!((expected.device, expected.inode), (meta.dev(), meta.ino()));
+        let (fd, found) = open_resolved(&dir, Some(expected)).unwrap();
+        assert_eq!(found, expected);
+        assert_eq!(found.kind, Kind::Folder);
+        let flags = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_GETFD).unwrap();
+        assert_ne!(flags & libc::FD_CLOEXEC, 0, "not close-on-exec");
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_link_is_refused_naming_both_objects() {
+        let (scratch, dir, policy) = granted("link");
+        let expected = policy.read_identity(&dir).unwrap();
+        std::fs::rename(&dir, scratch.join("moved")).unwrap();
+        std::os::unix::fs::symlink("/etc", &dir).unwrap();
+        let link = std::fs::symlink_metadata(&dir).unwrap();
+        let err = open_resolved(&dir, Some(expected)).unwrap_err();
+        assert_eq!(
+            sandbox_core::one_line(&err),
+            format!(
+                "{}: is not what the application resolved when it built the policy: that was a folder (device {}, inode {}), the launcher found a symbolic link (device {}, inode {}); the path or a folder above it was replaced in between (anyone who can write a folder on the way can do that): grant only paths in folders no other user can write",
+                dir.display(),
+                expected.device,
+                expected.inode,
+                link.dev(),
+                link.ino()
+            )
+        );
+        // Through the grant the backend builds, too: no rule, the same refusal.
+        let grants = Grants::for_policy(&policy).unwrap();
+        assert!(matches!(
+            rule(
+                &grants.read[0],
+                policy.read_identity(&grants.read[0]),
+                AccessFs::ReadFile.into()
+            ),
+            Err(LinuxError::NotResolved { .. })
+        ));
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_folder_replaced_by_another_folder_is_refused() {
+        let (scratch, dir, policy) = granted("other");
+        let expected = policy.read_identity(&dir).unwrap();
+        std::fs::rename(&dir, scratch.join("moved")).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        let other = std::fs::metadata(&dir).unwrap();
+        match open_resolved(&dir, Some(expected)) {
+            Err(LinuxError::NotResolved {
+                path,
+                expected: e,
+                found,
+            }) => {
+                assert_eq!((path, e), (dir.clone(), expected));
+                assert_eq!((found.inode, found.kind), (other.ino(), Kind::Folder));
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&scratch).unwrap();
     }
 }
