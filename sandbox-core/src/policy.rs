@@ -182,6 +182,10 @@ fn canonical(path: &Path) -> Result<(PathBuf, Identity), PolicyError> {
     }
     let resolved =
         std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(unreadable)?;
+    // A pipe or socket reached through `/proc/.../fd` has a name (`pipe:[1234]`) but no path.
+    if !resolved.is_absolute() {
+        return Err(unreadable(std::io::Error::from_raw_os_error(libc::ENOENT)));
+    }
     if named_a_link && identity.kind == Kind::Folder {
         return Err(PolicyError::LinkToFolder {
             path: path.to_path_buf(),
@@ -321,6 +325,20 @@ mod tests {
         assert_eq!(again.read_identity(&granted), Some(read));
         assert_eq!(again.read_paths(), policy.read_paths());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_object_without_a_path_is_refused() {
+        let (read, _write) = nix::unistd::pipe().unwrap();
+        use std::os::fd::AsRawFd;
+        let path = format!("/proc/self/fd/{}", read.as_raw_fd());
+        match Policy::new().allow_read(&path).unwrap_err() {
+            PolicyError::Unreadable { source, .. } => {
+                assert_eq!(source.raw_os_error(), Some(libc::ENOENT))
+            }
+            other => panic!("unexpected {other}"),
+        }
     }
 
     #[test]
