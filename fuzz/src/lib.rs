@@ -11,15 +11,19 @@
 //!   other entry to read it as it stands. A NUL can occur here: the library takes any `Path`.
 //!
 //! A check panics when a property fails, which the fuzzer reports as a crash. The properties:
-//! decoding gives a request whose every path is absolute, exists and is canonical, that encodes
-//! and decodes back to itself, and whose program and arguments are the input's last arguments;
-//! or it gives a typed error whose variant matches the cause, and whose refusal line
-//! (`sandbox: refused: ...`, as the launcher prints it before exiting 97) is one line.
+//! decoding gives a request whose every path is absolute and in canonical form (decoding does
+//! not look paths up: the launcher's backend opens each once and checks it is the object the
+//! parent resolved, whose identity each path carries), that encodes and decodes back to itself,
+//! and whose program and arguments are the input's last arguments; or it gives a typed error
+//! whose variant matches the cause, and whose refusal line (`sandbox: refused: ...`, as the
+//! launcher prints it before exiting 97) is one line. A policy built from paths holds each path's
+//! canonical form, which exists, with the identity of the object it names.
 #![forbid(unsafe_code)]
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
 
 use sandbox_core::wire::{self, Request};
 use sandbox_core::{Policy, PolicyError, Refusal, WireError, REFUSED_PREFIX};
@@ -68,6 +72,7 @@ pub fn wire_kind(error: &WireError) -> &'static str {
         WireError::Number { .. } => "number",
         WireError::NoProgram => "no-program",
         WireError::RelativeProgram { .. } => "relative-program",
+        WireError::Identity { .. } => "identity",
         WireError::Policy(policy_error) => policy_kind(policy_error),
         other => panic!("a WireError these checks do not know; name it in wire_kind: {other}"),
     }
@@ -80,6 +85,7 @@ pub fn policy_kind(error: &PolicyError) -> &'static str {
         PolicyError::ContainsNul { .. } => "policy-nul",
         PolicyError::Unreadable { .. } => "policy-unreadable",
         PolicyError::LinkToFolder { .. } => "policy-link-to-folder",
+        PolicyError::NotCanonical { .. } => "policy-not-canonical",
         other => panic!("a PolicyError these checks do not know; name it in policy_kind: {other}"),
     }
 }
@@ -135,7 +141,7 @@ pub fn check_policy(data: &[u8]) -> Vec<Result<(), &'static str>> {
             }
         }
     }
-    check_paths(&policy);
+    check_paths_exist(&policy);
     let request = Request {
         policy,
         canary: PathBuf::from("/nonexistent-canary"),
@@ -184,6 +190,19 @@ fn check_added(before: &Policy, next: &Policy, access: Access, path: &Path) {
         "{path:?} was stored as something else"
     );
     assert!(next.covers(&resolved));
+    let identity = match access {
+        Access::Read => next.read_identity(&resolved),
+        Access::Exec => next.exec_identity(&resolved),
+    }
+    .unwrap_or_else(|| panic!("{path:?} was stored without its identity"));
+    if !was.contains(&resolved) {
+        let meta = std::fs::metadata(&resolved).unwrap();
+        assert_eq!(
+            (identity.device, identity.inode),
+            (meta.dev(), meta.ino()),
+            "{path:?} was stored with another object's identity"
+        );
+    }
 }
 
 /// The request holds up: valid paths, the program and its arguments last, and the round trip.
@@ -211,17 +230,40 @@ fn check_request(request: &Request, args: &[OsString]) {
     }
 }
 
-/// Every path is absolute, free of NUL, canonical (so it exists), and listed once.
+/// Whether `path` is in the form a canonical path has: `/` and names, nothing doubled or
+/// trailing.
+fn in_canonical_form(path: &Path) -> bool {
+    path.components()
+        .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+        && path.components().collect::<PathBuf>().as_os_str() == path.as_os_str()
+}
+
+/// Every path is absolute, free of NUL, in canonical form, listed once, with its identity.
 fn check_paths(policy: &Policy) {
-    for list in [policy.read_paths(), policy.exec_paths()] {
+    for (list, identity) in [
+        (
+            policy.read_paths(),
+            Policy::read_identity as fn(&Policy, &Path) -> _,
+        ),
+        (policy.exec_paths(), Policy::exec_identity),
+    ] {
         for (i, path) in list.iter().enumerate() {
             assert!(path.is_absolute(), "{path:?}");
             assert!(!path.as_os_str().as_bytes().contains(&0), "{path:?}");
-            match std::fs::canonicalize(path) {
-                Ok(resolved) => assert_eq!(&resolved, path, "a stored path is not canonical"),
-                Err(e) => panic!("a stored path does not resolve: {path:?}: {e}"),
-            }
+            assert!(in_canonical_form(path), "{path:?} is not in canonical form");
+            assert!(identity(policy, path).is_some(), "{path:?} has no identity");
             assert!(!list[..i].contains(path), "{path:?} is listed twice");
+        }
+    }
+}
+
+/// As [`check_paths`], and every path resolves to itself: a policy built from paths.
+fn check_paths_exist(policy: &Policy) {
+    check_paths(policy);
+    for path in policy.read_paths().iter().chain(policy.exec_paths()) {
+        match std::fs::canonicalize(path) {
+            Ok(resolved) => assert_eq!(&resolved, path, "a stored path is not canonical"),
+            Err(e) => panic!("a stored path does not resolve: {path:?}: {e}"),
         }
     }
 }
@@ -247,6 +289,10 @@ fn check_policy_error(error: &PolicyError) {
             assert_eq!(std::fs::canonicalize(path).ok().as_ref(), Some(target));
             assert!(target.is_dir(), "{target:?}");
         }
+        PolicyError::NotCanonical { .. } => {
+            assert!(!has_nul && path.is_absolute(), "{path:?}");
+            assert!(!in_canonical_form(path), "{path:?} is in canonical form");
+        }
         other => panic!("a PolicyError these checks do not know: {other}"),
     }
 }
@@ -256,7 +302,8 @@ fn error_path(error: &PolicyError) -> &Path {
         PolicyError::Relative { path }
         | PolicyError::ContainsNul { path }
         | PolicyError::Unreadable { path, .. }
-        | PolicyError::LinkToFolder { path, .. } => path,
+        | PolicyError::LinkToFolder { path, .. }
+        | PolicyError::NotCanonical { path } => path,
         other => panic!("a PolicyError these checks do not know: {other}"),
     }
 }

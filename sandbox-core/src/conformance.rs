@@ -725,9 +725,9 @@ mod cases {
 
     pub(super) fn arguments_of_another_format_are_refused(env: &Env<'_>) -> Result<()> {
         let mut command = Command::new(&env.me);
-        command.args([LAUNCH_FLAG, "2", "--", "/bin/true"]);
+        command.args([LAUNCH_FLAG, "1", "--", "/bin/true"]);
         let expected = Refusal::Arguments(WireError::Version {
-            found: "2".into(),
+            found: "1".into(),
             expected: wire::FORMAT,
         });
         refused(&output(command)?, &one_line(&expected))

@@ -33,6 +33,14 @@ pub enum PolicyError {
         #[source]
         source: io::Error,
     },
+    /// A path from the launcher's arguments is not in the canonical form its parent stores (a `.`
+    /// or `..`, a doubled or trailing `/`): the launcher opens it as it stands, so it must be the
+    /// very name that was resolved.
+    #[error("{}: is not in canonical form (a `.` or `..` component, a doubled or trailing `/`); the launcher takes only the canonical paths its parent resolved", path.display())]
+    NotCanonical {
+        /// The path as given.
+        path: PathBuf,
+    },
     /// The path is a symbolic link to a folder.
     #[error(
         "{}: is a symbolic link to the folder {}; list that folder itself if it is meant",
@@ -108,6 +116,14 @@ pub enum WireError {
     RelativeProgram {
         /// The program as given.
         path: PathBuf,
+    },
+    /// What a path led to, in a form this format does not have.
+    #[error("{key} {value:?}: the identity must be DEVICE:INODE:KIND (decimal numbers; dir, file, link or other)")]
+    Identity {
+        /// The key it follows.
+        key: &'static str,
+        /// The value found.
+        value: OsString,
     },
     /// A path in the request does not make a valid policy.
     #[error("the policy")]

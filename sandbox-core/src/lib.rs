@@ -43,6 +43,7 @@ pub mod env;
 mod error;
 #[cfg(unix)]
 mod fds;
+pub mod identity;
 mod launch;
 pub mod phases;
 mod policy;

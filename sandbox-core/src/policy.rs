@@ -1,12 +1,15 @@
 //! What a confined program may reach: the paths it may read and the programs it may execute.
 //!
-//! A policy is validated when a path is added, and again by the launcher when it decodes one, so
-//! a path that vanished or changed in between is refused rather than quietly dropped.
+//! A policy is validated when a path is added: the path is resolved once, and the policy keeps
+//! both the canonical name and the identity (device, inode, kind) of the object it led to. The
+//! launcher opens each name once and refuses when it is not that object, so a path that vanished
+//! or was swapped in between is refused rather than quietly dropped or widened.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::PolicyError;
+use crate::identity::Identity;
 
 /// The paths a confined program may read, and those it may execute.
 ///
@@ -18,6 +21,9 @@ use crate::error::PolicyError;
 /// is a symbolic link to a file is resolved to that file. A path that itself is a symbolic link to
 /// a folder is refused: following it would silently grant a whole tree the caller never named (a
 /// link to `/` would grant everything), so the caller lists the folder itself.
+///
+/// Each path is resolved once, and the policy records what it led to ([`Policy::read_identity`]):
+/// the launcher grants that object or refuses, whatever the name leads to by then.
 ///
 /// ```
 /// use sandbox_core::Policy;
@@ -31,18 +37,21 @@ pub struct Policy {
     exec: Paths,
 }
 
-/// Paths in the order they were added, each once. The set makes adding one constant time: a
-/// launcher decodes every path of a policy, and a thousand of them compared pairwise cost tens of
-/// milliseconds.
+/// Paths in the order they were added, each once, with what each led to. The map makes adding
+/// one constant time: a launcher decodes every path of a policy, and a thousand of them compared
+/// pairwise cost tens of milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Paths {
     ordered: Vec<PathBuf>,
-    seen: HashSet<PathBuf>,
+    seen: HashMap<PathBuf, Identity>,
 }
 
 impl Paths {
-    fn push(&mut self, path: PathBuf) {
-        if self.seen.insert(path.clone()) {
+    /// Adds `path` unless it is there; a path added again keeps the identity it was first added
+    /// with, the object the launcher will insist on.
+    fn push(&mut self, path: PathBuf, identity: Identity) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.seen.entry(path.clone()) {
+            entry.insert(identity);
             self.ordered.push(path);
         }
     }
@@ -60,13 +69,37 @@ impl Policy {
 
     /// Allows reading `path` (a file, or a folder and everything beneath it).
     pub fn allow_read(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
-        self.read.push(canonical(path.as_ref())?);
+        let (path, identity) = canonical(path.as_ref())?;
+        self.read.push(path, identity);
         Ok(self)
     }
 
     /// Allows executing (and reading) `path`: a program, or a folder whose programs all may run.
     pub fn allow_exec(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
-        self.exec.push(canonical(path.as_ref())?);
+        let (path, identity) = canonical(path.as_ref())?;
+        self.exec.push(path, identity);
+        Ok(self)
+    }
+
+    /// Adds a path another process resolved, as the wire carries it: `path` must be absolute and
+    /// in canonical form, which is checked here without touching the file system, since the
+    /// launcher opens it once, later, and compares what it finds against `identity`.
+    pub(crate) fn with_resolved(
+        mut self,
+        exec: bool,
+        path: PathBuf,
+        identity: Identity,
+    ) -> Result<Self, PolicyError> {
+        check_form(&path)?;
+        if path
+            .components()
+            .any(|c| !matches!(c, Component::RootDir | Component::Normal(_)))
+            || path.components().collect::<PathBuf>().as_os_str() != path.as_os_str()
+        {
+            return Err(PolicyError::NotCanonical { path });
+        }
+        let list = if exec { &mut self.exec } else { &mut self.read };
+        list.push(path, identity);
         Ok(self)
     }
 
@@ -80,6 +113,16 @@ impl Policy {
         &self.exec.ordered
     }
 
+    /// What `path`, one of [`Policy::read_paths`], led to when it was resolved.
+    pub fn read_identity(&self, path: &Path) -> Option<Identity> {
+        self.read.seen.get(path).copied()
+    }
+
+    /// What `path`, one of [`Policy::exec_paths`], led to when it was resolved.
+    pub fn exec_identity(&self, path: &Path) -> Option<Identity> {
+        self.exec.seen.get(path).copied()
+    }
+
     /// Whether `path` lies at or beneath any path this policy grants, read or execute.
     ///
     /// The comparison is by components of canonical paths; `path` is expected to be canonical.
@@ -88,8 +131,8 @@ impl Policy {
     }
 }
 
-/// Checks a path and returns the canonical form the policy stores.
-fn canonical(path: &Path) -> Result<PathBuf, PolicyError> {
+/// Refuses what no system call can take and what means something else to the launcher.
+fn check_form(path: &Path) -> Result<(), PolicyError> {
     if path.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(PolicyError::ContainsNul {
             path: path.to_path_buf(),
@@ -100,18 +143,80 @@ fn canonical(path: &Path) -> Result<PathBuf, PolicyError> {
             path: path.to_path_buf(),
         });
     }
-    let resolved = std::fs::canonicalize(path).map_err(|source| PolicyError::Unreadable {
+    Ok(())
+}
+
+/// Checks a path and returns the canonical form the policy stores, with what it led to.
+///
+/// On Linux the path is resolved once: opened (`O_PATH`, not following a last link), named by
+/// `/proc/self/fd`, and identified by `fstat`, all on that one descriptor, so the name, the
+/// identity and the "link to a folder" decision describe the same object. Only a path that is
+/// itself a link is opened a second time, through the link; a folder found then is refused.
+#[cfg(target_os = "linux")]
+fn canonical(path: &Path) -> Result<(PathBuf, Identity), PolicyError> {
+    use nix::fcntl::{open, OFlag};
+    use nix::sys::stat::Mode;
+    use std::os::fd::{AsFd, AsRawFd};
+
+    use crate::identity::Kind;
+
+    check_form(path)?;
+    let unreadable = |source: std::io::Error| PolicyError::Unreadable {
         path: path.to_path_buf(),
         source,
-    })?;
-    let named_a_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    if named_a_link && resolved.is_dir() {
+    };
+    let open_as = |follow: OFlag| {
+        let fd = open(
+            path,
+            OFlag::O_PATH | OFlag::O_CLOEXEC | follow,
+            Mode::empty(),
+        )
+        .map_err(|e| unreadable(e.into()))?;
+        let identity = Identity::of_fd(fd.as_fd()).map_err(unreadable)?;
+        Ok::<_, PolicyError>((fd, identity))
+    };
+    let (mut fd, mut identity) = open_as(OFlag::O_NOFOLLOW)?;
+    let named_a_link = identity.kind == Kind::Link;
+    if named_a_link {
+        (fd, identity) = open_as(OFlag::empty())?;
+    }
+    let resolved =
+        std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(unreadable)?;
+    // A pipe or socket reached through `/proc/.../fd` has a name (`pipe:[1234]`) but no path.
+    if !resolved.is_absolute() {
+        return Err(unreadable(std::io::Error::from_raw_os_error(libc::ENOENT)));
+    }
+    if named_a_link && identity.kind == Kind::Folder {
         return Err(PolicyError::LinkToFolder {
             path: path.to_path_buf(),
             target: resolved,
         });
     }
-    Ok(resolved)
+    Ok((resolved, identity))
+}
+
+/// Checks a path and returns the canonical form the policy stores, with what it led to.
+///
+/// Without `/proc/self/fd` there is no name for a descriptor, so the path is resolved by name;
+/// the backends of these systems match paths at each access (macOS's sandbox profiles), so the
+/// identity is recorded but not what decides.
+#[cfg(not(target_os = "linux"))]
+fn canonical(path: &Path) -> Result<(PathBuf, Identity), PolicyError> {
+    check_form(path)?;
+    let unreadable = |source| PolicyError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    let resolved = std::fs::canonicalize(path).map_err(unreadable)?;
+    let named_a_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let metadata = std::fs::symlink_metadata(&resolved).map_err(unreadable)?;
+    if named_a_link && metadata.is_dir() {
+        return Err(PolicyError::LinkToFolder {
+            path: path.to_path_buf(),
+            target: resolved,
+        });
+    }
+    Ok((resolved, Identity::of_metadata(&metadata)))
 }
 
 #[cfg(test)]
@@ -175,6 +280,65 @@ mod tests {
         let policy = Policy::new().allow_read(&to_file).unwrap();
         assert_eq!(policy.read_paths(), &[file.canonicalize().unwrap()]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn each_path_keeps_the_identity_of_what_it_led_to_when_added() {
+        use crate::identity::Kind;
+        use std::os::unix::fs::MetadataExt;
+
+        let dir = std::env::temp_dir().join(format!("sandbox-policy-id-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("granted")).unwrap();
+        std::fs::write(dir.join("file"), b"x").unwrap();
+        std::os::unix::fs::symlink(dir.join("file"), dir.join("to-file")).unwrap();
+        let granted = dir.join("granted").canonicalize().unwrap();
+        let file = dir.join("file").canonicalize().unwrap();
+        let policy = Policy::new()
+            .allow_read(&granted)
+            .unwrap()
+            .allow_exec(dir.join("to-file"))
+            .unwrap();
+        let (g, f) = (
+            std::fs::metadata(&granted).unwrap(),
+            std::fs::metadata(&file).unwrap(),
+        );
+        let read = policy.read_identity(&granted).unwrap();
+        assert_eq!(
+            (read.device, read.inode, read.kind),
+            (g.dev(), g.ino(), Kind::Folder)
+        );
+        // A link to a file is stored as the file, with the file's identity.
+        let exec = policy.exec_identity(&file).unwrap();
+        assert_eq!(
+            (exec.device, exec.inode, exec.kind),
+            (f.dev(), f.ino(), Kind::File)
+        );
+        assert_eq!(policy.read_identity(&file), None);
+
+        // Swapped afterwards: the policy still names what it resolved, for the launcher to insist
+        // on; adding the path again keeps that.
+        std::fs::rename(&granted, dir.join("moved")).unwrap();
+        std::fs::create_dir(&granted).unwrap();
+        let again = policy.clone().allow_read(&granted).unwrap();
+        assert_eq!(again.read_identity(&granted), Some(read));
+        assert_eq!(again.read_paths(), policy.read_paths());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_object_without_a_path_is_refused() {
+        let (read, _write) = nix::unistd::pipe().unwrap();
+        use std::os::fd::AsRawFd;
+        let path = format!("/proc/self/fd/{}", read.as_raw_fd());
+        match Policy::new().allow_read(&path).unwrap_err() {
+            PolicyError::Unreadable { source, .. } => {
+                assert_eq!(source.raw_os_error(), Some(libc::ENOENT))
+            }
+            other => panic!("unexpected {other}"),
+        }
     }
 
     #[test]

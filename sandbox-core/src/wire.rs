@@ -2,18 +2,21 @@
 //!
 //! Every value is its own argument, passed as the operating system string it is, so a path with
 //! spaces, newlines or bytes that are not UTF-8 arrives unchanged and needs no escaping. Keys come
-//! in pairs with their values and are matched exactly; anything else is a [`WireError`]. The
-//! decoder re-validates every path, so a path that vanished since encoding is refused.
+//! with their values and are matched exactly; anything else is a [`WireError`]. A path key takes
+//! two values: what the parent resolved the path to ([`Identity`], `DEVICE:INODE:KIND`) and the
+//! canonical path. The decoder checks the path's form but does not look it up: the launcher's
+//! backend opens it once and refuses when it is not that object any more.
 
 use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::WireError;
+use crate::identity::Identity;
 use crate::policy::Policy;
 
 /// The format this build writes and reads. Parent and launcher are the same executable, so a
-/// mismatch means something else wrote the arguments.
-pub const FORMAT: &str = "1";
+/// mismatch means something else wrote the arguments. Format 2 added each path's identity.
+pub const FORMAT: &str = "2";
 
 const READ: &str = "--read";
 const EXEC: &str = "--exec";
@@ -40,16 +43,25 @@ pub struct Request {
 /// Encodes `request` as the arguments that follow the launcher flag.
 pub fn encode(request: &Request) -> Vec<OsString> {
     let mut out = vec![OsString::from(FORMAT)];
+    let policy = &request.policy;
+    type IdentityOf = fn(&Policy, &Path) -> Option<Identity>;
+    let lists: [(&str, &[PathBuf], IdentityOf); 2] = [
+        (READ, policy.read_paths(), Policy::read_identity),
+        (EXEC, policy.exec_paths(), Policy::exec_identity),
+    ];
+    for (key, paths, identity) in lists {
+        for path in paths {
+            // A policy records an identity with every path it lists.
+            let identity = identity(policy, path).map(|id| id.to_token());
+            out.push(key.into());
+            out.push(identity.unwrap_or_default().into());
+            out.push(path.clone().into_os_string());
+        }
+    }
     let mut pair = |key: &str, value: &OsStr| {
         out.push(key.into());
         out.push(value.to_os_string());
     };
-    for path in request.policy.read_paths() {
-        pair(READ, path.as_os_str());
-    }
-    for path in request.policy.exec_paths() {
-        pair(EXEC, path.as_os_str());
-    }
     pair(CANARY, request.canary.as_os_str());
     if let Some(parent) = request.parent {
         pair(PARENT, OsStr::new(&parent.to_string()));
@@ -87,8 +99,17 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         };
         let value = args.next().ok_or(WireError::MissingValue { key })?;
         match key {
-            READ => policy = policy.allow_read(&value)?,
-            EXEC => policy = policy.allow_exec(&value)?,
+            READ | EXEC => {
+                let identity = value
+                    .to_str()
+                    .and_then(Identity::from_token)
+                    .ok_or_else(|| WireError::Identity {
+                        key,
+                        value: value.clone(),
+                    })?;
+                let path = args.next().ok_or(WireError::MissingValue { key })?;
+                policy = policy.with_resolved(key == EXEC, PathBuf::from(path), identity)?;
+            }
             CANARY => canaries.push(PathBuf::from(value)),
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
@@ -165,55 +186,74 @@ mod tests {
     fn garbage_is_a_typed_error() {
         assert!(matches!(decode_strs(&[]), Err(WireError::Version { .. })));
         assert!(matches!(
-            decode_strs(&["2"]),
+            decode_strs(&["1"]),
             Err(WireError::Version { .. })
         ));
-        assert!(matches!(decode_strs(&["1"]), Err(WireError::NoProgram)));
+        assert!(matches!(decode_strs(&["2"]), Err(WireError::NoProgram)));
         assert!(matches!(
-            decode_strs(&["1", "--bogus", "x"]),
+            decode_strs(&["2", "--bogus", "x"]),
             Err(WireError::UnknownKey { .. })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--read"]),
+            decode_strs(&["2", "--read"]),
             Err(WireError::MissingValue { key: "--read" })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--read", "rel", "--", "/bin/true"]),
-            Err(WireError::Policy(crate::PolicyError::Relative { .. }))
+            decode_strs(&["2", "--read", "1:2:dir"]),
+            Err(WireError::MissingValue { key: "--read" })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--", "/bin/true"]),
+            decode_strs(&["2", "--exec", "/usr", "--", "/bin/true"]),
+            Err(WireError::Identity { key: "--exec", .. })
+        ));
+        assert!(matches!(
+            decode_strs(&["2", "--read", "1:2:dir", "rel", "--", "/bin/true"]),
+            Err(WireError::Policy(crate::PolicyError::Relative { .. }))
+        ));
+        for odd in ["/usr/", "/usr/.", "/usr/../usr", "//usr", "/usr//bin"] {
+            assert!(
+                matches!(
+                    decode_strs(&["2", "--read", "1:2:dir", odd, "--", "/bin/true"]),
+                    Err(WireError::Policy(crate::PolicyError::NotCanonical { .. }))
+                ),
+                "{odd}"
+            );
+        }
+        assert!(matches!(
+            decode_strs(&["2", "--", "/bin/true"]),
             Err(WireError::Canary { count: 0 })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--canary", "/a", "--canary", "/b", "--", "/bin/true"]),
+            decode_strs(&["2", "--canary", "/a", "--canary", "/b", "--", "/bin/true"]),
             Err(WireError::Canary { count: 2 })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--canary", "/a", "--parent", "-1", "--", "/x"]),
+            decode_strs(&["2", "--canary", "/a", "--parent", "-1", "--", "/x"]),
             Err(WireError::Number { .. })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--canary", "/a", "--", "true"]),
+            decode_strs(&["2", "--canary", "/a", "--", "true"]),
             Err(WireError::RelativeProgram { .. })
         ));
         assert!(matches!(
-            decode_strs(&["1", "--canary", "/a", "--"]),
+            decode_strs(&["2", "--canary", "/a", "--"]),
             Err(WireError::NoProgram)
         ));
     }
 
     #[test]
-    fn a_path_removed_since_encoding_is_refused() {
+    fn decoding_checks_the_form_and_carries_the_identity_without_looking_the_path_up() {
         let dir = std::env::temp_dir().join(format!("sandbox-wire-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut r = request();
         r.policy = r.policy.allow_read(&dir).unwrap();
+        let resolved = dir.canonicalize().unwrap();
+        let identity = r.policy.read_identity(&resolved).unwrap();
         let encoded = encode(&r);
         std::fs::remove_dir(&dir).unwrap();
-        assert!(matches!(
-            decode(encoded),
-            Err(WireError::Policy(crate::PolicyError::Unreadable { .. }))
-        ));
+        // The launcher's backend opens the path and finds it gone; decoding only carries it.
+        let decoded = decode(encoded).unwrap();
+        assert_eq!(decoded.policy.read_identity(&resolved), Some(identity));
+        assert_eq!(decoded, r);
     }
 }

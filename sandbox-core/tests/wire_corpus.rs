@@ -51,10 +51,12 @@ fn expected(name: &str) -> Option<&str> {
         "number",
         "no-program",
         "relative-program",
+        "identity",
         "policy-relative",
         "policy-nul",
         "policy-unreadable",
         "policy-link-to-folder",
+        "policy-not-canonical",
     ];
     let rest = name.strip_prefix("err-").unwrap_or_else(|| {
         panic!("{name}: name a corpus file ok-... or err-<kind>-... (see this test's doc)")

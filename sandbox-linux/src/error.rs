@@ -105,7 +105,21 @@ pub enum LinuxError {
         path: PathBuf,
         /// What opening it reported.
         #[source]
-        source: landlock::PathFdError,
+        source: io::Error,
+    },
+    /// A path of the policy leads to another object than the one the application resolved when
+    /// it built the policy: it was replaced in between.
+    #[error(
+        "{}: is not what the application resolved when it built the policy: that was {expected}, the launcher found {found}; the path or a folder above it was replaced in between (anyone who can write a folder on the way can do that): grant only paths in folders no other user can write",
+        path.display()
+    )]
+    NotResolved {
+        /// The path.
+        path: PathBuf,
+        /// What the application resolved it to.
+        expected: sandbox_core::identity::Identity,
+        /// What the launcher opened.
+        found: sandbox_core::identity::Identity,
     },
     /// A path of the policy could not be examined.
     #[error("examining {}", path.display())]

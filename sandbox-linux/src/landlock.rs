@@ -8,15 +8,19 @@
 //! say which case applies; the ruleset is then built for exactly that ABI and must be fully
 //! enforced.
 
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset,
     RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
+use nix::fcntl::OFlag;
+use sandbox_core::identity::{Identity, Kind};
 use sandbox_core::Policy;
 
-use crate::elf::Kind;
+use crate::elf::Kind as ElfKind;
 use crate::error::{LinuxError, LoaderProblem};
 
 /// The oldest Landlock ABI a launch accepts.
@@ -76,6 +80,12 @@ pub struct Grants {
     pub exec: Vec<PathBuf>,
     /// Read and write: `/dev/null` alone.
     pub write: Vec<PathBuf>,
+    /// The policy the grants come from: what the application resolved each of its paths to,
+    /// which [`restrict`] insists on.
+    pub policy: Policy,
+    /// The programs' loaders added to `exec`, each with the file that was checked to be one,
+    /// which [`restrict`] insists on too.
+    pub loaders: Vec<(PathBuf, Identity)>,
 }
 
 impl Grants {
@@ -89,13 +99,15 @@ impl Grants {
     /// joins the exec list as the enforcement check needs.
     pub fn for_policy(policy: &Policy, launcher: &Path) -> Result<Self, LinuxError> {
         let mut exec = policy.exec_paths().to_vec();
+        let mut loaders = Vec::new();
         for program in policy.exec_paths() {
             if program.is_dir() || program == launcher {
                 continue;
             }
-            if let Some(loader) = checked_loader(policy, program)? {
+            if let Some((loader, identity)) = checked_loader(policy, program)? {
                 if !exec.contains(&loader) {
-                    exec.push(loader);
+                    exec.push(loader.clone());
+                    loaders.push((loader, identity));
                 }
             }
         }
@@ -108,6 +120,18 @@ impl Grants {
             read: policy.read_paths().to_vec(),
             exec,
             write: vec![PathBuf::from("/dev/null")],
+            policy: policy.clone(),
+            loaders,
+        })
+    }
+
+    /// What `path` of the exec list was resolved to, where that was recorded.
+    fn exec_identity(&self, path: &Path) -> Option<Identity> {
+        self.policy.exec_identity(path).or_else(|| {
+            self.loaders
+                .iter()
+                .find(|(loader, _)| loader == path)
+                .map(|&(_, identity)| identity)
         })
     }
 }
@@ -119,8 +143,8 @@ fn loader_of(program: &Path) -> Result<Option<PathBuf>, LinuxError> {
         reason,
     };
     let named = match crate::elf::read(program).map_err(|e| fail(LoaderProblem::Elf(e)))? {
-        Kind::Dynamic { interpreter } => interpreter,
-        Kind::NotElf | Kind::Static { .. } => return Ok(None),
+        ElfKind::Dynamic { interpreter } => interpreter,
+        ElfKind::NotElf | ElfKind::Static { .. } => return Ok(None),
     };
     if !named.is_absolute() {
         return Err(fail(LoaderProblem::Relative { loader: named }));
@@ -134,8 +158,13 @@ fn loader_of(program: &Path) -> Result<Option<PathBuf>, LinuxError> {
     Ok(Some(resolved))
 }
 
-/// The loader of `program`, once it is known to be one the policy lets the program read.
-fn checked_loader(policy: &Policy, program: &Path) -> Result<Option<PathBuf>, LinuxError> {
+/// The loader of `program`, once it is known to be one the policy lets the program read, with
+/// the file that was checked: it is opened once, without following a link (its path is
+/// canonical), and read through that descriptor, so what was checked is what gains execute.
+fn checked_loader(
+    policy: &Policy,
+    program: &Path,
+) -> Result<Option<(PathBuf, Identity)>, LinuxError> {
     let Some(loader) = loader_of(program)? else {
         return Ok(None);
     };
@@ -143,22 +172,37 @@ fn checked_loader(policy: &Policy, program: &Path) -> Result<Option<PathBuf>, Li
         program: program.to_path_buf(),
         reason,
     };
-    let is_file = std::fs::metadata(&loader).is_ok_and(|m| m.is_file());
-    if !is_file {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&loader);
+    let Ok(file) = opened else {
+        return Err(fail(LoaderProblem::NotAFile { loader }));
+    };
+    let identity = Identity::of_fd(file.as_fd()).map_err(|source| LinuxError::Stat {
+        path: loader.clone(),
+        source,
+    })?;
+    if identity.kind != Kind::File {
         return Err(fail(LoaderProblem::NotAFile { loader }));
     }
     if !policy.covers(&loader) {
         return Err(fail(LoaderProblem::Unreadable { loader }));
     }
-    match crate::elf::read(&loader) {
-        Ok(Kind::Static {
+    match crate::elf::parse(&file) {
+        Ok(ElfKind::Static {
             position_independent: true,
-        }) => Ok(Some(loader)),
+        }) => Ok(Some((loader, identity))),
         Ok(_) | Err(_) => Err(fail(LoaderProblem::NotALoader { loader })),
     }
 }
 
 /// Confines the calling thread (and what it executes) to `grants`, with `no_new_privs` set.
+///
+/// Each path is opened once, and its rule is made from that descriptor: a path of the policy
+/// must still be the object the application resolved (see [`open_resolved`]), and whether a rule
+/// is for a folder comes from the same descriptor. The descriptors are close-on-exec and closed
+/// as soon as their rule is added.
 pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     let found = usable_abi()?;
     let abi = ABI::from(found);
@@ -175,14 +219,15 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
     let exec = read | AccessFs::Execute;
     let write = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
-    for (paths, access) in [
-        (&grants.read, read),
-        (&grants.exec, exec),
-        (&grants.write, write),
-    ] {
-        for path in paths {
-            created = created.add_rule(rule(path, access)?)?;
-        }
+    for path in &grants.read {
+        let identity = grants.policy.read_identity(path);
+        created = created.add_rule(rule(path, identity, read)?)?;
+    }
+    for path in &grants.exec {
+        created = created.add_rule(rule(path, grants.exec_identity(path), exec)?)?;
+    }
+    for path in &grants.write {
+        created = created.add_rule(rule(path, None, write)?)?;
     }
     let status = created.restrict_self()?;
     if status.ruleset != RulesetStatus::FullyEnforced || !status.no_new_privs {
@@ -194,18 +239,56 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     Ok(())
 }
 
-fn rule(path: &Path, access: BitFlags<AccessFs>) -> Result<PathBeneath<PathFd>, LinuxError> {
-    let fd = PathFd::new(path).map_err(|source| LinuxError::OpenPath {
+/// Opens `path` once and returns the descriptor with what it is.
+///
+/// A path of the policy (`expected` given) is opened without following a last symbolic link:
+/// the application stored it canonical, so a link there is something swapped in, and it shows as
+/// itself rather than as where it leads. Links on the way are not refused as such: the rule
+/// attaches to the object the descriptor refers to, so the identity check is what decides, and a
+/// different object behind a swapped folder on the way is refused by it. (`openat2` with
+/// `RESOLVE_NO_SYMLINKS` would refuse only with `ELOOP`, without naming what was found.)
+///
+/// Paths the backend adds (program loaders, `/dev/null`) have no recorded identity; they are
+/// opened following links, as the kernel does when it loads them.
+pub fn open_resolved(
+    path: &Path,
+    expected: Option<Identity>,
+) -> Result<(OwnedFd, Identity), LinuxError> {
+    let follow = if expected.is_some() {
+        OFlag::O_NOFOLLOW
+    } else {
+        OFlag::empty()
+    };
+    let fd = nix::fcntl::open(
+        path,
+        OFlag::O_PATH | OFlag::O_CLOEXEC | follow,
+        nix::sys::stat::Mode::empty(),
+    )
+    .map_err(|e| LinuxError::OpenPath {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    let found = Identity::of_fd(fd.as_fd()).map_err(|source| LinuxError::Stat {
         path: path.to_path_buf(),
         source,
     })?;
-    let is_dir = std::fs::metadata(path)
-        .map_err(|source| LinuxError::Stat {
+    match expected {
+        Some(expected) if expected != found => Err(LinuxError::NotResolved {
             path: path.to_path_buf(),
-            source,
-        })?
-        .is_dir();
-    let access = if is_dir {
+            expected,
+            found,
+        }),
+        _ => Ok((fd, found)),
+    }
+}
+
+fn rule(
+    path: &Path,
+    expected: Option<Identity>,
+    access: BitFlags<AccessFs>,
+) -> Result<PathBeneath<OwnedFd>, LinuxError> {
+    let (fd, found) = open_resolved(path, expected)?;
+    let access = if found.kind == Kind::Folder {
         access
     } else {
         access & !AccessFs::ReadDir
@@ -216,5 +299,92 @@ fn rule(path: &Path, access: BitFlags<AccessFs>) -> Result<PathBeneath<PathFd>, 
 impl From<landlock::RulesetError> for LinuxError {
     fn from(source: landlock::RulesetError) -> Self {
         LinuxError::Landlock { source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    /// A folder `name` in a fresh scratch folder, with the policy that grants reading it.
+    fn granted(name: &str) -> (PathBuf, PathBuf, Policy) {
+        let scratch = std::env::temp_dir()
+            .canonicalize()
+            .unwrap()
+            .join(format!("sandbox-landlock-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let dir = scratch.join("granted");
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = Policy::new().allow_read(&dir).unwrap();
+        (scratch, dir, policy)
+    }
+
+    #[test]
+    fn the_object_the_application_resolved_is_opened_and_identified_once() {
+        let (scratch, dir, policy) = granted("same");
+        let expected = policy.read_identity(&dir).unwrap();
+        let meta = std::fs::metadata(&dir).unwrap();
+        assert_eq!((expected.device, expected.inode), (meta.dev(), meta.ino()));
+        let (fd, found) = open_resolved(&dir, Some(expected)).unwrap();
+        assert_eq!(found, expected);
+        assert_eq!(found.kind, Kind::Folder);
+        let flags = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_GETFD).unwrap();
+        assert_ne!(flags & libc::FD_CLOEXEC, 0, "not close-on-exec");
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_link_is_refused_naming_both_objects() {
+        let (scratch, dir, policy) = granted("link");
+        let expected = policy.read_identity(&dir).unwrap();
+        std::fs::rename(&dir, scratch.join("moved")).unwrap();
+        std::os::unix::fs::symlink("/etc", &dir).unwrap();
+        let link = std::fs::symlink_metadata(&dir).unwrap();
+        let err = open_resolved(&dir, Some(expected)).unwrap_err();
+        assert_eq!(
+            sandbox_core::one_line(&err),
+            format!(
+                "{}: is not what the application resolved when it built the policy: that was a folder (device {}, inode {}), the launcher found a symbolic link (device {}, inode {}); the path or a folder above it was replaced in between (anyone who can write a folder on the way can do that): grant only paths in folders no other user can write",
+                dir.display(),
+                expected.device,
+                expected.inode,
+                link.dev(),
+                link.ino()
+            )
+        );
+        // Through the grant the backend builds, too: no rule, the same refusal.
+        let grants = Grants::for_policy(&policy, &std::env::current_exe().unwrap()).unwrap();
+        assert!(matches!(
+            rule(
+                &grants.read[0],
+                policy.read_identity(&grants.read[0]),
+                AccessFs::ReadFile.into()
+            ),
+            Err(LinuxError::NotResolved { .. })
+        ));
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_folder_replaced_by_another_folder_is_refused() {
+        let (scratch, dir, policy) = granted("other");
+        let expected = policy.read_identity(&dir).unwrap();
+        std::fs::rename(&dir, scratch.join("moved")).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        let other = std::fs::metadata(&dir).unwrap();
+        match open_resolved(&dir, Some(expected)) {
+            Err(LinuxError::NotResolved {
+                path,
+                expected: e,
+                found,
+            }) => {
+                assert_eq!((path, e), (dir.clone(), expected));
+                assert_eq!((found.inode, found.kind), (other.ino(), Kind::Folder));
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&scratch).unwrap();
     }
 }

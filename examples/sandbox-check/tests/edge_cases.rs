@@ -239,7 +239,8 @@ attempt("list the link's folder", lambda: os.listdir(sys.argv[4]))
 }
 
 /// Lists `dir` for reading, stops the launcher before it decodes, lets `change` alter the
-/// folder, and lets the launcher go on.
+/// folder, and lets the launcher go on. The launcher opens the path only when it confines
+/// itself, after decoding, so the change is what it finds.
 fn change_before_decoding(name: &str, change: impl FnOnce(&Path)) -> (Output, PathBuf) {
     let scratch = Scratch::new(name);
     let tmp = Scratch::new(&format!("{name}-tmp"));
@@ -270,25 +271,55 @@ fn a_path_removed_between_encoding_and_launch_is_refused() {
     assert_refused_with(
         &output,
         &format!(
-            "the launcher's arguments: the policy: {}: cannot be resolved: No such file or directory (os error 2)",
+            "confinement: opening {} for its Landlock rule: No such file or directory (os error 2)",
             dir.display()
         ),
     );
 }
 
+/// The refusal of a launch whose `path` was `before` when the application resolved it and is
+/// `after` when the launcher opens it.
+fn not_resolved(path: &Path, before: &std::fs::Metadata, after: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let kind = |m: &std::fs::Metadata| match m.file_type() {
+        t if t.is_symlink() => "a symbolic link",
+        t if t.is_dir() => "a folder",
+        _ => "a file",
+    };
+    format!(
+        "confinement: {}: is not what the application resolved when it built the policy: that was {} (device {}, inode {}), the launcher found {} (device {}, inode {}); the path or a folder above it was replaced in between (anyone who can write a folder on the way can do that): grant only paths in folders no other user can write",
+        path.display(),
+        kind(before),
+        before.dev(),
+        before.ino(),
+        kind(after),
+        after.dev(),
+        after.ino()
+    )
+}
+
 #[test]
 fn a_folder_swapped_for_a_link_to_the_root_before_launch_is_refused() {
+    let mut metadata = Vec::new();
     let (output, dir) = change_before_decoding("swapped", |dir| {
-        std::fs::remove_dir(dir).unwrap();
+        metadata.push(std::fs::symlink_metadata(dir).unwrap());
+        std::fs::rename(dir, dir.with_file_name("moved")).unwrap();
         symlink("/", dir).unwrap();
+        metadata.push(std::fs::symlink_metadata(dir).unwrap());
     });
-    assert_refused_with(
-        &output,
-        &format!(
-            "the launcher's arguments: the policy: {}: is a symbolic link to the folder /; list that folder itself if it is meant",
-            dir.display()
-        ),
-    );
+    assert_refused_with(&output, &not_resolved(&dir, &metadata[0], &metadata[1]));
+}
+
+#[test]
+fn a_folder_replaced_by_another_folder_before_launch_is_refused() {
+    let mut metadata = Vec::new();
+    let (output, dir) = change_before_decoding("replaced", |dir| {
+        metadata.push(std::fs::symlink_metadata(dir).unwrap());
+        std::fs::rename(dir, dir.with_file_name("moved")).unwrap();
+        std::fs::create_dir(dir).unwrap();
+        metadata.push(std::fs::symlink_metadata(dir).unwrap());
+    });
+    assert_refused_with(&output, &not_resolved(&dir, &metadata[0], &metadata[1]));
 }
 
 #[test]

@@ -183,18 +183,19 @@ fn a_refused_launch_runs_nothing() {
 fn a_launcher_started_by_hand_with_garbage_refuses() {
     for args in [
         vec!["--sandbox-launch"],
-        vec!["--sandbox-launch", "1", "--read"],
+        vec!["--sandbox-launch", "2", "--read"],
         vec![
             "--sandbox-launch",
-            "1",
+            "2",
             "--read",
+            "1:2:dir",
             "relative",
             "--",
             "/bin/true",
         ],
         vec![
             "--sandbox-launch",
-            "1",
+            "2",
             "--canary",
             "/nonexistent",
             "--",
@@ -203,7 +204,7 @@ fn a_launcher_started_by_hand_with_garbage_refuses() {
         vec!["--sandbox-launch", "\u{7f}\u{0}garbage"],
         vec![
             "--sandbox-confined",
-            "1",
+            "2",
             "--canary",
             "/tmp",
             "--",

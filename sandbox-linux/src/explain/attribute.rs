@@ -352,6 +352,8 @@ mod tests {
             read: vec![PathBuf::from("/usr"), PathBuf::from("/etc/ld.so.cache")],
             exec: vec![PathBuf::from("/usr/bin/python3.11")],
             write: vec![PathBuf::from("/dev/null")],
+            policy: sandbox_core::Policy::new(),
+            loaders: Vec::new(),
         };
         let yes = |right, path: &str| granted(&grants, right, Path::new(path));
         assert!(yes(Right::Read, "/usr/lib/x"));
