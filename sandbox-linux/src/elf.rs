@@ -153,41 +153,9 @@ pub fn read(path: &Path) -> Result<Kind, ElfError> {
 
 /// Reads `source` as the kernel's native loader would.
 pub fn parse<S: Source + ?Sized>(source: &S) -> Result<Kind, ElfError> {
-    let mut header = [0u8; HEADER_SIZE];
-    let mut magic = [0u8; 4];
-    match source.read_exact_at(&mut magic, 0) {
-        Ok(()) if &magic == MAGIC => {}
-        Ok(()) => return Ok(Kind::NotElf),
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Kind::NotElf),
-        Err(e) => return Err(ElfError::Read(e)),
-    }
-    fill(source, &mut header, 0, "ELF header")?;
-    if header[4] != ELFCLASS64 {
-        return Err(ElfError::Class { found: header[4] });
-    }
-    if header[5] != ELFDATA2LSB {
-        return Err(ElfError::ByteOrder { found: header[5] });
-    }
-    let e_type = u16_at(&header, 16);
-    let machine = u16_at(&header, 18);
-    let phoff = u64_at(&header, 32);
-    let phentsize = u16_at(&header, 54);
-    let phnum = u16_at(&header, 56);
-    if e_type != ET_EXEC && e_type != ET_DYN {
-        return Err(ElfError::Type { found: e_type });
-    }
-    if machine != NATIVE_MACHINE {
-        return Err(ElfError::Machine { found: machine });
-    }
-    if phentsize != PHDR_SIZE {
-        return Err(ElfError::HeaderSize { found: phentsize });
-    }
-    let table_len = usize::from(phnum) * usize::from(PHDR_SIZE);
-    if phnum == 0 || table_len > MAX_PHDR_BYTES {
-        return Err(ElfError::HeaderCount { count: phnum });
-    }
-    let mut table = vec![0u8; table_len];
-    fill(source, &mut table, phoff, "program header table")?;
+    let Some(Headers { e_type, table }) = headers(source)? else {
+        return Ok(Kind::NotElf);
+    };
     // The kernel takes the first PT_INTERP and stops looking.
     let Some(entry) = table
         .chunks_exact(usize::from(PHDR_SIZE))
@@ -221,7 +189,63 @@ pub fn parse<S: Source + ?Sized>(source: &S) -> Result<Kind, ElfError> {
     })
 }
 
-fn fill<S: Source + ?Sized>(
+/// A native ELF file's type and program header table, as [`parse`] checks them.
+pub(crate) struct Headers {
+    /// `e_type`.
+    pub(crate) e_type: u16,
+    /// The program headers, [`PHDR_SIZE`] bytes each.
+    pub(crate) table: Vec<u8>,
+}
+
+impl Headers {
+    /// The program headers, one slice each.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &[u8]> {
+        self.table.chunks_exact(usize::from(PHDR_SIZE))
+    }
+}
+
+/// The header and program headers of `source`, checked as the kernel checks them, or `None`
+/// when it is not ELF at all.
+pub(crate) fn headers<S: Source + ?Sized>(source: &S) -> Result<Option<Headers>, ElfError> {
+    let mut header = [0u8; HEADER_SIZE];
+    let mut magic = [0u8; 4];
+    match source.read_exact_at(&mut magic, 0) {
+        Ok(()) if &magic == MAGIC => {}
+        Ok(()) => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(ElfError::Read(e)),
+    }
+    fill(source, &mut header, 0, "ELF header")?;
+    if header[4] != ELFCLASS64 {
+        return Err(ElfError::Class { found: header[4] });
+    }
+    if header[5] != ELFDATA2LSB {
+        return Err(ElfError::ByteOrder { found: header[5] });
+    }
+    let e_type = u16_at(&header, 16);
+    let machine = u16_at(&header, 18);
+    let phoff = u64_at(&header, 32);
+    let phentsize = u16_at(&header, 54);
+    let phnum = u16_at(&header, 56);
+    if e_type != ET_EXEC && e_type != ET_DYN {
+        return Err(ElfError::Type { found: e_type });
+    }
+    if machine != NATIVE_MACHINE {
+        return Err(ElfError::Machine { found: machine });
+    }
+    if phentsize != PHDR_SIZE {
+        return Err(ElfError::HeaderSize { found: phentsize });
+    }
+    let table_len = usize::from(phnum) * usize::from(PHDR_SIZE);
+    if phnum == 0 || table_len > MAX_PHDR_BYTES {
+        return Err(ElfError::HeaderCount { count: phnum });
+    }
+    let mut table = vec![0u8; table_len];
+    fill(source, &mut table, phoff, "program header table")?;
+    Ok(Some(Headers { e_type, table }))
+}
+
+pub(crate) fn fill<S: Source + ?Sized>(
     source: &S,
     buf: &mut [u8],
     offset: u64,
@@ -236,17 +260,17 @@ fn fill<S: Source + ?Sized>(
     })
 }
 
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
+pub(crate) fn u16_at(bytes: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([bytes[at], bytes[at + 1]])
 }
 
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
     let mut word = [0u8; 4];
     word.copy_from_slice(&bytes[at..at + 4]);
     u32::from_le_bytes(word)
 }
 
-fn u64_at(bytes: &[u8], at: usize) -> u64 {
+pub(crate) fn u64_at(bytes: &[u8], at: usize) -> u64 {
     let mut word = [0u8; 8];
     word.copy_from_slice(&bytes[at..at + 8]);
     u64::from_le_bytes(word)

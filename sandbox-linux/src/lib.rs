@@ -49,6 +49,8 @@ pub mod filter;
 #[cfg(target_os = "linux")]
 pub mod landlock;
 #[cfg(target_os = "linux")]
+pub mod libraries;
+#[cfg(target_os = "linux")]
 pub mod limits;
 #[cfg(target_os = "linux")]
 pub mod rules;

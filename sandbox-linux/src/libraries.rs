@@ -1,0 +1,286 @@
+//! The shared libraries a program names (`DT_NEEDED`), found where the dynamic loader would look
+//! for them, so that a program that could not load them is refused before it starts, with the
+//! read path to add, rather than failing in the loader with "error while loading shared
+//! libraries".
+//!
+//! This is advice, not a grant: nothing found here is added to the policy. It follows the
+//! loader's order for a program started with an empty environment (the launcher clears
+//! `LD_LIBRARY_PATH`): `DT_RPATH` (only without `DT_RUNPATH`), `DT_RUNPATH`, the folders of
+//! `/etc/ld.so.conf` (what `ld.so.cache` is built from), then the system folders. It reads the
+//! program's own entries only, not those of the libraries it finds; a library that is not found
+//! anywhere is left to the loader to report.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+use sandbox_core::Policy;
+
+use crate::elf::{self, u64_at, ElfError};
+
+const PT_LOAD: u32 = 1;
+const PT_DYNAMIC: u32 = 2;
+const DT_NULL: u64 = 0;
+const DT_NEEDED: u64 = 1;
+const DT_STRTAB: u64 = 5;
+const DT_STRSZ: u64 = 10;
+const DT_RPATH: u64 = 15;
+const DT_RUNPATH: u64 = 29;
+/// The most dynamic entries read; real programs have a few dozen.
+const MAX_ENTRIES: u64 = 4096;
+/// The largest string table read.
+const MAX_STRTAB: u64 = 1 << 20;
+
+#[cfg(target_arch = "aarch64")]
+const MULTIARCH: &str = "aarch64-linux-gnu";
+#[cfg(not(target_arch = "aarch64"))]
+const MULTIARCH: &str = "x86_64-linux-gnu";
+
+/// What a program's dynamic section names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dynamic {
+    /// `DT_NEEDED`, in order.
+    pub needed: Vec<OsString>,
+    /// `DT_RPATH`, split at `:`.
+    pub rpath: Vec<OsString>,
+    /// `DT_RUNPATH`, split at `:`.
+    pub runpath: Vec<OsString>,
+}
+
+/// A library the program needs that lies outside the policy's read paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// Its name, as `DT_NEEDED` gives it.
+    pub name: OsString,
+    /// Where the loader would find it, resolved.
+    pub found: PathBuf,
+}
+
+impl Unreadable {
+    /// The folder to add with `--read`: the first folder of where it was found.
+    pub fn remedy(&self) -> PathBuf {
+        self.found.components().take(2).collect()
+    }
+}
+
+/// The dynamic section of the ELF file at `path`; empty for a file that has none.
+pub fn dynamic(path: &Path) -> Result<Dynamic, ElfError> {
+    let file = File::open(path).map_err(ElfError::Read)?;
+    let Some(headers) = elf::headers(&file)? else {
+        return Ok(Dynamic::default());
+    };
+    let mut loads = Vec::new();
+    let mut section = None;
+    for entry in headers.entries() {
+        match elf::u32_at(entry, 0) {
+            PT_LOAD => loads.push((u64_at(entry, 16), u64_at(entry, 8), u64_at(entry, 32))),
+            PT_DYNAMIC if section.is_none() => {
+                section = Some((u64_at(entry, 8), u64_at(entry, 32)));
+            }
+            _ => {}
+        }
+    }
+    let Some((offset, size)) = section else {
+        return Ok(Dynamic::default());
+    };
+    let count = (size / 16).min(MAX_ENTRIES);
+    let mut table = vec![0u8; (count * 16) as usize];
+    elf::fill(&file, &mut table, offset, "dynamic section")?;
+    let mut entries = Vec::new();
+    let (mut strtab, mut strsz) = (None, 0);
+    for entry in table.chunks_exact(16) {
+        let (tag, value) = (u64_at(entry, 0), u64_at(entry, 8));
+        match tag {
+            DT_NULL => break,
+            DT_STRTAB => strtab = Some(value),
+            DT_STRSZ => strsz = value.min(MAX_STRTAB),
+            DT_NEEDED | DT_RPATH | DT_RUNPATH => entries.push((tag, value)),
+            _ => {}
+        }
+    }
+    // DT_STRTAB is an address; the segment that maps it says where it lies in the file.
+    let Some(strtab) = strtab.and_then(|address| {
+        loads
+            .iter()
+            .find(|&&(vaddr, _, filesz)| address >= vaddr && address - vaddr < filesz)
+            .map(|&(vaddr, file_offset, _)| address - vaddr + file_offset)
+    }) else {
+        return Ok(Dynamic::default());
+    };
+    let mut strings = vec![0u8; strsz as usize];
+    elf::fill(&file, &mut strings, strtab, "string table")?;
+    let string = |at: u64| -> OsString {
+        let rest = strings.get(at as usize..).unwrap_or_default();
+        let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+        OsString::from_vec(rest[..end].to_vec())
+    };
+    let split = |at: u64| -> Vec<OsString> {
+        string(at)
+            .as_bytes()
+            .split(|&b| b == b':')
+            .filter(|part| !part.is_empty())
+            .map(|part| OsStr::from_bytes(part).to_os_string())
+            .collect()
+    };
+    let mut found = Dynamic::default();
+    for (tag, value) in entries {
+        match tag {
+            DT_NEEDED => found.needed.push(string(value)),
+            DT_RPATH => found.rpath.extend(split(value)),
+            _ => found.runpath.extend(split(value)),
+        }
+    }
+    Ok(found)
+}
+
+/// The folders the loader searches for `program`'s libraries, in its order.
+fn search_path(program: &Path, dynamic: &Dynamic) -> Vec<PathBuf> {
+    let origin = program.parent().unwrap_or(Path::new("/"));
+    let expand = |dir: &OsString| -> PathBuf {
+        let text = dir.to_string_lossy();
+        let origin = origin.to_string_lossy();
+        PathBuf::from(
+            text.replace("${ORIGIN}", &origin)
+                .replace("$ORIGIN", &origin),
+        )
+    };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if dynamic.runpath.is_empty() {
+        dirs.extend(dynamic.rpath.iter().map(expand));
+    }
+    dirs.extend(dynamic.runpath.iter().map(expand));
+    dirs.extend(ld_so_conf(Path::new("/etc/ld.so.conf"), 0));
+    for system in ["/lib", "/usr/lib"] {
+        dirs.push(Path::new(system).join(MULTIARCH));
+    }
+    if cfg!(target_arch = "x86_64") {
+        dirs.extend([PathBuf::from("/lib64"), PathBuf::from("/usr/lib64")]);
+    }
+    dirs.extend([PathBuf::from("/lib"), PathBuf::from("/usr/lib")]);
+    dirs
+}
+
+/// The folders an `ld.so.conf` lists, its `include` lines followed (a `*` in the last part of
+/// the pattern only, as Debian's files use it), at most a few levels deep.
+fn ld_so_conf(path: &Path, depth: usize) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut dirs = Vec::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if let Some(pattern) = line.strip_prefix("include") {
+            if depth >= 4 {
+                continue;
+            }
+            let pattern = Path::new(pattern.trim());
+            let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else {
+                continue;
+            };
+            let name = name.to_string_lossy();
+            let (prefix, suffix) = name.split_once('*').unwrap_or((&name, ""));
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|file| {
+                    file.file_name().is_some_and(|n| {
+                        let n = n.to_string_lossy();
+                        n.starts_with(prefix) && n.ends_with(suffix) && n.len() >= name.len() - 1
+                    })
+                })
+                .collect();
+            files.sort();
+            for file in files {
+                dirs.extend(ld_so_conf(&file, depth + 1));
+            }
+        } else if line.starts_with('/') {
+            dirs.push(PathBuf::from(line));
+        }
+    }
+    dirs
+}
+
+/// The libraries `program` needs that the loader would find outside every path of `policy`.
+/// A library found nowhere, or a program that cannot be read, gives nothing: the loader, or the
+/// launch, reports those itself.
+pub fn unreadable(policy: &Policy, program: &Path) -> Vec<Unreadable> {
+    let Ok(dynamic) = dynamic(program) else {
+        return Vec::new();
+    };
+    let dirs = search_path(program, &dynamic);
+    let mut missing = Vec::new();
+    for name in &dynamic.needed {
+        let candidates: Vec<PathBuf> = if name.as_bytes().contains(&b'/') {
+            vec![PathBuf::from(name)]
+        } else {
+            dirs.iter().map(|dir| dir.join(name)).collect()
+        };
+        let Some(found) = candidates
+            .iter()
+            .find_map(|path| path.canonicalize().ok().filter(|p| p.is_file()))
+        else {
+            continue;
+        };
+        if !policy.covers(&found) {
+            missing.push(Unreadable {
+                name: name.clone(),
+                found,
+            });
+        }
+    }
+    missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn python() -> PathBuf {
+        Path::new("/usr/bin/python3").canonicalize().unwrap()
+    }
+
+    #[test]
+    fn python_needs_the_c_library() {
+        let dynamic = dynamic(&python()).unwrap();
+        assert!(
+            dynamic.needed.iter().any(|n| n == "libc.so.6"),
+            "{dynamic:?}"
+        );
+    }
+
+    #[test]
+    fn libraries_outside_the_policy_are_named_with_their_folder() {
+        let missing = unreadable(&Policy::new(), &python());
+        let libc = missing
+            .iter()
+            .find(|m| m.name == "libc.so.6")
+            .expect("libc is outside an empty policy");
+        assert!(libc.found.starts_with("/usr"), "{libc:?}");
+        assert_eq!(libc.remedy(), Path::new("/usr"));
+        let policy = Policy::new().allow_read("/usr").unwrap();
+        assert_eq!(unreadable(&policy, &python()), vec![]);
+    }
+
+    #[test]
+    fn a_script_or_static_program_needs_nothing() {
+        assert_eq!(
+            dynamic(Path::new("/etc/passwd")).unwrap(),
+            Dynamic::default()
+        );
+    }
+
+    #[test]
+    fn origin_is_the_programs_folder() {
+        let dynamic = Dynamic {
+            needed: vec![],
+            rpath: vec!["/ignored".into()],
+            runpath: vec!["$ORIGIN/../lib".into()],
+        };
+        let dirs = search_path(Path::new("/opt/app/bin/tool"), &dynamic);
+        assert_eq!(dirs[0], Path::new("/opt/app/bin/../lib"));
+        assert!(!dirs.contains(&PathBuf::from("/ignored")));
+    }
+}
