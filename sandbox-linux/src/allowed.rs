@@ -201,6 +201,7 @@ pub static ALLOWED: &[Allowed] = &[
             "wait4",
             "waitid",
             "futex_waitv",
+            "futex_wake",
             "futex_wait",
             "set_robust_list",
             "set_tid_address",

@@ -699,13 +699,14 @@ const FUTEX_PRIVATE: u32 = 128;
 /// `FUTEX_CLOCK_REALTIME`: a wait's deadline is on the real-time clock.
 const FUTEX_CLOCK_REALTIME: u32 = 256;
 
-/// `FUTEX2_PRIVATE`, the same bit for `futex_wake`.
-pub const FUTEX2_PRIVATE: Constant = Constant::new("FUTEX2_PRIVATE", FUTEX_PRIVATE);
-
-/// The `futex` operations a confined program may use: every wait, and the wakes and requeues of
-/// its own (private) futexes. The C library marks every futex that is not explicitly
-/// process-shared private; `pthread_join` waits with a shared futex on the thread's ID, which
-/// the kernel wakes, so waits stay allowed shared.
+/// The `futex` operations a confined program may use: every wait and wake, and the requeues of
+/// its own (private) futexes. A requeue of a shared futex moves another process's waiter (a file
+/// the program may only read, mapped shared, is such a futex). Waits and wakes stay allowed
+/// shared because the C libraries use them for futexes the kernel itself wakes when a thread
+/// exits (`CLONE_CHILD_CLEARTID`, a shared wake): glibc's `pthread_join` waits shared on the
+/// thread's ID, and musl wakes its thread-list lock shared (refusing that wake hung a static musl
+/// program joining a thread). A shared wake can only wake a waiter early, which a futex waiter
+/// must expect anyway.
 pub static FUTEXES: &[Permit] = &[
     Permit::new(
         Constant::new("FUTEX_WAIT", 0),
@@ -743,9 +744,14 @@ pub static FUTEXES: &[Permit] = &[
         "waits until a time",
     ),
     Permit::new(
+        Constant::new("FUTEX_WAKE", 1),
+        "wakes (musl wakes its thread-list lock shared)",
+    ),
+    Permit::new(
         Constant::new("FUTEX_WAKE_PRIVATE", 1 | FUTEX_PRIVATE),
         "wakes its own waiters",
     ),
+    Permit::new(Constant::new("FUTEX_WAKE_BITSET", 10), "wakes"),
     Permit::new(
         Constant::new("FUTEX_REQUEUE_PRIVATE", 3 | FUTEX_PRIVATE),
         "moves its own waiters",
@@ -1233,17 +1239,9 @@ pub static RULES: &[Rule] = &[
             arg: Arg::new(1, "op"),
             allowed: FUTEXES,
         },
-        "priority-inheritance operations, and waking or requeueing a futex shared with other \
-         processes: a file the program may only read, mapped shared, is such a futex, and \
-         FUTEX_CMP_REQUEUE moved another process's waiter onto the program's own futex",
-    ),
-    eperm(
-        "futex_wake",
-        Condition::FlagClear {
-            arg: Arg::new(3, "flags"),
-            flag: FUTEX2_PRIVATE,
-        },
-        "wakes a futex shared with other processes (see futex)",
+        "priority-inheritance operations, and requeueing or operating on a futex shared with \
+         other processes: a file the program may only read, mapped shared, is such a futex, \
+         and FUTEX_CMP_REQUEUE moved another process's waiter onto the program's own futex",
     ),
     always(
         "futex_requeue",

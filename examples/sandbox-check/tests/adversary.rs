@@ -581,7 +581,7 @@ for line in open("/proc/self/maps"):
 NR = {"x86_64": 202, "aarch64": 98}[os.uname().machine]
 attempt("FUTEX_CMP_REQUEUE shared", lambda: syscall(NR, start, 4, 0, 1, start + 64, 0))
 attempt("FUTEX_REQUEUE shared", lambda: syscall(NR, start, 3, 0, 1, start + 64, 0))
-attempt("FUTEX_WAKE shared", lambda: syscall(NR, start, 1, 1, 0, 0, 0))
+attempt("FUTEX_WAKE_OP shared", lambda: syscall(NR, start, 5, 0, 0, start + 64, 0))
 "#;
     let got = results(&run(python_command(
         &[&scratch.0, Path::new("/proc")],
@@ -598,7 +598,7 @@ attempt("FUTEX_WAKE shared", lambda: syscall(NR, start, 1, 1, 0, 0, 0))
         &[
             ("FUTEX_CMP_REQUEUE shared", "EPERM"),
             ("FUTEX_REQUEUE shared", "EPERM"),
-            ("FUTEX_WAKE shared", "EPERM"),
+            ("FUTEX_WAKE_OP shared", "EPERM"),
         ],
     );
     assert_eq!(report, "woken=1 thread_done=True\n");

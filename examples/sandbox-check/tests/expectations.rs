@@ -198,8 +198,8 @@ static EXPECTATIONS: &[Expectation] = &[
     eperm("msgget a private queue", Processes),
     eperm("semget a private set", Processes),
     eperm("mq_open a new queue", Processes),
-    // A shared futex on a file mapping wakes the waiters of every process mapping that file.
-    eperm("futex FUTEX_WAKE, shared", Processes),
+    // A shared futex on a file mapping is every mapping process's: a requeue moves their waiters.
+    eperm("futex FUTEX_CMP_REQUEUE, shared", Processes),
     // A core dump is a file the kernel writes for the program.
     eperm("prlimit64 sets its own RLIMIT_CORE to what it is", Write),
     eperm("TIOCSTI into the terminal", Processes).guarded(

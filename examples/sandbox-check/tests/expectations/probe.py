@@ -584,10 +584,12 @@ def _():
     call("mq_unlink", name)
 
 
-@probe("futex FUTEX_WAKE, shared")
+@probe("futex FUTEX_CMP_REQUEUE, shared")
 def _():
-    word = buffer(b"\0" * 4)
-    call("futex", word, 1, 1, 0, 0, 0)  # FUTEX_WAKE without FUTEX_PRIVATE_FLAG
+    word = buffer(b"\0" * 8)
+    # Moves no waiter (there are none), from the word to the next one, when the word is 0;
+    # without FUTEX_PRIVATE_FLAG, so the futexes could be another process's.
+    call("futex", word, 4, 0, 1, ctypes.addressof(word) + 4, 0)
 
 
 @probe("prlimit64 sets its own RLIMIT_CORE to what it is")
