@@ -22,7 +22,8 @@ pub const EXIT_USAGE: u8 = 64;
 ///
 /// With a program after `--`: runs it confined, reading only the --read paths and executing only
 /// the --exec paths and itself. Its exit status passes through; a refused launch exits 97 with a
-/// `sandbox: refused:` line; 2 where there is no sandbox. A wrong command line exits 64.
+/// `sandbox: refused:` line; a program not found exits 127, one not executable 126; 2 where
+/// there is no sandbox. A wrong command line exits 64.
 #[derive(Debug, Parser)]
 #[command(name = "sandbox-check", version, after_long_help = SHELL_USERS)]
 pub struct Cli {
@@ -92,6 +93,7 @@ const SHELL_USERS: &str = "\
 At a terminal:
   Ctrl-C      is passed on to the program; a second Ctrl-C within 2 s kills it (SIGKILL).
   Ctrl-Z      stops the program and sandbox-check together; fg or bg continues both.
+  In the background (& or bg) the program can still read the terminal: give it < /dev/null.
   The standard streams' status flags (O_NONBLOCK, O_APPEND) and the terminal's modes are set back
   as they were when the program ends, however it ends.
 
