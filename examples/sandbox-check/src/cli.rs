@@ -80,8 +80,10 @@ pub struct Run {
     pub read: Vec<PathBuf>,
     /// Paths it may execute.
     pub exec: Vec<PathBuf>,
-    /// The program and its arguments.
-    pub program: Vec<OsString>,
+    /// The program, as given.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
     /// Print the report on standard error.
     pub json: bool,
     /// Write the report to this file.
@@ -156,7 +158,8 @@ impl Cli {
         if self.print_filters {
             return Ok(Mode::PrintFilters);
         }
-        if self.program.is_empty() {
+        let mut program = self.program.into_iter();
+        let Some(first) = program.next() else {
             let flag = if !self.read.is_empty() {
                 Some("--read")
             } else if !self.exec.is_empty() {
@@ -170,11 +173,12 @@ impl Cli {
                 Some(flag) => Err(Usage::NoProgram { flag }),
                 None => Ok(Mode::SelfTest { json: self.json }),
             };
-        }
+        };
         Ok(Mode::Run(Run {
             read: self.read,
             exec: self.exec,
-            program: self.program,
+            program: first,
+            args: program.collect(),
             json: self.json,
             report: self.report,
         }))

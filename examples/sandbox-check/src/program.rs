@@ -194,3 +194,53 @@ pub fn check(program: &Path, given: &Path, policy: &Policy) -> Result<(), Unfit>
 fn check_loader(_program: &Path, _policy: &Policy) -> Result<(), Unfit> {
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(name: &str, contents: &[u8]) -> (PathBuf, Option<PathBuf>) {
+        let path =
+            std::env::temp_dir().join(format!("sandbox-check-{name}-{}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        let found = interpreter(&path);
+        std::fs::remove_file(&path).unwrap();
+        (path, found)
+    }
+
+    #[test]
+    fn the_interpreter_is_the_first_word_after_hash_bang() {
+        let cases: [(&[u8], Option<&str>); 6] = [
+            (
+                b"#!/usr/bin/python3 -I\nprint(1)\n",
+                Some("/usr/bin/python3"),
+            ),
+            (b"#! /bin/sh\n", Some("/bin/sh")),
+            (b"#!\t/usr/bin/env python3\n", Some("/usr/bin/env")),
+            (b"#!/bin/sh", Some("/bin/sh")),
+            (b"#!\n", None),
+            (b"\x7fELF", None),
+        ];
+        for (i, (contents, want)) in cases.into_iter().enumerate() {
+            let (_, found) = script(&format!("interp-{i}"), contents);
+            assert_eq!(
+                found,
+                want.map(PathBuf::from),
+                "{:?}",
+                String::from_utf8_lossy(contents)
+            );
+        }
+    }
+
+    #[test]
+    fn not_found_is_127_and_the_rest_126() {
+        let path = Path::new("/x");
+        assert_eq!(exec_failure(path, Errno::ENOENT).exit_code(), 127);
+        assert_eq!(exec_failure(path, Errno::EACCES).exit_code(), 126);
+        assert_eq!(exec_failure(path, Errno::ENOEXEC).exit_code(), 126);
+        assert_eq!(
+            exec_failure(path, Errno::ENOEXEC).to_string(),
+            "/x: Exec format error"
+        );
+    }
+}

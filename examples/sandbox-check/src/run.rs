@@ -150,14 +150,13 @@ mod launch {
         for path in &run.exec {
             policy = policy.allow_exec(path)?;
         }
-        let Some((given, args)) = run.program.split_first() else {
-            unreachable!("the command line has a program in run mode")
-        };
-        let program = crate::program::find(given).map_err(Stop::NotStarted)?;
-        crate::program::check(&program, Path::new(given), &policy)?;
+        let given = Path::new(&run.program);
+        let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
+        crate::program::check(&program, given, &policy)?;
         let canary = Canary::create()?;
         check_canary(run, &policy, canary.path())?;
-        let mut command = sandbox_core::launch_command(backend, &policy, &canary, &program, args)?;
+        let mut command =
+            sandbox_core::launch_command(backend, &policy, &canary, &program, &run.args)?;
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
         let child = command.spawn().map_err(Refused::Spawn)?;
