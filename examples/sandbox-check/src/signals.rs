@@ -108,6 +108,7 @@ fn forward(pid: Pid, streams: &Mutex<Streams>) {
 /// process runs again.
 fn stop(pid: Pid, signal: Signal, streams: &Mutex<Streams>) {
     let _ignored = kill(pid, Signal::SIGSTOP);
+    until_stopped(pid);
     let program = {
         let streams = streams.lock().unwrap_or_else(PoisonError::into_inner);
         if streams.ended {
@@ -134,3 +135,17 @@ fn stop(pid: Pid, signal: Signal, streams: &Mutex<Streams>) {
         let _ignored = kill(pid, Signal::SIGCONT);
     }
 }
+
+/// Returns once the program has stopped (or ended), so that nothing typed after the shell's
+/// prompt comes back can reach it: SIGSTOP takes effect when the program next runs, not when
+/// `kill` returns. The status is left for the main thread's wait (`WNOWAIT`).
+#[cfg(target_os = "linux")]
+fn until_stopped(pid: Pid) {
+    use nix::sys::wait::{waitid, Id, WaitPidFlag};
+    let flags = WaitPidFlag::WSTOPPED | WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+    while let Err(nix::errno::Errno::EINTR) = waitid(Id::Pid(pid), flags) {}
+}
+
+/// Elsewhere the stop is not waited for.
+#[cfg(not(target_os = "linux"))]
+fn until_stopped(_pid: Pid) {}

@@ -73,8 +73,10 @@ impl Pty {
             let now = Instant::now();
             assert!(
                 now < deadline,
-                "never saw {text:?} on the terminal; after the last match it showed:\n{}",
-                String::from_utf8_lossy(fresh)
+                "never saw {text:?} on the terminal; after the last match it showed:\n{}\n\
+                 all of it: {:?}",
+                String::from_utf8_lossy(fresh),
+                String::from_utf8_lossy(&seen)
             );
             seen = ready.wait_timeout(seen, deadline - now).unwrap().0;
         }
