@@ -74,6 +74,8 @@ pub struct Inner {
 }
 
 /// A program to run confined.
+// Without unix there is no backend, so nothing is launched and the fields go unread there.
+#[cfg_attr(not(unix), allow(dead_code))]
 #[derive(Debug, Clone)]
 pub struct Run {
     /// Paths it may read.

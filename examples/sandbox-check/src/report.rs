@@ -17,6 +17,8 @@ pub struct Report {
 }
 
 /// How a run ended.
+// Without unix there is no backend, so nothing is launched and only the refusals are made.
+#[cfg_attr(not(unix), allow(dead_code))]
 #[derive(Debug, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
