@@ -239,3 +239,44 @@ fn the_program_cannot_change_the_terminal_modes_and_they_stay() {
     pty.expect("echo off=EPERM\r\n");
     assert_eq!(tcgetattr(pty.slave.as_fd()).unwrap(), modes);
 }
+
+/// Each stop signal a shell or a user may send (not only the terminal's Ctrl-Z) stops the
+/// program with `sandbox-check`, and SIGCONT continues both. `sandbox-check` leads a process
+/// group of its own here, whose parent (this test) is in another group of the same session, so
+/// the group is not orphaned and the kernel lets the stop signals stop it.
+#[test]
+fn every_stop_signal_stops_the_program_and_sigcont_continues_it() {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+
+    for stop in [Signal::SIGTSTP, Signal::SIGTTIN, Signal::SIGTTOU] {
+        let mut child = sandbox_check()
+            .args(["--read", "/usr", "--", "/usr/bin/sh", "-c"])
+            .arg("echo ready; while read line; do echo \"got $line\"; done")
+            .env_remove("SANDBOX_FAULT")
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n");
+        let program = wait_for_child(child.id());
+
+        signal(child.id(), stop);
+        wait_for_state(program, 'T');
+        wait_for_state(child.id(), 'T');
+
+        signal(child.id(), Signal::SIGCONT);
+        writeln!(stdin, "after {stop}").unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line, format!("got after {stop}\n"));
+        drop(stdin);
+        assert_eq!(child.wait().unwrap().code(), Some(0), "{stop}");
+    }
+}
