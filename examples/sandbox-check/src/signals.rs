@@ -9,8 +9,9 @@
 //!   first kills the program (SIGKILL): a program may ignore Ctrl-C, and the user must still be
 //!   able to stop it from the keyboard.
 //! - SIGTSTP, SIGTTIN, SIGTTOU (Ctrl-Z, `kill -TSTP`): the program is stopped with SIGSTOP first,
-//!   then this process stops itself with the same signal, so that the shell reports the job as
-//!   stopped as it would any other, and a stopped job reads nothing from the terminal.
+//!   and waited for until it has stopped; then this process stops itself with the same signal,
+//!   so that the shell reports the job as stopped as it would any other, and a stopped job reads
+//!   nothing from the terminal.
 //! - SIGCONT (`fg`, `bg`): the program is continued.
 //!
 //! While the job is stopped, the standard streams' status flags are the user's again (the shell
