@@ -52,3 +52,17 @@ run process $SC --exec $B -- $B sh -c "$B sleep 0 & wait \$!; echo child exited 
 # clone3 and a thread (probe.rs).
 run probe-control /probe
 run probe $SC --exec /probe -- /probe
+
+# A crash. Where core_pattern is a pipe (systemd-coredump, apport), the kernel starts the helper
+# it names as root, outside every sandbox, whatever RLIMIT_CORE says, except when it is exactly
+# 1. The helper here leaves a marker; unconfined it must run, confined it must not.
+run core-pattern $B sh -c 'echo "|/core-helper %p" > /proc/sys/kernel/core_pattern; cat /proc/sys/kernel/core_pattern'
+run crash-control $B sh -c 'kill -SEGV $$'
+run helper-control $B sh -c "$B sleep 1; $B ls /tmp | $B grep -c core-helper-ran; $B rm -f /tmp/core-helper-ran-*"
+run crash $SC --exec $B -- $B sh -c 'kill -SEGV $$'
+run helper $B sh -c "$B sleep 1; $B ls /tmp | $B grep -c core-helper-ran"
+
+# Real-time scheduling: the application's limit allows it (a full root may raise it), the
+# program's must not.
+run rtprio-control $B sh -c 'ulimit -r 99; ulimit -r'
+run rtprio $B sh -c "ulimit -r 99; $SC --exec $B -- $B sh -c 'ulimit -r'"

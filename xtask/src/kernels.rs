@@ -10,6 +10,10 @@
 //! 4. aarch64, Linux 6.12 (ABI 6): as case 3, with the aarch64 filters; and in both 3 and 4
 //!    `clone3` answers `ENOSYS` under confinement (`EINVAL` without), and a thread still starts.
 //!
+//! On every kernel, `core_pattern` is then a pipe to a helper that leaves a marker: an
+//! unconfined crash starts it, a confined one must not (the launcher's core limit of 1); and a
+//! full root's real-time priority limit of 99 reaches the program as 0.
+//!
 //! The guest runs the same commands on every kernel (`xtask/kernels/cases.sh`); this file says
 //! what each must print, line for line, and with which exit status. Every refused action has an
 //! unconfined control in the same guest that must work, so a refusal is the sandbox's doing.
@@ -33,6 +37,8 @@ use crate::cmd::{self, Failed, Tally};
 const INIT: &str = include_str!("../kernels/init");
 /// The commands run on every kernel.
 const CASES: &str = include_str!("../kernels/cases.sh");
+/// The core-dump helper `core_pattern` names in the crash cases: it only leaves a marker.
+const CORE_HELPER: &str = "#!/bin/busybox sh\n/bin/busybox touch /tmp/core-helper-ran-$1\n";
 /// How long one boot may take, cases included, before it is stopped and failed. A boot with its
 /// cases takes 5 to 8 s here, on either architecture.
 const BOOT_TIMEOUT: Duration = Duration::from_secs(240);
@@ -667,6 +673,7 @@ fn build_guest(tally: &mut Tally, root: &Path, cache: &Path, arch: Arch) -> Resu
     cpio.file("probe", 0o755, &read(&probe)?);
     cpio.file("init", 0o755, INIT.as_bytes());
     cpio.file("cases.sh", 0o644, CASES.as_bytes());
+    cpio.file("core-helper", 0o755, CORE_HELPER.as_bytes());
     std::fs::write(&initramfs, cpio.finish())
         .map_err(|e| failed(format!("writing {}: {e}", initramfs.display())))?;
     println!(
@@ -1032,6 +1039,24 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
                 &["clone3(NULL, 0): ENOSYS", "thread: started, returned 42"],
             ),
         ),
+        ("core-pattern", exactly(0, &["|/core-helper %p"])),
+        // The shell running the step reports the death of the one it started.
+        (
+            "crash-control",
+            exactly(139, &["Segmentation fault (core dumped)"]),
+        ),
+        ("helper-control", exactly(0, &["1"])),
+        (
+            "crash",
+            launch(
+                139,
+                &["sandbox-check: the program or its launcher was killed by signal 11 (SIGSEGV)"],
+            ),
+        ),
+        // grep -c prints 0 and exits 1 when no helper ran.
+        ("helper", exactly(1, &["0"])),
+        ("rtprio-control", exactly(0, &["99"])),
+        ("rtprio", launch(0, &["0"])),
     ]
 }
 
@@ -1182,6 +1207,13 @@ mod tests {
                 "process",
                 "probe-control",
                 "probe",
+                "core-pattern",
+                "crash-control",
+                "helper-control",
+                "crash",
+                "helper",
+                "rtprio-control",
+                "rtprio",
                 "the guest reached `@@done@@`"
             ]
         );
@@ -1214,7 +1246,11 @@ mod tests {
             let Want::Exactly(exit, lines) = want else {
                 continue;
             };
-            if ["marker", "write", "append", "socket", "process", "probe"].contains(&id) {
+            if [
+                "marker", "write", "append", "socket", "process", "probe", "crash", "rtprio",
+            ]
+            .contains(&id)
+            {
                 assert_eq!((exit, lines), (97, vec![refusal.to_owned()]), "{id}");
             }
         }

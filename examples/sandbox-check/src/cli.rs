@@ -22,13 +22,20 @@ pub const EXIT_USAGE: u8 = 64;
 ///
 /// With a program after `--`: runs it confined, reading only the --read paths and executing only
 /// the --exec paths and itself. Its exit status passes through; a refused launch exits 97 with a
-/// `sandbox: refused:` line; 2 where there is no sandbox. A wrong command line exits 64.
+/// `sandbox: refused:` line; a program not found exits 127, one not executable 126; 2 where
+/// there is no sandbox. A wrong command line exits 64.
 #[derive(Debug, Parser)]
-#[command(name = "sandbox-check", version)]
+#[command(name = "sandbox-check", version, after_long_help = SHELL_USERS)]
 pub struct Cli {
-    /// Print one JSON object per attempt instead of a line of text.
+    /// Self-test: print the backend's facts and one JSON object per attempt instead of text.
+    /// With a program: once it has ended, print one JSON line on standard error saying how
+    /// (refused and why, not started, exited with a status, or killed by a signal).
     #[arg(long)]
     json: bool,
+
+    /// With a program: write the --json line to FILE instead of standard error.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
 
     /// A path the program may read (a file, or a folder and what is beneath it).
     #[arg(long = "read", value_name = "PATH")]
@@ -44,7 +51,7 @@ pub struct Cli {
     explain: bool,
 
     /// Print the seccomp programs a launch would install (Linux).
-    #[arg(long, conflicts_with_all = ["json", "program"])]
+    #[arg(long, conflicts_with_all = ["json", "report", "program"])]
     print_filters: bool,
 
     /// The confined half of the self-test (internal).
@@ -72,18 +79,59 @@ pub struct Inner {
 }
 
 /// A program to run confined.
+// Without unix there is no backend, so nothing is launched and the fields go unread there.
+#[cfg_attr(not(unix), allow(dead_code))]
 #[derive(Debug, Clone)]
 pub struct Run {
     /// Paths it may read.
     pub read: Vec<PathBuf>,
     /// Paths it may execute.
     pub exec: Vec<PathBuf>,
-    /// The program and its arguments.
-    pub program: Vec<OsString>,
-    /// Report what was refused, as JSON lines when `json`.
-    pub explain: bool,
-    /// Whether to print JSON.
+    /// The program, as given.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Print the report on standard error.
     pub json: bool,
+    /// Report what was refused (with `json`, as JSON lines).
+    pub explain: bool,
+    /// Write the report to this file.
+    pub report: Option<PathBuf>,
+}
+
+/// What `--help` says to someone running programs from a shell.
+const SHELL_USERS: &str = "\
+At a terminal:
+  Ctrl-C      is passed on to the program; a second Ctrl-C within 2 s kills it (SIGKILL).
+  Ctrl-Z      stops the program and sandbox-check together; fg or bg continues both.
+  In the background (& or bg) the program can still read the terminal: give it < /dev/null.
+  The standard streams' status flags (O_NONBLOCK, O_APPEND) and the terminal's modes are set back
+  as they were when the program ends, however it ends.
+
+Exit status with a program:
+  its own     the program ran (128+N when a signal N killed it)
+  97          the launch was refused (one `sandbox: refused: ...` line says why)
+  127         the program was not found        (sandbox-check: NAME: command not found)
+  126         it is not executable             (sandbox-check: PATH: Permission denied)
+  2           no sandbox for this kind of system
+  64          a wrong command line
+
+The program reads only what --read and --exec list. A dynamic program needs its libraries:
+--read /usr (and /lib, /lib64 where they are not links into /usr). A #! script needs its
+interpreter in --exec. The enforcement check needs a file the program cannot read in the
+temporary folder: if --read covers it (--read /tmp), set TMPDIR to a folder outside the policy.
+";
+
+/// A command line that parses but makes no sense.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Usage {
+    /// `--read`, `--exec` or `--report` without a program to apply them to.
+    #[error("{flag} applies to a program to run; put one after --, as in: sandbox-check --read /usr -- /usr/bin/python3 -c 'print(1)'")]
+    NoProgram {
+        /// The flag given.
+        flag: &'static str,
+    },
 }
 
 /// What was asked for.
@@ -104,31 +152,46 @@ pub enum Mode {
 
 impl Cli {
     /// What was asked for.
-    pub fn mode(self) -> Mode {
+    pub fn mode(self) -> Result<Mode, Usage> {
         if let Some(paths) = self.inner_self_test {
             let [canary, allowed, temp_dir, home] =
                 <[PathBuf; 4]>::try_from(paths).expect("clap takes exactly four values");
-            return Mode::Inner(Inner {
+            return Ok(Mode::Inner(Inner {
                 canary,
                 allowed,
                 temp_dir,
                 home,
                 json: self.json,
-            });
+            }));
         }
         if self.print_filters {
-            return Mode::PrintFilters;
+            return Ok(Mode::PrintFilters);
         }
-        if self.program.is_empty() {
-            return Mode::SelfTest { json: self.json };
-        }
-        Mode::Run(Run {
+        let mut program = self.program.into_iter();
+        let Some(first) = program.next() else {
+            let flag = if !self.read.is_empty() {
+                Some("--read")
+            } else if !self.exec.is_empty() {
+                Some("--exec")
+            } else if self.report.is_some() {
+                Some("--report")
+            } else {
+                None
+            };
+            return match flag {
+                Some(flag) => Err(Usage::NoProgram { flag }),
+                None => Ok(Mode::SelfTest { json: self.json }),
+            };
+        };
+        Ok(Mode::Run(Run {
             read: self.read,
             exec: self.exec,
-            program: self.program,
-            explain: self.explain,
+            program: first,
+            args: program.collect(),
             json: self.json,
-        })
+            explain: self.explain,
+            report: self.report,
+        }))
     }
 }
 

@@ -3,7 +3,7 @@
 //! allow.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
 use sandbox_core::Policy;
 
@@ -24,16 +24,11 @@ cfg_if::cfg_if! {
             policy: &Policy,
             program: &Path,
             command: Command,
-        ) -> Result<u8, String> {
-            let explainer = Explainer::new(policy, program)
-                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
+        ) -> Result<ExitStatus, ExplainFailed> {
+            let explainer = Explainer::new(policy, program)?;
             let signals = forwarded();
-            signals
-                .thread_block()
-                .map_err(|e| format!("blocking signals to forward them: {e}"))?;
-            let traced = explainer
-                .spawn(command)
-                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
+            signals.thread_block().map_err(ExplainFailed::Signals)?;
+            let traced = explainer.spawn(command)?;
             let pid = Pid::from_raw(traced.id() as i32);
             std::thread::Builder::new()
                 .name("signals".into())
@@ -43,11 +38,8 @@ cfg_if::cfg_if! {
                         let _ = kill(pid, signal);
                     }
                 })
-                .map_err(|e| format!("starting the signal thread: {e}"))?;
-            let explained = traced
-                .wait()
-                .map_err(|e| format!("explaining: {}", sandbox_core::one_line(&e)))?;
-            let code = crate::run::exit_code(explained.status);
+                .map_err(ExplainFailed::SignalThread)?;
+            let explained = traced.wait()?;
             let report = &explained.report;
             if run.json {
                 for line in json_lines(run, report) {
@@ -60,7 +52,22 @@ cfg_if::cfg_if! {
                     eprintln!("explain: suggested: {}", words.join(" "));
                 }
             }
-            Ok(code)
+            Ok(explained.status)
+        }
+
+        /// Why the traced run failed.
+        #[derive(Debug, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum ExplainFailed {
+            /// Tracing the launch failed.
+            #[error("explaining")]
+            Explain(#[from] sandbox_linux::explain::ExplainError),
+            /// The signals to forward could not be blocked.
+            #[error("blocking signals to forward them")]
+            Signals(#[source] nix::Error),
+            /// The thread that forwards them could not start.
+            #[error("starting the signal thread")]
+            SignalThread(#[source] std::io::Error),
         }
 
         fn forwarded() -> SigSet {
@@ -89,12 +96,13 @@ cfg_if::cfg_if! {
                 argv.extend([grant.flag().into(), grant.path().as_os_str().to_owned()]);
             }
             argv.push("--".into());
-            argv.extend(run.program.iter().cloned());
+            argv.push(run.program.clone());
+            argv.extend(run.args.iter().cloned());
             Some(argv)
         }
 
         fn json_lines(run: &Run, report: &Report) -> Vec<String> {
-            use crate::json::string;
+            let string = |text: &str| serde_json::Value::from(text).to_string();
             let path = |p: &Path| string(&p.to_string_lossy());
             let mut lines = Vec::new();
             for file in &report.files {
@@ -182,9 +190,20 @@ cfg_if::cfg_if! {
             _policy: &Policy,
             _program: &Path,
             _command: Command,
-        ) -> Result<u8, String> {
-            let format = if run.json { "--json " } else { "" };
-            Err(format!("--explain {format}exists on Linux only"))
+        ) -> Result<ExitStatus, ExplainFailed> {
+            Err(ExplainFailed::Unsupported { json: run.json })
+        }
+
+        /// Why the traced run failed: there is no tracer here.
+        #[derive(Debug, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum ExplainFailed {
+            /// `--explain` needs Linux's ptrace.
+            #[error("--explain {}exists on Linux only", if *.json { "--json " } else { "" })]
+            Unsupported {
+                /// Whether `--json` was given too.
+                json: bool,
+            },
         }
     }
 }

@@ -2,18 +2,23 @@
 //! self-test, or runs a program confined.
 //!
 //! Exit status: 0 when everything is as required (or the program's own status, when one is run);
-//! 1 when the self-test found a gap or the launcher refused; 97 when the launcher refused a
-//! program; 2 when there is no sandbox for this kind of system.
+//! 1 when the self-test found a gap or the launcher refused; 97 when the launch of a program was
+//! refused; 127 / 126 when the program was not found / is not executable; 2 when there is no
+//! sandbox for this kind of system; 64 for a wrong command line.
 #![forbid(unsafe_code)]
 
 mod backend;
 mod cli;
 mod explain;
-mod json;
+#[cfg(unix)]
+mod program;
+mod report;
 mod run;
 mod selftest;
 #[cfg(unix)]
 mod signals;
+#[cfg(unix)]
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -22,7 +27,14 @@ fn main() -> ExitCode {
     sandbox_core::handle_args(&backend::backend());
 
     let cli = cli::parse();
-    match cli.mode() {
+    let mode = match cli.mode() {
+        Ok(mode) => mode,
+        Err(usage) => {
+            eprintln!("sandbox-check: {usage}");
+            return ExitCode::from(cli::EXIT_USAGE);
+        }
+    };
+    match mode {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
         cli::Mode::SelfTest { json } => selftest::outer(json),

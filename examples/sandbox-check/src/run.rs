@@ -1,92 +1,248 @@
-//! Running a program confined, its exit status passed through.
+//! Running a program confined, its exit status passed through, and saying how it went.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use sandbox_core::{Backend, Canary, Policy, Support, REFUSED_EXIT_CODE, REFUSED_PREFIX};
+use sandbox_core::{Backend, Support, REFUSED_EXIT_CODE, REFUSED_PREFIX};
 
-use crate::cli::{Run, EXIT_NO_SANDBOX};
+use crate::cli::{Run, EXIT_NO_SANDBOX, EXIT_USAGE};
+use crate::report::{Outcome, Report, Sink};
 
-/// Runs `run.program` confined and exits as it did.
+/// Runs `run.program` confined and exits as it did; with `--json` or `--report`, says how it
+/// ended in one JSON line.
 pub fn run(run: &Run) -> ExitCode {
+    let sink = match Sink::open(run.json, run.report.as_deref()) {
+        Ok(sink) => sink,
+        Err(e) => {
+            eprintln!("sandbox-check: {}", sandbox_core::one_line(&e));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let backend = crate::backend::backend();
-    if let Support::NoBackend { reason, .. } = backend.support() {
-        eprintln!(
-            "sandbox-check: no sandbox for this system: {}",
-            sandbox_core::one_line(&reason)
-        );
-        return ExitCode::from(EXIT_NO_SANDBOX);
+    let report = if let Support::NoBackend { reason, .. } = backend.support() {
+        let reason = sandbox_core::one_line(&reason);
+        eprintln!("sandbox-check: no sandbox for this system: {reason}");
+        Report {
+            outcome: Outcome::NoSandbox { reason },
+            exit_code: EXIT_NO_SANDBOX,
+        }
+    } else {
+        launch::run(&backend, run)
+    };
+    sink.write(&report);
+    ExitCode::from(report.exit_code)
+}
+
+/// The refusal line, printed, and what the report says of it.
+fn refused(reason: &(dyn std::error::Error + 'static)) -> Report {
+    let reason = sandbox_core::one_line(reason);
+    eprintln!("{REFUSED_PREFIX}{reason}");
+    Report {
+        outcome: Outcome::Refused { reason },
+        exit_code: REFUSED_EXIT_CODE as u8,
     }
-    match launch(&backend, run) {
-        Ok(code) => ExitCode::from(code),
-        Err(reason) => {
-            eprintln!("{REFUSED_PREFIX}{reason}");
-            ExitCode::from(REFUSED_EXIT_CODE as u8)
+}
+
+#[cfg(not(unix))]
+mod launch {
+    use super::*;
+
+    /// No system without unix has a backend, so `run` stopped before this.
+    pub fn run(_backend: &dyn Backend, _run: &Run) -> Report {
+        refused(&std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+}
+
+#[cfg(unix)]
+mod launch {
+    use std::io;
+    use std::path::{Path, PathBuf};
+    use std::process::ExitStatus;
+
+    use sandbox_core::{Canary, CanaryError, CommandError, Policy, PolicyError};
+
+    use super::*;
+    use crate::program::{InterpreterNotAllowed, LibraryUnreadable, NotStarted, Unfit};
+
+    /// Why `sandbox-check` itself refused a launch.
+    #[derive(Debug, thiserror::Error)]
+    #[non_exhaustive]
+    enum Refused {
+        /// A `--read` or `--exec` path the policy does not take.
+        #[error(transparent)]
+        Policy(#[from] PolicyError),
+        /// The canary could not be made.
+        #[error(transparent)]
+        Canary(#[from] CanaryError),
+        /// A path of the policy covers the canary.
+        #[error(transparent)]
+        CanaryCovered(#[from] CanaryCovered),
+        /// A script's interpreter is not in the exec list.
+        #[error(transparent)]
+        Interpreter(#[from] InterpreterNotAllowed),
+        /// A library the program needs is outside the read paths.
+        #[error(transparent)]
+        Library(#[from] LibraryUnreadable),
+        /// The launcher's command could not be built.
+        #[error(transparent)]
+        Command(#[from] CommandError),
+        /// The traced run of `--explain` failed.
+        #[error(transparent)]
+        Explain(#[from] crate::explain::ExplainFailed),
+        /// The signals to forward could not be blocked.
+        #[error("blocking signals to forward them")]
+        Signals(#[source] io::Error),
+        /// The launcher could not be started.
+        #[error("starting the launcher")]
+        Spawn(#[source] io::Error),
+        /// Waiting for the launcher failed.
+        #[error("waiting for the program")]
+        Wait(#[source] io::Error),
+    }
+
+    /// A path of the policy covers the canary: the enforcement check must fail to read it, so
+    /// the launcher would refuse; said here with the way out.
+    #[derive(Debug, thiserror::Error)]
+    #[error("{flag} {} covers the canary {}, the file the enforcement check must fail to read: {remedy}", path.display(), canary.display())]
+    pub struct CanaryCovered {
+        flag: &'static str,
+        path: PathBuf,
+        canary: PathBuf,
+        remedy: String,
+    }
+
+    /// Why nothing ran.
+    enum Stop {
+        Refused(Refused),
+        NotStarted(NotStarted),
+    }
+
+    impl<E: Into<Refused>> From<E> for Stop {
+        fn from(e: E) -> Self {
+            Self::Refused(e.into())
         }
     }
-}
 
-fn launch(backend: &dyn Backend, run: &Run) -> Result<u8, String> {
-    let line = |e: &(dyn std::error::Error + 'static)| sandbox_core::one_line(e);
-    let mut policy = Policy::new();
-    for path in &run.read {
-        policy = policy.allow_read(path).map_err(|e| line(&e))?;
+    impl From<Unfit> for Stop {
+        fn from(e: Unfit) -> Self {
+            match e {
+                Unfit::NotStarted(e) => Self::NotStarted(e),
+                Unfit::Interpreter(e) => Self::Refused(e.into()),
+                Unfit::Library(e) => Self::Refused(e.into()),
+            }
+        }
     }
-    for path in &run.exec {
-        policy = policy.allow_exec(path).map_err(|e| line(&e))?;
-    }
-    let (program, args) = run.program.split_first().ok_or("no program")?;
-    let program = resolve(program)
-        .ok_or_else(|| format!("{}: no such program on PATH", Path::new(program).display()))?;
-    let canary = Canary::create().map_err(|e| line(&e))?;
-    let mut command = sandbox_core::launch_command(backend, &policy, &canary, &program, args)
-        .map_err(|e| line(&e))?;
-    if run.explain {
-        return crate::explain::launch(run, &policy, &program, command);
-    }
-    #[cfg(unix)]
-    crate::signals::block().map_err(|e| format!("blocking signals to forward them: {e}"))?;
-    let child = command
-        .spawn()
-        .map_err(|e| format!("starting the launcher: {e}"))?;
-    #[cfg(unix)]
-    let status = crate::signals::wait_forwarding(child);
-    #[cfg(not(unix))]
-    let status = {
-        let mut child = child;
-        child.wait()
-    };
-    drop(canary);
-    let status = status.map_err(|e| format!("waiting for the program: {e}"))?;
-    Ok(exit_code(status))
-}
 
-/// A bare name is looked up on `PATH`, as a shell would; a path is taken as it is.
-fn resolve(program: &OsString) -> Option<PathBuf> {
-    let path = Path::new(program);
-    if path.components().count() > 1 || path.is_absolute() {
-        return std::path::absolute(path).ok();
+    /// Launches the program and reports how it ended, saying on standard error what stopped it
+    /// from running, if anything did.
+    pub fn run(backend: &dyn Backend, run: &Run) -> Report {
+        match launch(backend, run) {
+            Ok(status) => ended(status),
+            Err(Stop::Refused(e)) => refused(&e),
+            Err(Stop::NotStarted(e)) => {
+                let reason = e.to_string();
+                eprintln!("sandbox-check: {reason}");
+                Report {
+                    exit_code: e.exit_code(),
+                    outcome: Outcome::NotStarted { reason },
+                }
+            }
+        }
     }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(path))
-        .find(|candidate| candidate.is_file())
-}
 
-/// The program's status as this process's exit code; a death by signal is also said on standard
-/// error, since the launcher and the program are one process and a signal can end either.
-pub(crate) fn exit_code(status: std::process::ExitStatus) -> u8 {
-    #[cfg(unix)]
-    {
+    fn launch(backend: &dyn Backend, run: &Run) -> Result<ExitStatus, Stop> {
+        let mut policy = Policy::new();
+        for path in &run.read {
+            policy = policy.allow_read(path)?;
+        }
+        for path in &run.exec {
+            policy = policy.allow_exec(path)?;
+        }
+        let given = Path::new(&run.program);
+        let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
+        crate::program::check(&program, given, &policy)?;
+        let canary = Canary::create()?;
+        check_canary(run, &policy, canary.path())?;
+        let mut command =
+            sandbox_core::launch_command(backend, &policy, &canary, &program, &run.args)?;
+        if run.explain {
+            let status = crate::explain::launch(run, &policy, &program, command)?;
+            drop(canary);
+            return Ok(status);
+        }
+        crate::signals::block().map_err(Refused::Signals)?;
+        let user = crate::terminal::Saved::now();
+        let child = command.spawn().map_err(Refused::Spawn)?;
+        let status = crate::signals::wait_forwarding(child, user);
+        drop(canary);
+        Ok(status.map_err(Refused::Wait)?)
+    }
+
+    /// Refuses a policy that covers the canary, naming the flag and where to move the canary.
+    fn check_canary(run: &Run, policy: &Policy, canary: &Path) -> Result<(), CanaryCovered> {
+        let canary = canary
+            .canonicalize()
+            .unwrap_or_else(|_| canary.to_path_buf());
+        if !policy.covers(&canary) {
+            return Ok(());
+        }
+        let flags = run
+            .read
+            .iter()
+            .map(|p| ("--read", p))
+            .chain(run.exec.iter().map(|p| ("--exec", p)));
+        let (flag, path) = flags
+            .clone()
+            .find(|(_, p)| p.canonicalize().is_ok_and(|p| canary.starts_with(p)))
+            .or_else(|| flags.clone().next())
+            .map(|(flag, path)| (flag, path.clone()))
+            .unwrap_or(("--read", PathBuf::from("/")));
+        let outside = ["/var/tmp", "/dev/shm"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|dir| dir.is_dir() && dir.canonicalize().is_ok_and(|d| !policy.covers(&d)));
+        let remedy = match outside {
+            _ if policy.covers(Path::new("/")) => {
+                "list the folders the program needs instead, such as --read /usr".to_owned()
+            }
+            Some(dir) => format!(
+                "set TMPDIR to a folder outside the policy, as in TMPDIR={} sandbox-check ...",
+                dir.display()
+            ),
+            None => "set TMPDIR to a folder outside every --read and --exec path".to_owned(),
+        };
+        Err(CanaryCovered {
+            flag,
+            path,
+            canary,
+            remedy,
+        })
+    }
+
+    /// How the launched process ended. The launcher exits 97 when it refuses after the launch
+    /// started, and a program may exit 97 too: the one place that tells them apart once the
+    /// launcher reports its refusal on a channel of its own (sandbox-core, to come; its `exec`
+    /// error then goes through `program::exec_failure`).
+    fn ended(status: ExitStatus) -> Report {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
             let name = nix::sys::signal::Signal::try_from(signal)
                 .map_or_else(|_| "unknown".to_owned(), |s| s.as_str().to_owned());
+            // The launcher and the program are one process, and a signal can end either.
             eprintln!(
                 "sandbox-check: the program or its launcher was killed by signal {signal} ({name})"
             );
-            return 128u8.saturating_add(signal as u8);
+            return Report {
+                exit_code: 128u8.saturating_add(signal as u8),
+                outcome: Outcome::Killed { signal, name },
+            };
+        }
+        let code = status.code().unwrap_or(1);
+        Report {
+            exit_code: code as u8,
+            outcome: Outcome::Exited {
+                code,
+                launcher_may_have_refused: code == REFUSED_EXIT_CODE,
+            },
         }
     }
-    status.code().map_or(1, |code| code as u8)
 }

@@ -34,12 +34,11 @@ impl Drop for Readable {
 pub fn outer(json: bool) -> ExitCode {
     let backend = crate::backend::backend();
     let support = backend.support();
-    let facts: Vec<String> = support.facts().iter().map(ToString::to_string).collect();
-    let summary = format!("backend: {}; {}", backend.name(), facts.join("; "));
     if json {
-        eprintln!("{summary}");
+        println!("{}", backend_json(backend.name(), &support));
     } else {
-        println!("{summary}");
+        let facts: Vec<String> = support.facts().iter().map(ToString::to_string).collect();
+        println!("backend: {}; {}", backend.name(), facts.join("; "));
     }
     if let Support::NoBackend { reason, .. } = &support {
         eprintln!(
@@ -209,15 +208,45 @@ fn parent_id() -> u32 {
     0
 }
 
+/// The backend and what it found, as the first JSON line of the self-test: the facts by name
+/// (`kernel`, `landlock ABI`, `best-effort rights added`, ...), and the reason where it cannot
+/// confine.
+fn backend_json(name: &str, support: &Support) -> String {
+    let facts: serde_json::Map<String, serde_json::Value> = support
+        .facts()
+        .iter()
+        .map(|fact| (fact.name.to_owned(), fact.value.clone().into()))
+        .collect();
+    let mut line = serde_json::json!({
+        "backend": name,
+        "supported": support.is_supported(),
+        "facts": facts,
+    });
+    if let Some(reason) = support.reason() {
+        line["reason"] = sandbox_core::one_line(reason).into();
+    }
+    line.to_string()
+}
+
+/// One attempt as JSON; the fields in this order.
+#[derive(serde::Serialize)]
+struct Attempt<'a> {
+    attempt: &'a str,
+    expected: String,
+    observed: String,
+    ok: bool,
+}
+
 fn describe(outcome: &Outcome, json: bool) -> String {
     let ok = outcome.passed();
     if json {
-        format!(
-            "{{\"attempt\":{},\"expected\":{},\"observed\":{},\"ok\":{ok}}}",
-            crate::json::string(outcome.name),
-            crate::json::string(&outcome.expect.to_string()),
-            crate::json::string(&outcome.happened()),
-        )
+        serde_json::to_string(&Attempt {
+            attempt: outcome.name,
+            expected: outcome.expect.to_string(),
+            observed: outcome.happened(),
+            ok,
+        })
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
     } else {
         let mark = if ok { "ok  " } else { "FAIL" };
         format!(

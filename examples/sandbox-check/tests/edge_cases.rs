@@ -167,7 +167,7 @@ fn a_link_to_the_root_grants_nothing_and_listing_the_root_itself_is_refused() {
         ),
     );
 
-    // `/` listed by name is accepted by the policy, and refused by the launcher: the canary,
+    // `/` listed by name is accepted by the policy, and refused before the launch: the canary,
     // in the temporary directory, lies beneath it, so the check could not prove a thing.
     let mut command = sandbox_check_in(&tmp.0);
     command.args(["--read", "/", "--", "/usr/bin/echo", "the program ran"]);
@@ -182,7 +182,8 @@ fn a_link_to_the_root_grants_nothing_and_listing_the_root_itself_is_refused() {
     assert_refused_with(
         &output,
         &format!(
-            "the canary {} lies inside the policy; it must be outside every allowed path",
+            "--read / covers the canary {}, the file the enforcement check must fail to read: \
+             list the folders the program needs instead, such as --read /usr",
             canary.display()
         ),
     );
@@ -377,12 +378,39 @@ fn the_same_path_twice_is_kept_once() {
 
 #[test]
 fn an_empty_policy_is_refused_with_the_read_path_its_loader_needs() {
-    // The program's loader is not under a read path, and nothing read from the program's own
-    // header may widen the policy: the launch is refused with the flag to add, before the
-    // program could fail in the loader.
+    // sandbox-check finds the program's libraries where the loader would, and refuses before
+    // the launch when the policy does not cover them, with the flag to add.
     let output = run({
         let mut c = sandbox_check();
         c.args(["--", "/usr/bin/true"]).stdin(Stdio::null());
+        c
+    });
+    let multiarch = if cfg!(target_arch = "aarch64") {
+        "aarch64-linux-gnu"
+    } else {
+        "x86_64-linux-gnu"
+    };
+    let libc = Path::new("/lib").join(multiarch).join("libc.so.6");
+    let libc = libc.canonicalize().unwrap();
+    assert_eq!(output.status.code(), Some(97));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "sandbox: refused: /usr/bin/true needs libc.so.6, found at {}, which the policy \
+             does not let it read: add --read /usr\n",
+            libc.display()
+        )
+    );
+    assert!(output.stdout.is_empty());
+
+    // With the C library readable but not the loader, the launcher refuses: the program's
+    // header names the loader, and nothing read from the program may widen the policy.
+    let output = run({
+        let mut c = sandbox_check();
+        c.arg("--read")
+            .arg(&libc)
+            .args(["--", "/usr/bin/true"])
+            .stdin(Stdio::null());
         c
     });
     let loader = Path::new(if cfg!(target_arch = "aarch64") {
@@ -396,7 +424,8 @@ fn an_empty_policy_is_refused_with_the_read_path_its_loader_needs() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         format!(
-            "sandbox: refused: confinement: /usr/bin/true: the loader {} is not under a read path: add --read /usr\n",
+            "sandbox: refused: confinement: /usr/bin/true: the loader {} is not under a read \
+             path: add --read /usr\n",
             loader.display()
         )
     );

@@ -251,13 +251,20 @@ fn the_self_test_speaks_json() {
     });
     assert_eq!(output.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    for line in stdout.lines() {
+    let mut lines = stdout.lines();
+    let backend: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(backend["backend"], "linux", "{backend}");
+    assert_eq!(backend["supported"], true, "{backend}");
+    assert!(backend["facts"]["kernel"].is_string(), "{backend}");
+    assert!(backend["facts"]["landlock ABI"].is_string(), "{backend}");
+    assert!(output.stderr.is_empty(), "{output:?}");
+    for line in lines {
         assert!(
             line.starts_with("{\"attempt\":") && line.ends_with("\"ok\":true}"),
             "{line}"
         );
     }
-    assert!(stdout.lines().count() >= 14);
+    assert!(stdout.lines().count() >= 15);
 }
 
 #[test]
