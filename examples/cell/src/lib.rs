@@ -67,6 +67,10 @@
 mod memory;
 mod outcome;
 mod run;
+#[cfg(unix)]
+mod warm;
 
 pub use outcome::{Blocked, CellError, Outcome};
 pub use run::{blocked, run, Limits, Program, ERROR_EXIT, VALUE_EXIT};
+#[cfg(unix)]
+pub use warm::{Recycle, Runner};
