@@ -73,6 +73,18 @@ fn writing_a_file_is_refused_and_reported() {
 }
 
 #[test]
+fn starting_a_process_is_refused_and_said() {
+    // Before: the shell could not start, and the cell showed its status, 32512, as a value.
+    let got = run(python_cell(&["import os; os.system('ls')"]), None);
+    assert_eq!(got.stdout, "#PYTHON!\n");
+    assert_eq!(
+        got.note(),
+        "python-cell: PermissionError: [Errno 13] a cell cannot start a process: 'ls'"
+    );
+    assert_eq!(got.code, Some(1));
+}
+
+#[test]
 fn a_loop_that_never_ends_is_killed_at_the_timeout() {
     let got = run(python_cell(&["--timeout", "1", "while True: pass"]), None);
     assert_eq!(got.stdout, "#TIMEOUT!\n");
