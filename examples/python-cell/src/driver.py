@@ -10,7 +10,8 @@
 # Warm (`--warm`): requests one after another, each framed by the `cell` crate as `LEN\n` and
 #   LEN bytes; after each, the answer `STATUS LEN\n` and LEN bytes (0 a value, 1 an error) on
 #   the stream that was standard output, and what the snippet printed on standard error, which
-#   file descriptor 1 then also names. End of input ends the runner.
+#   file descriptor 1 then also names. End of input ends the runner, status 0. A cell reading
+#   standard input finds it empty, as in a cold cell.
 #
 # Each snippet runs as a module in a namespace of its own holding its inputs (each JSON text
 # decoded). If its last statement is an expression, that expression is the value, shown as str()
@@ -18,8 +19,9 @@
 #
 # A cold cell's start is most of its cost, so this imports nothing it does not use: no `ast`
 # (a lone expression compiles in "eval" mode; `_ast`, built in, splits the rest), no `json` for a
-# whole number, `traceback` only for an error. The interpreter runs with `-S`, so the package
-# folders `site` would add are added here, without `site`'s own work.
+# whole number, `traceback` only for an error; and it ends with `_exit`, skipping the
+# interpreter's shutdown. The interpreter runs with `-S`, so the package folders `site` would
+# add are added here, without `site`'s own work.
 import sys
 
 CELL = "<cell>"
@@ -159,4 +161,8 @@ import posix  # noqa: E402  (built in, loaded already; `os` takes its `system` f
 posix.system = no_process
 if "os" in sys.modules:
     sys.modules["os"].system = no_process
-sys.exit(warm() if sys.argv[1:] == ["--warm"] else cold())
+status = warm() if sys.argv[1:] == ["--warm"] else cold()
+# Everything is written and flushed: the interpreter's own shutdown (collecting every object,
+# tearing down every module) would only add milliseconds to each cell, and run what a cell
+# registered with atexit, which a cell has no use for.
+posix._exit(status)
