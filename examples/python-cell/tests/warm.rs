@@ -221,7 +221,11 @@ fn warm_a_refused_launch_shows_blocked_and_runs_nothing() {
 
 #[test]
 fn warm_a_name_given_twice_is_a_usage_error() {
-    let got = warm(&["--input", "a=1", "--input", "a=2"], &["a"]);
+    // No standard input: python-cell refuses before it would read any.
+    let got = run(
+        python_cell(&["--warm", "--input", "a=1", "--input", "a=2"]),
+        None,
+    );
     assert_eq!(got.stdout, "");
     assert_eq!(got.stderr, "python-cell: the input a is given twice\n");
     assert_eq!(got.code, Some(2));
@@ -321,6 +325,28 @@ fn a_timeout_a_cap_a_crash_and_an_exception_do_not_disturb_the_cells_after_them(
             "python-cell: cell 8: ZeroDivisionError: division by zero",
             "python-cell: cell 11: the cell's program ended with exit status: 3",
         ]
+    );
+}
+
+#[test]
+fn a_cell_that_writes_on_the_answer_stream_costs_the_runner_not_the_next_cell() {
+    // The driver's answers go on a descriptor of their own, 3 (0, 1 and 2 are taken when it is
+    // made); a cell can find it, and a garbled answer gets the runner killed.
+    let got = warm(
+        &[],
+        &[
+            "import os; os.getpid()",
+            "import os; os.write(3, b'x y\\n'); 1",
+            "import os; os.getpid()",
+            "2+2",
+        ],
+    );
+    let lines: Vec<&str> = got.stdout.lines().collect();
+    assert_eq!(lines[1..], ["#CRASHED!", lines[2], "4"]);
+    assert_ne!(lines[0], lines[2], "the runner was not replaced");
+    assert_eq!(
+        got.note(),
+        "python-cell: cell 2: the cell's runner answered outside its protocol and was killed"
     );
 }
 
