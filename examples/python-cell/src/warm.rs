@@ -3,7 +3,9 @@
 
 use std::io::{BufRead, Write};
 
-use cell::{Outcome, Recycle, Runner};
+use cell::Outcome;
+#[cfg(unix)]
+use cell::{Recycle, Runner};
 use python_cell::{render, request};
 use sandbox_core::one_line;
 
@@ -55,16 +57,49 @@ enum Serving<'a> {
     /// Nothing: there is no sandbox here.
     Blocked(cell::Blocked),
     /// The workbook's runner.
+    #[cfg(unix)]
     Runner(Box<Runner<'a>>),
+    /// Only a runner borrows the backend.
+    #[cfg(not(unix))]
+    #[allow(dead_code)]
+    Never(std::marker::PhantomData<&'a ()>),
 }
 
 impl Serving<'_> {
     fn run(&mut self, input: &[u8]) -> Result<Outcome, cell::CellError> {
         match self {
             Serving::Blocked(blocked) => Ok(Outcome::Blocked(blocked.clone())),
+            #[cfg(unix)]
             Serving::Runner(runner) => runner.run(input),
+            #[cfg(not(unix))]
+            Serving::Never(_) => {
+                let _ = input;
+                unreachable!("never made")
+            }
         }
     }
+}
+
+/// The workbook's runner, or why there is none.
+#[cfg(unix)]
+fn runner<'a>(backend: &'a dyn sandbox_core::Backend, cli: &Cli) -> Result<Serving<'a>, String> {
+    let program = python_cell::warm_program().map_err(|e| one_line(&e))?;
+    let recycle = Recycle {
+        cells: usize::try_from(cli.max_cells).unwrap_or(usize::MAX),
+        age: cli.max_age,
+    };
+    Ok(Serving::Runner(Box::new(Runner::new(
+        backend,
+        program,
+        crate::limits(cli),
+        recycle,
+    ))))
+}
+
+/// A warm runner needs unix pipes to poll; where there is a sandbox but no unix, there is none.
+#[cfg(not(unix))]
+fn runner<'a>(_backend: &'a dyn sandbox_core::Backend, _cli: &Cli) -> Result<Serving<'a>, String> {
+    Err("a warm runner needs a unix system".into())
 }
 
 /// Serves every line of standard input and returns the exit status.
@@ -73,20 +108,9 @@ pub fn serve(cli: &Cli) -> u8 {
     // Where there is no sandbox, every cell shows #BLOCKED!, and no Python is looked for.
     let mut serving = match cell::blocked(&backend) {
         Some(blocked) => Serving::Blocked(blocked),
-        None => match python_cell::warm_program() {
-            Ok(program) => {
-                let recycle = Recycle {
-                    cells: usize::try_from(cli.max_cells).unwrap_or(usize::MAX),
-                    age: cli.max_age,
-                };
-                Serving::Runner(Box::new(Runner::new(
-                    &backend,
-                    program,
-                    crate::limits(cli),
-                    recycle,
-                )))
-            }
-            Err(e) => return crate::setup_failed(&one_line(&e)),
+        None => match runner(&backend, cli) {
+            Ok(serving) => serving,
+            Err(why) => return crate::setup_failed(&why),
         },
     };
     let stdin = std::io::stdin().lock();
