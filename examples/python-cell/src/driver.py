@@ -134,7 +134,7 @@ def warm():
 
     # The answers go on a descriptor of their own; 1 becomes standard error, so that nothing a
     # cell writes on it, from Python or from C, can be taken for an answer by accident.
-    answers = os.fdopen(os.dup(1), "wb", buffering=0)
+    answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     # Likewise the requests: a cell reading standard input finds it empty, as a cold cell does.
     requests = os.fdopen(os.dup(0), "rb")
@@ -152,7 +152,9 @@ def warm():
         if len(data) != size:
             return 0
         status, text = answer(data, errors)
+        # Buffered, so that an answer longer than the pipe holds is written whole.
         answers.write(b"%d %d\n%s" % (status, len(text), text))
+        answers.flush()
 
 
 add_packages()

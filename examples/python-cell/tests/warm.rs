@@ -244,6 +244,12 @@ fn warm_starting_a_process_is_refused_and_said() {
 // What is the warm runner's own.
 
 #[test]
+fn a_value_longer_than_a_pipe_holds_comes_whole() {
+    let got = warm(&[], &["'v' * 900_000", "len('w' * 900_000)"]);
+    assert_eq!(got.stdout, format!("{}\n900000\n", "v".repeat(900_000)));
+}
+
+#[test]
 fn a_thousand_warm_cells_give_their_thousand_answers_in_order_from_one_runner() {
     let lines: Vec<String> = (0..1000)
         .map(|i| {
