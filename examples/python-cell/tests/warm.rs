@@ -244,6 +244,20 @@ fn warm_starting_a_process_is_refused_and_said() {
 // What is the warm runner's own.
 
 #[test]
+fn a_runner_is_replaced_after_its_cells_or_its_age() {
+    let pid = "import os; os.getpid()";
+    let got = warm(&["--max-cells", "2"], &[pid; 5]);
+    let pids: Vec<&str> = got.stdout.lines().collect();
+    assert_eq!(pids.len(), 5);
+    assert_eq!((pids[0], pids[2]), (pids[1], pids[3]));
+    assert!(pids[0] != pids[2] && pids[2] != pids[4] && pids[0] != pids[4]);
+    // A runner's first cell alone (its interpreter's start) outlasts a millisecond.
+    let got = warm(&["--max-age", "0.001"], &[pid; 3]);
+    let pids: Vec<&str> = got.stdout.lines().collect();
+    assert!(pids[0] != pids[1] && pids[1] != pids[2] && pids[0] != pids[2]);
+}
+
+#[test]
 fn a_value_longer_than_a_pipe_holds_comes_whole() {
     let got = warm(&[], &["'v' * 900_000", "len('w' * 900_000)"]);
     assert_eq!(got.stdout, format!("{}\n900000\n", "v".repeat(900_000)));
