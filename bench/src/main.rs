@@ -6,7 +6,8 @@
 //! (`sandbox-check --read /usr -- /usr/bin/true`) and `bwrap`; reads the launcher's phase timings
 //! (`SANDBOX_TIMINGS=1`); times the steps of confinement and of the enforcement check one by one
 //! in a child of its own; grows the policy from 1 to 1,000 read paths; runs a Python workload of
-//! system calls confined and unconfined; and reads the launcher's peak memory.
+//! system calls confined and unconfined; reads the launcher's peak memory; and times Python
+//! cells, cold and warm (`--only python-cell` runs those rows alone).
 //!
 //! `cargo xtask bench` builds it in release mode and runs it. It reports; it never fails on a
 //! missed goal. It is not a test, and nothing in it asserts a time.
@@ -18,6 +19,8 @@ mod launches;
 mod memory;
 #[cfg(target_os = "linux")]
 mod options;
+#[cfg(target_os = "linux")]
+mod python_cell;
 #[cfg(target_os = "linux")]
 mod report;
 #[cfg(target_os = "linux")]

@@ -1,4 +1,5 @@
-//! The command line: how many of each measurement, and where `sandbox-check` is.
+//! The command line: how many of each measurement, and where `sandbox-check` and `python-cell`
+//! are.
 
 use std::path::PathBuf;
 
@@ -11,7 +12,11 @@ usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--static] [OPTIONS] builds 
   --policy-launches N   launches of each policy size (default 100)
   --step-runs N         runs of the step-by-step child for each policy size (default 50)
   --calls N             calls of each kind in one batch of the Python workload (default 20000)
-  --workload-runs N     runs of the Python workload, confined and unconfined each (default 7)";
+  --workload-runs N     runs of the Python workload, confined and unconfined each (default 7)
+  --python-cell PATH    the python-cell of the Python cell rows (default: beside this executable)
+  --cell-runs N         cold python-cell and bare python3 runs each, interleaved (default 100)
+  --warm-runs N         runs of 1,000 warm cells, and of a timeout then the next cell (default 5)
+  --only python-cell    the Python cell rows and their goals alone";
 
 /// How much to measure.
 #[derive(Debug, Clone)]
@@ -30,6 +35,14 @@ pub struct Options {
     pub workload_runs: usize,
     /// The policy sizes, in read paths.
     pub policy_sizes: Vec<usize>,
+    /// The `python-cell` of the Python cell rows.
+    pub python_cell: PathBuf,
+    /// Cold `python-cell` and bare `python3` runs each.
+    pub cell_runs: usize,
+    /// Runs of the warm measurements.
+    pub warm_runs: usize,
+    /// Only the Python cell rows (`--only python-cell`).
+    pub only_python_cell: bool,
 }
 
 /// What the command line asks for.
@@ -45,7 +58,11 @@ impl Options {
     /// Parses the arguments after the program name.
     pub fn parse(args: &[String]) -> Result<Parsed, String> {
         let mut options = Options {
-            check: default_check()?,
+            check: beside("sandbox-check")?,
+            python_cell: beside("python-cell")?,
+            cell_runs: 100,
+            warm_runs: 5,
+            only_python_cell: false,
             launches: 300,
             policy_launches: 100,
             step_runs: 50,
@@ -72,6 +89,13 @@ impl Options {
                 "--step-runs" => options.step_runs = count(1)?,
                 "--calls" => options.calls = count(1)?,
                 "--workload-runs" => options.workload_runs = count(1)?,
+                "--python-cell" => options.python_cell = PathBuf::from(value()?),
+                "--cell-runs" => options.cell_runs = count(1)?,
+                "--warm-runs" => options.warm_runs = count(1)?,
+                "--only" => match value()?.as_str() {
+                    "python-cell" => options.only_python_cell = true,
+                    other => return Err(format!("--only takes `python-cell`, not `{other}`")),
+                },
                 "--help" | "-h" => return Ok(Parsed::Help),
                 other => return Err(format!("unknown argument `{other}`")),
             }
@@ -80,8 +104,8 @@ impl Options {
     }
 }
 
-/// `sandbox-check` beside this executable, where a cargo build of both puts it.
-fn default_check() -> Result<PathBuf, String> {
+/// `name` beside this executable, where a cargo build of both puts it.
+fn beside(name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
-    Ok(exe.with_file_name("sandbox-check"))
+    Ok(exe.with_file_name(name))
 }

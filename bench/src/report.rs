@@ -10,7 +10,7 @@ use sandbox_core::{Backend, Canary, Policy};
 use crate::launches::{self, Kind, Setup};
 use crate::options::Options;
 use crate::stats::{micros, Summary};
-use crate::{memory, steps, workload};
+use crate::{memory, python_cell, steps, workload};
 
 /// A folder in the temporary directory for the run's files, removed at the end.
 struct Scratch(PathBuf);
@@ -93,6 +93,11 @@ pub fn run(options: &Options) -> Result<(), String> {
 
     let mut goals = Vec::new();
     header(options, &setup);
+    if options.only_python_cell {
+        python_cell_rows(options, &mut goals);
+        print_goals(&goals);
+        return Ok(());
+    }
 
     let comparison = compare(options, &setup)?;
     let median = |kind: Kind| {
@@ -166,18 +171,56 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
 
     memory_table(&setup);
+    python_cell_rows(options, &mut goals);
+    print_goals(&goals);
+    drop(setup);
+    drop(scratch);
+    Ok(())
+}
 
+fn print_goals(goals: &[Goal]) {
     println!("## Goals\n");
     println!("| goal | limit | measured | |");
     println!("| --- | --- | --- | --- |");
-    for goal in &goals {
+    for goal in goals {
         println!("{}", goal.row());
     }
     println!();
     println!("load average at the end: {}", load_average());
-    drop(setup);
-    drop(scratch);
-    Ok(())
+}
+
+/// The Python cell rows, and their goals; a row that cannot be measured here says why.
+fn python_cell_rows(options: &Options, goals: &mut Vec<Goal>) {
+    let measured =
+        match python_cell::measure(&options.python_cell, options.cell_runs, options.warm_runs) {
+            Ok(measured) => measured,
+            Err(e) => {
+                println!("## Python cells\n\nNot measured: {e}\n");
+                return;
+            }
+        };
+    python_cell::print(&measured, options.cell_runs, options.warm_runs);
+    goals.push(Goal::new(
+        "cold `python-cell '1+1'` / unconfined `python3 -I -c 'print(1+1)'`",
+        1.15,
+        Some(measured.cold.median() / measured.bare.median()),
+        "×",
+    ));
+    goals.push(Goal::new(
+        format!(
+            "{} warm cells `x*2`, one runner, in all",
+            python_cell::WARM_CELLS
+        ),
+        1_000_000.0,
+        Some(measured.warm.median()),
+        "µs",
+    ));
+    goals.push(Goal::new(
+        "the cell after a timeout, less the cold cell (≤ cold + 5 ms)",
+        5000.0,
+        Some(measured.next_after_timeout.median() - measured.cold.median()),
+        "µs",
+    ));
 }
 
 fn header(options: &Options, setup: &Setup) {
@@ -222,6 +265,12 @@ fn header(options: &Options, setup: &Setup) {
         size(&setup.check)
     );
     println!("- {bwrap}");
+    println!(
+        "- python-cell: {}; {} cold runs each way, {} warm runs",
+        size(&options.python_cell),
+        options.cell_runs,
+        options.warm_runs
+    );
     println!(
         "- counts: {} launches of each kind; {} of each policy size; {} step runs; \
          {} calls × 10 batches × 4 kinds × {} runs each way of the workload",

@@ -4,7 +4,9 @@
 //! with `apt-get`), builds `sandbox-bench` and `sandbox-check` in release mode, and runs the
 //! bench, which prints its report as Markdown on standard output: launches of `/usr/bin/true`
 //! bare, through the library, through the CLI and through `bwrap`, interleaved; the launcher's
-//! phases; the steps of confinement; policy size; a system call workload; memory; and the goals.
+//! phases; the steps of confinement; policy size; a system call workload; memory; Python cells
+//! cold and warm (`python-cell`, built too); and the goals. `--only python-cell` runs the Python
+//! cell rows alone.
 //!
 //! `--static` links both binaries statically (`-C target-feature=+crt-static`, built for the host
 //! triple named explicitly so that proc-macros stay dynamic), to measure what a launcher without
@@ -18,7 +20,7 @@ use std::process::{Command, Stdio};
 use crate::cmd::{self, Failed, Tally};
 
 /// The packages whose binaries the bench builds, and the binaries.
-const BINARIES: &[&str] = &["sandbox-bench", "sandbox-check"];
+const BINARIES: &[&str] = &["sandbox-bench", "sandbox-check", "python-cell"];
 
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<(), Failed> {
@@ -33,14 +35,18 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
         Linking::Dynamic
     };
     let args: Vec<&String> = args.iter().filter(|a| *a != "--static").collect();
-    ensure_bwrap();
+    // The Python cell rows alone need no bwrap.
+    if !args.iter().any(|a| *a == "--only") {
+        ensure_bwrap();
+    }
     crate::ci::ensure_python()?;
     let built = build(linking)?;
-    let (bench, check) = (&built[0], &built[1]);
+    let (bench, check, python_cell) = (&built[0], &built[1], &built[2]);
     println!(
-        "\n==> {} --check {} {}",
+        "\n==> {} --check {} --python-cell {} {}",
         bench.display(),
         check.display(),
+        python_cell.display(),
         args.iter()
             .map(|a| a.as_str())
             .collect::<Vec<_>>()
@@ -49,6 +55,8 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
     let status = Command::new(bench)
         .arg("--check")
         .arg(check)
+        .arg("--python-cell")
+        .arg(python_cell)
         .args(args)
         .stdin(Stdio::null())
         .status()

@@ -26,6 +26,13 @@
 //! has no sandbox, or the launcher refuses, the outcome is [`Outcome::Blocked`] and the program
 //! never ran: a spreadsheet shows `#BLOCKED!`.
 //!
+//! # Many cells, one program
+//!
+//! A [`Runner`] (unix) starts the program once, confined as [`run`] confines it, and sends it one
+//! cell after another over its standard streams, each with the limits of a cold cell; a cell
+//! past its timeout or output cap costs the runner, and the next cell starts a new one. Its cells
+//! share one process, so one runner serves one trust domain (one workbook) only.
+//!
 //! The limits are the parent's because the sandbox sets none ([`sandbox_core::launch_command`]
 //! says so): the timeout and the output cap are enforced here, by killing the child; the memory
 //! limit is `RLIMIT_AS`, set in the child before the launcher starts, so it holds from the
@@ -67,6 +74,10 @@
 mod memory;
 mod outcome;
 mod run;
+#[cfg(unix)]
+mod warm;
 
 pub use outcome::{Blocked, CellError, Outcome};
 pub use run::{blocked, run, Limits, Program, ERROR_EXIT, VALUE_EXIT};
+#[cfg(unix)]
+pub use warm::{Recycle, Runner};

@@ -49,6 +49,12 @@ pub enum Outcome {
         /// What it printed on standard error.
         diagnostics: String,
     },
+    /// A warm runner ([`crate::Runner`]) answered outside its protocol: a malformed answer, an
+    /// answer of another status than 0 and 1, or bytes after the answer. It was killed.
+    Garbled {
+        /// What it printed on standard error.
+        diagnostics: String,
+    },
     /// Nothing ran.
     Blocked(Blocked),
 }
@@ -61,7 +67,8 @@ impl Outcome {
             | Outcome::Error { diagnostics, .. }
             | Outcome::TimedOut { diagnostics, .. }
             | Outcome::OutputCapped { diagnostics, .. }
-            | Outcome::Crashed { diagnostics, .. } => diagnostics,
+            | Outcome::Crashed { diagnostics, .. }
+            | Outcome::Garbled { diagnostics } => diagnostics,
             Outcome::Blocked(_) => "",
         }
     }
@@ -80,6 +87,9 @@ impl fmt::Display for Outcome {
                 write!(f, "the cell printed more than {cap} bytes and was killed")
             }
             Outcome::Crashed { status, .. } => write!(f, "the cell's program ended with {status}"),
+            Outcome::Garbled { .. } => {
+                f.write_str("the cell's runner answered outside its protocol and was killed")
+            }
             Outcome::Blocked(blocked) => blocked.fmt(f),
         }
     }

@@ -28,8 +28,14 @@ pub const ERROR_EXIT: i32 = 1;
 /// behind rather than the caller kept waiting.
 const DRAIN_GRACE: Duration = Duration::from_secs(1);
 
-/// How often to look whether the program has exited, once it has closed both pipes.
+/// How often to look whether the program has exited, once it has closed both pipes: first after
+/// [`EXIT_POLL_FIRST`], then twice as long each time, up to [`EXIT_POLL`]. A program that has
+/// closed its pipes is nearly always exiting, so the first looks come soon: a fixed 5 ms sleep
+/// cost a cold cell 2.5 ms on average.
 const EXIT_POLL: Duration = Duration::from_millis(5);
+
+/// The first wait for an exit; see [`EXIT_POLL`].
+const EXIT_POLL_FIRST: Duration = Duration::from_micros(50);
 
 /// The limits the parent puts on a cell. The sandbox sets none of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,8 +137,26 @@ pub fn run(
     input: &[u8],
     limits: &Limits,
 ) -> Result<Outcome, CellError> {
+    let started = Instant::now();
+    let (child, canary) = match start(backend, program, limits)? {
+        Ok(started) => started,
+        Err(blocked) => return Ok(Outcome::Blocked(blocked)),
+    };
+    let outcome = supervise(Running::new(child), input, limits, started);
+    // Only now: the child is gone, in every case, so it cannot be looking for the canary.
+    drop(canary);
+    outcome
+}
+
+/// Starts `program` confined by `backend`, with three pipes and the memory limit, and returns
+/// the child with the canary it must outlive; or why nothing could start.
+pub(crate) fn start(
+    backend: &dyn Backend,
+    program: &Program,
+    limits: &Limits,
+) -> Result<Result<(Child, Canary), Blocked>, CellError> {
     if let Some(blocked) = blocked(backend) {
-        return Ok(Outcome::Blocked(blocked));
+        return Ok(Err(blocked));
     }
     let canary = Canary::create().map_err(CellError::Canary)?;
     let mut command = match launch_command(
@@ -144,7 +168,7 @@ pub fn run(
     ) {
         Ok(command) => command,
         Err(CommandError::NoSandbox(reason)) => {
-            return Ok(Outcome::Blocked(Blocked::NoSandbox {
+            return Ok(Err(Blocked::NoSandbox {
                 reason: one_line(&reason),
             }))
         }
@@ -157,22 +181,18 @@ pub fn run(
     if let Some(bytes) = limits.memory {
         crate::memory::limit_address_space(&mut command, bytes)?;
     }
-    let started = Instant::now();
     let child = command.spawn().map_err(CellError::Spawn)?;
-    let outcome = supervise(Running::new(child), input, limits, started);
-    // Only now: the child is gone, in every case, so it cannot be looking for the canary.
-    drop(canary);
-    outcome
+    Ok(Ok((child, canary)))
 }
 
 /// The child, killed and waited for when dropped unless it has been already.
-struct Running {
-    child: Child,
+pub(crate) struct Running {
+    pub(crate) child: Child,
     status: Option<ExitStatus>,
 }
 
 impl Running {
-    fn new(child: Child) -> Self {
+    pub(crate) fn new(child: Child) -> Self {
         Self {
             child,
             status: None,
@@ -180,7 +200,7 @@ impl Running {
     }
 
     /// Kills the child (if it has not exited yet) and waits for it.
-    fn kill(&mut self) -> io::Result<ExitStatus> {
+    pub(crate) fn kill(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.status {
             return Ok(status);
         }
@@ -191,7 +211,8 @@ impl Running {
     }
 
     /// Waits for the child to exit until `deadline`; `None` if it is still running then.
-    fn wait_until(&mut self, deadline: Instant) -> io::Result<Option<ExitStatus>> {
+    pub(crate) fn wait_until(&mut self, deadline: Instant) -> io::Result<Option<ExitStatus>> {
+        let mut pause = EXIT_POLL_FIRST;
         loop {
             if let Some(status) = self.child.try_wait()? {
                 self.status = Some(status);
@@ -201,7 +222,8 @@ impl Running {
             if now >= deadline {
                 return Ok(None);
             }
-            thread::sleep(EXIT_POLL.min(deadline - now));
+            thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(EXIT_POLL);
         }
     }
 }
@@ -375,7 +397,7 @@ fn classify(status: ExitStatus, stdout: &[u8], diagnostics: String) -> Outcome {
 ///
 /// The program could print such a line and exit 97 itself; it would only make its own cell show
 /// `#BLOCKED!`.
-fn refusal(stderr: &str) -> Option<&str> {
+pub(crate) fn refusal(stderr: &str) -> Option<&str> {
     let line = stderr.strip_suffix('\n')?;
     if line.contains('\n') {
         return None;
@@ -383,7 +405,7 @@ fn refusal(stderr: &str) -> Option<&str> {
     line.strip_prefix(REFUSED_PREFIX)
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 

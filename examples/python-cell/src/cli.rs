@@ -10,12 +10,38 @@ use clap::Parser;
 /// Exit status: 0 the value was printed; 1 the cell failed (#PYTHON!, #TIMEOUT!, #CAPPED!,
 /// #CRASHED!); 2 usage; 3 #BLOCKED! (no sandbox here, or the launcher refused: nothing ran);
 /// 4 the cell could not be set up (no Python found, say).
+///
+/// With --warm: 0 every line got its result (whatever the cells show); 2 a line was not a
+/// request; 3 the cells were blocked; 4 the runner could not be set up.
 #[derive(Debug, Parser)]
 #[command(name = "python-cell", version)]
 pub struct Cli {
-    /// A value the snippet sees as a variable, NAME=JSON: `x=2`, `name="Ada"`, `xs=[1,2]`.
+    /// A value the snippet sees as a variable, NAME=JSON: `x=2`, `name="Ada"`, `xs=[1,2]`. With
+    /// --warm, every cell sees it.
     #[arg(long = "input", value_name = "NAME=JSON", value_parser = input)]
     pub inputs: Vec<(String, String)>,
+
+    /// Runs the cells on standard input, one a line, in one confined interpreter (a workbook's
+    /// warm runner), and prints one result a line, in order. A line is a snippet; the result is
+    /// what the cell shows, a line break in it written `\n` and a backslash `\\`. Diagnostics
+    /// and notes go to standard error, each note naming its cell by line number.
+    #[arg(long, conflicts_with = "snippet")]
+    pub warm: bool,
+
+    /// With --warm, each line is a JSON object, {"code": SNIPPET, "inputs": {NAME: VALUE}}, and
+    /// each result one too: {"cell": SHOWN, "note": WHY or null, "diagnostics": PRINTED}.
+    #[arg(long, conflicts_with_all = ["snippet", "inputs"])]
+    pub json: bool,
+
+    /// With --warm, the cells one runner serves before a new one starts.
+    #[arg(long, value_name = "N", default_value_t = 1000, conflicts_with = "snippet",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_cells: u64,
+
+    /// With --warm, the seconds one runner serves before a new one starts (at the next cell).
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = seconds,
+          conflicts_with = "snippet")]
+    pub max_age: Duration,
 
     /// Seconds the cell may take, its launch included, before it is killed.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = seconds)]
@@ -32,8 +58,8 @@ pub struct Cli {
     pub memory_limit: u64,
 
     /// The snippet, such as `1+1`; `-` reads it from standard input.
-    #[arg(allow_hyphen_values = true)]
-    pub snippet: String,
+    #[arg(allow_hyphen_values = true, required_unless_present = "warm")]
+    pub snippet: Option<String>,
 }
 
 fn input(text: &str) -> Result<(String, String), String> {
@@ -99,7 +125,26 @@ mod tests {
             Cli::try_parse_from(["python-cell", "--input", "a=1", "--input", "a=2", "a"]).unwrap();
         assert_eq!(cli.duplicate_input(), Some("a"));
         let cli = Cli::try_parse_from(["python-cell", "-1"]).unwrap();
-        assert_eq!(cli.snippet, "-1");
+        assert_eq!(cli.snippet.as_deref(), Some("-1"));
         assert_eq!(cli.duplicate_input(), None);
+    }
+
+    #[test]
+    fn warm_takes_no_snippet_and_its_options_need_it() {
+        let cli =
+            Cli::try_parse_from(["python-cell", "--warm", "--json", "--max-cells", "5"]).unwrap();
+        assert!(cli.warm && cli.json);
+        assert_eq!(cli.max_cells, 5);
+        assert_eq!(cli.max_age, Duration::from_secs(60));
+        for args in [
+            &["python-cell", "--warm", "1+1"][..],
+            &["python-cell", "--json", "1+1"],
+            &["python-cell", "--max-cells", "3", "1+1"],
+            &["python-cell", "--warm", "--max-cells", "0"],
+            &["python-cell", "--warm", "--json", "--input", "a=1"],
+            &["python-cell"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
     }
 }

@@ -1,33 +1,95 @@
 # The driver python-cell passes to the confined interpreter with `-c`. It evaluates a snippet the
-# way a cell shows it, and speaks the `cell` crate's protocol:
+# way a cell shows it, and speaks the `cell` crate's protocols.
 #
-#   standard input   one JSON object: {"code": SNIPPET, "inputs": {NAME: JSON_TEXT, ...}}
+# A request ([`request::encode`]) is one line of decimal byte counts, the snippet's and then each
+# input's name and JSON text, followed by those bytes, UTF-8.
+#
+# Cold (no argument): one request on standard input, to its end.
 #   standard output  the value (exit 0), or the error, `Type: message` (exit 1)
 #   standard error   what the snippet printed, and the traceback of an error
+# Warm (`--warm`): requests one after another, each framed by the `cell` crate as `LEN\n` and
+#   LEN bytes; after each, the answer `STATUS LEN\n` and LEN bytes (0 a value, 1 an error) on
+#   the stream that was standard output, and what the snippet printed on standard error, which
+#   file descriptor 1 then also names. End of input ends the runner, status 0. A cell reading
+#   standard input finds it empty, as in a cold cell.
 #
-# The snippet runs as a module in a namespace of its own holding the inputs (each JSON text
-# decoded: numbers, strings, lists, objects). If its last statement is an expression, that
-# expression is the value, shown as str() shows it; None, or no final expression, shows nothing.
-# What the snippet prints goes to standard error, so that standard output holds the value alone.
-import ast
-import json
-import keyword
+# Each snippet runs as a module in a namespace of its own holding its inputs (each JSON text
+# decoded). If its last statement is an expression, that expression is the value, shown as str()
+# shows it; None, or no final expression, shows nothing.
+#
+# A cold cell's start is most of its cost, so this imports nothing it does not use: no `ast`
+# (a lone expression compiles in "eval" mode; `_ast`, built in, splits the rest), no `json` for a
+# whole number, `traceback` only for an error; and it ends with `_exit`, skipping the
+# interpreter's shutdown. The interpreter runs with `-S`, so the package folders `site` would
+# add are added here, without `site`'s own work.
 import sys
-import traceback
 
 CELL = "<cell>"
 
 
-def evaluate(request):
+def add_packages():
+    version = "%d.%d" % sys.version_info[:2]
+    prefix = sys.base_prefix
+    for folder in (
+        f"{prefix}/local/lib/python{version}/dist-packages",
+        f"{prefix}/lib/python3/dist-packages",
+        f"{prefix}/lib/python{version}/dist-packages",
+        f"{prefix}/lib/python{version}/site-packages",
+    ):
+        if folder not in sys.path:
+            sys.path.append(folder)
+
+
+def no_process(command):
+    # The shell os.system starts is never on a cell's exec list: say so, instead of the exit
+    # status 127 (32512) of a child that could not run it.
+    raise PermissionError(13, "a cell cannot start a process", command)
+
+
+def decode(text):
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0"):
+        return int(text)
+    import json
+
+    return json.loads(text)
+
+
+def parse(data):
+    header, _, body = data.partition(b"\n")
+    sizes = [int(size) for size in header.split()]
+    if not sizes or len(sizes) % 2 != 1 or sum(sizes) != len(body):
+        raise ValueError("the request is malformed")
+    fields = []
+    at = 0
+    for size in sizes:
+        fields.append(body[at : at + size].decode("utf-8"))
+        at += size
+    return fields[0], list(zip(fields[1::2], fields[2::2]))
+
+
+def evaluate(data):
+    code, inputs = parse(data)
     names = {"__name__": "__cell__"}
-    for name, text in request["inputs"].items():
-        if not name.isidentifier() or keyword.iskeyword(name):
-            raise ValueError(f"input {name!r} is not a Python name")
-        names[name] = json.loads(text)
-    tree = ast.parse(request["code"], CELL, "exec")
+    if inputs:
+        import keyword
+
+        for name, text in inputs:
+            if not name.isidentifier() or keyword.iskeyword(name):
+                raise ValueError(f"input {name!r} is not a Python name")
+            names[name] = decode(text)
+    try:
+        expression = compile(code, CELL, "eval")
+    except SyntaxError:
+        expression = None
+    if expression is not None:
+        return eval(expression, names)
+    import _ast
+
+    tree = compile(code, CELL, "exec", _ast.PyCF_ONLY_AST)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    if tree.body and isinstance(tree.body[-1], _ast.Expr):
+        last = _ast.Expression(tree.body.pop().value)
     exec(compile(tree, CELL, "exec"), names)
     if last is None:
         return None
@@ -42,25 +104,67 @@ def cell_frames(tb):
     return tb
 
 
-def main():
-    result = sys.stdout.buffer
-    sys.stdout = sys.stderr
+def answer(data, errors):
+    """Runs one request: (0, the value) or (1, the error), each as UTF-8 bytes."""
+    sys.stdout = sys.stderr = errors
     try:
-        request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-        value = evaluate(request)
+        value = evaluate(data)
         text = "" if value is None else str(value)
+        status = 0
     except BaseException as error:
+        import traceback
+
         tb = cell_frames(error.__traceback__)
-        traceback.print_exception(type(error), error, tb, file=sys.stderr)
-        summary = traceback.format_exception_only(type(error), error)[-1].strip()
-        sys.stderr.flush()
-        result.write(summary.encode("utf-8", "backslashreplace"))
-        result.flush()
-        return 1
-    sys.stderr.flush()
-    result.write(text.encode("utf-8", "backslashreplace"))
-    result.flush()
-    return 0
+        traceback.print_exception(type(error), error, tb, file=errors)
+        text = traceback.format_exception_only(type(error), error)[-1].strip()
+        status = 1
+    errors.flush()
+    return status, text.encode("utf-8", "backslashreplace")
 
 
-sys.exit(main())
+def cold():
+    status, text = answer(sys.stdin.buffer.read(), sys.stderr)
+    sys.__stdout__.buffer.write(text)
+    sys.__stdout__.buffer.flush()
+    return status
+
+
+def warm():
+    import os
+
+    # The answers go on a descriptor of their own; 1 becomes standard error, so that nothing a
+    # cell writes on it, from Python or from C, can be taken for an answer by accident.
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    # Likewise the requests: a cell reading standard input finds it empty, as a cold cell does.
+    requests = os.fdopen(os.dup(0), "rb")
+    empty, writer = os.pipe()
+    os.close(writer)
+    os.dup2(empty, 0)
+    os.close(empty)
+    errors = sys.stderr
+    while True:
+        line = requests.readline()
+        if not line:
+            return 0
+        size = int(line)
+        data = requests.read(size)
+        if len(data) != size:
+            return 0
+        status, text = answer(data, errors)
+        # Buffered, so that an answer longer than the pipe holds is written whole.
+        answers.write(b"%d %d\n%s" % (status, len(text), text))
+        answers.flush()
+
+
+add_packages()
+import posix  # noqa: E402  (built in, loaded already; `os` takes its `system` from here)
+
+posix.system = no_process
+if "os" in sys.modules:
+    sys.modules["os"].system = no_process
+status = warm() if sys.argv[1:] == ["--warm"] else cold()
+# Everything is written and flushed: the interpreter's own shutdown (collecting every object,
+# tearing down every module) would only add milliseconds to each cell, and run what a cell
+# registered with atexit, which a cell has no use for.
+posix._exit(status)

@@ -21,12 +21,17 @@
 //!    memory limit; [`python_cell::render`] turns the outcome into what the cell shows.
 //!
 //! The value goes to standard output; what the snippet printed, its traceback, and the reason
-//! for an error code go to standard error. Exit status: 0 a value; 1 the cell failed; 2 usage;
-//! 3 `#BLOCKED!`; 4 the cell could not be set up.
+//! for an error code go to standard error (all but for `#CAPPED!`, whose output is what was too
+//! much: only the reason). Exit status: 0 a value; 1 the cell failed; 2 usage; 3 `#BLOCKED!`;
+//! 4 the cell could not be set up.
+//!
+//! `python-cell --warm` runs the cells on its standard input, one a line, in one warm runner
+//! ([`cell::Runner`], `src/warm.rs`), and prints one result a line.
 #![forbid(unsafe_code)]
 
 mod backend;
 mod cli;
+mod warm;
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -44,7 +49,19 @@ fn main() -> ExitCode {
         eprintln!("python-cell: the input {name} is given twice");
         return ExitCode::from(render::EXIT_USAGE);
     }
+    if cli.warm {
+        return ExitCode::from(warm::serve(&cli));
+    }
     ExitCode::from(evaluate(&cli))
+}
+
+/// The limits the command line sets on each cell.
+pub(crate) fn limits(cli: &cli::Cli) -> Limits {
+    Limits {
+        timeout: cli.timeout,
+        output_cap: cli.output_cap,
+        memory: Some(cli.memory_limit << 20),
+    }
 }
 
 /// Evaluates the cell, prints what it shows, and returns the exit status.
@@ -53,27 +70,23 @@ fn evaluate(cli: &cli::Cli) -> u8 {
     if let Some(blocked) = cell::blocked(&backend) {
         return print(&render::show(&cell::Outcome::Blocked(blocked)), "");
     }
-    let code = if cli.snippet == "-" {
+    let snippet = cli.snippet.as_deref().unwrap_or_default();
+    let code = if snippet == "-" {
         let mut code = String::new();
         if let Err(e) = std::io::stdin().read_to_string(&mut code) {
             return setup_failed(&format!("reading the snippet from standard input: {e}"));
         }
         code
     } else {
-        cli.snippet.clone()
+        snippet.to_owned()
     };
     let program = match python_cell::program() {
         Ok(program) => program,
         Err(e) => return setup_failed(&one_line(&e)),
     };
-    let limits = Limits {
-        timeout: cli.timeout,
-        output_cap: cli.output_cap,
-        memory: Some(cli.memory_limit << 20),
-    };
     let input = request::encode(&code, &cli.inputs);
-    match cell::run(&backend, &program, input.as_bytes(), &limits) {
-        Ok(outcome) => print(&render::show(&outcome), outcome.diagnostics()),
+    match cell::run(&backend, &program, &input, &limits(cli)) {
+        Ok(outcome) => print(&render::show(&outcome), render::diagnostics(&outcome)),
         Err(e) => setup_failed(&one_line(&e)),
     }
 }
@@ -94,7 +107,7 @@ fn print(shown: &render::Shown, diagnostics: &str) -> u8 {
     shown.exit
 }
 
-fn setup_failed(why: &str) -> u8 {
+pub(crate) fn setup_failed(why: &str) -> u8 {
     eprintln!("python-cell: {why}");
     render::EXIT_SETUP
 }

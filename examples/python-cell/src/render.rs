@@ -32,7 +32,7 @@ pub struct Shown {
 /// | an exception | `#PYTHON!`, the note `Type: message` |
 /// | past the timeout | `#TIMEOUT!` |
 /// | past the output cap | `#CAPPED!` |
-/// | another end (a signal) | `#CRASHED!` |
+/// | another end (a signal), or a runner that broke its protocol | `#CRASHED!` |
 /// | no sandbox, or refused | `#BLOCKED!` |
 pub fn show(outcome: &Outcome) -> Shown {
     let error = |code: &str, note: String, exit: u8| Shown {
@@ -49,8 +49,20 @@ pub fn show(outcome: &Outcome) -> Shown {
         Outcome::Error { message, .. } => error("#PYTHON!", message.clone(), EXIT_FAILED),
         Outcome::TimedOut { .. } => error("#TIMEOUT!", outcome.to_string(), EXIT_FAILED),
         Outcome::OutputCapped { .. } => error("#CAPPED!", outcome.to_string(), EXIT_FAILED),
-        Outcome::Crashed { .. } => error("#CRASHED!", outcome.to_string(), EXIT_FAILED),
+        Outcome::Crashed { .. } | Outcome::Garbled { .. } => {
+            error("#CRASHED!", outcome.to_string(), EXIT_FAILED)
+        }
         Outcome::Blocked(blocked) => error("#BLOCKED!", blocked.to_string(), EXIT_BLOCKED),
         other => error("#UNKNOWN!", other.to_string(), EXIT_FAILED),
+    }
+}
+
+/// What of the cell's diagnostics to show with it: all of them, but for a cell past its output
+/// cap, whose output is the very thing that was too much (a megabyte of it, by default), and
+/// whose note says so.
+pub fn diagnostics(outcome: &Outcome) -> &str {
+    match outcome {
+        Outcome::OutputCapped { .. } => "",
+        other => other.diagnostics(),
     }
 }

@@ -1,42 +1,23 @@
-//! What goes to the driver on standard input: one JSON object holding the snippet and its inputs.
+//! What goes to the driver for one cell: the snippet and its inputs, framed by their lengths.
 //!
-//! Everything is a JSON string written here, each input's value too (as the JSON text the
-//! caller gave, which the driver decodes), so no text the caller or the snippet holds can change
-//! the object's shape.
+//! One line of decimal byte counts, separated by spaces: the snippet's, then each input's name
+//! and value in turn; then those texts, UTF-8, one after the other. Each input's value is the
+//! JSON text the caller gave, which the driver decodes. Only lengths frame the texts, so no text
+//! the caller or the snippet holds can change where another begins; and the driver needs no
+//! JSON parser to read it (a cold cell's start is mostly its imports).
 
-/// `{"code": <code>, "inputs": {<name>: <json text>, ...}}`.
-pub fn encode(code: &str, inputs: &[(String, String)]) -> String {
-    let mut out = String::from("{\"code\":");
-    out.push_str(&string(code));
-    out.push_str(",\"inputs\":{");
-    for (i, (name, value)) in inputs.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&string(name));
-        out.push(':');
-        out.push_str(&string(value));
+/// The request for `code` with `inputs` (name, JSON text).
+pub fn encode(code: &str, inputs: &[(String, String)]) -> Vec<u8> {
+    let mut header = code.len().to_string();
+    let mut body = code.as_bytes().to_vec();
+    for (name, value) in inputs {
+        header.push_str(&format!(" {} {}", name.len(), value.len()));
+        body.extend_from_slice(name.as_bytes());
+        body.extend_from_slice(value.as_bytes());
     }
-    out.push_str("}}");
-    out
-}
-
-/// `text` as a JSON string literal.
-fn string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    header.push('\n');
+    let mut out = header.into_bytes();
+    out.extend_from_slice(&body);
     out
 }
 
@@ -45,15 +26,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_snippet_and_the_inputs_are_strings_whatever_they_hold() {
+    fn the_texts_are_framed_by_their_byte_counts_whatever_they_hold() {
         let inputs = [
             ("a".to_owned(), "2".to_owned()),
-            ("b".to_owned(), "\"x\"}, \"code\": \"evil\"".to_owned()),
+            ("b".to_owned(), "\"x\n1 2\"".to_owned()),
         ];
         assert_eq!(
-            encode("print(\"hi\")\n\\\u{1}", &inputs),
-            r#"{"code":"print(\"hi\")\n\\\u0001","inputs":{"a":"2","b":"\"x\"}, \"code\": \"evil\""}}"#
+            encode("print(\"hé\")\n", &inputs),
+            b"13 1 1 1 7\nprint(\"h\xc3\xa9\")\na2b\"x\n1 2\"".to_vec()
         );
-        assert_eq!(encode("1+1", &[]), r#"{"code":"1+1","inputs":{}}"#);
+        assert_eq!(encode("1+1", &[]), b"3\n1+1".to_vec());
+        assert_eq!(encode("", &[]), b"0\n".to_vec());
     }
 }

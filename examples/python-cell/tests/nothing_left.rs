@@ -67,6 +67,26 @@ fn a_killed_cell_leaves_no_process() {
     assert_eq!(shown, "#CAPPED!\n");
     assert_eq!(children_left(), None, "after the output cap");
 
+    // A warm runner killed for a cell, and the one after it that ends with its input.
+    let mut warm = python_cell(&["--warm", "--timeout", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut warm.stdin.take().unwrap(),
+        b"while True: pass\nprint('x' * 100_000_000)\n1+1\n",
+    )
+    .unwrap();
+    let output = warm.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "#TIMEOUT!\n#CAPPED!\n2\n"
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(children_left(), None, "after the warm runners");
+
     // The check can see a process left behind: a child that exited but was not waited for.
     let leftover = std::process::Command::new("/bin/true").spawn().unwrap();
     std::thread::sleep(Duration::from_millis(200));

@@ -1,0 +1,205 @@
+//! `python-cell --warm`: the cells on standard input, one a line, served by one warm runner, and
+//! one result a line on standard output, in order.
+
+use std::io::{BufRead, Write};
+
+use cell::Outcome;
+#[cfg(unix)]
+use cell::{Recycle, Runner};
+use python_cell::{render, request};
+use sandbox_core::one_line;
+
+use crate::cli::Cli;
+
+/// One line's request, or why it is none.
+fn parse_line(cli: &Cli, line: &str) -> Result<Vec<u8>, String> {
+    if !cli.json {
+        return Ok(request::encode(line, &cli.inputs));
+    }
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let object = value.as_object().ok_or("not a JSON object")?;
+    if let Some(key) = object.keys().find(|k| *k != "code" && *k != "inputs") {
+        return Err(format!("unknown key {key:?}"));
+    }
+    let code = object
+        .get("code")
+        .and_then(|code| code.as_str())
+        .ok_or("\"code\" is not a string")?;
+    let mut inputs = Vec::new();
+    match object.get("inputs") {
+        None => {}
+        Some(serde_json::Value::Object(given)) => {
+            for (name, value) in given {
+                inputs.push((name.clone(), value.to_string()));
+            }
+        }
+        Some(_) => return Err("\"inputs\" is not an object".into()),
+    }
+    Ok(request::encode(code, &inputs))
+}
+
+/// A result on one line: a line break written `\n`, a carriage return `\r`, a backslash `\\`.
+fn one_line_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What serves the cells.
+enum Serving<'a> {
+    /// Nothing: there is no sandbox here.
+    Blocked(cell::Blocked),
+    /// The workbook's runner.
+    #[cfg(unix)]
+    Runner(Box<Runner<'a>>),
+    /// Only a runner borrows the backend.
+    #[cfg(not(unix))]
+    #[allow(dead_code)]
+    Never(std::marker::PhantomData<&'a ()>),
+}
+
+impl Serving<'_> {
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, cell::CellError> {
+        match self {
+            Serving::Blocked(blocked) => Ok(Outcome::Blocked(blocked.clone())),
+            #[cfg(unix)]
+            Serving::Runner(runner) => runner.run(input),
+            #[cfg(not(unix))]
+            Serving::Never(_) => {
+                let _ = input;
+                unreachable!("never made")
+            }
+        }
+    }
+}
+
+/// The workbook's runner, or why there is none.
+#[cfg(unix)]
+fn runner<'a>(backend: &'a dyn sandbox_core::Backend, cli: &Cli) -> Result<Serving<'a>, String> {
+    let program = python_cell::warm_program().map_err(|e| one_line(&e))?;
+    let recycle = Recycle {
+        cells: usize::try_from(cli.max_cells).unwrap_or(usize::MAX),
+        age: cli.max_age,
+    };
+    Ok(Serving::Runner(Box::new(Runner::new(
+        backend,
+        program,
+        crate::limits(cli),
+        recycle,
+    ))))
+}
+
+/// A warm runner needs unix pipes to poll; where there is a sandbox but no unix, there is none.
+#[cfg(not(unix))]
+fn runner<'a>(_backend: &'a dyn sandbox_core::Backend, _cli: &Cli) -> Result<Serving<'a>, String> {
+    Err("a warm runner needs a unix system".into())
+}
+
+/// Serves every line of standard input and returns the exit status.
+pub fn serve(cli: &Cli) -> u8 {
+    let backend = crate::backend::backend();
+    // Where there is no sandbox, every cell shows #BLOCKED!, and no Python is looked for.
+    let mut serving = match cell::blocked(&backend) {
+        Some(blocked) => Serving::Blocked(blocked),
+        None => match runner(&backend, cli) {
+            Ok(serving) => serving,
+            Err(why) => return crate::setup_failed(&why),
+        },
+    };
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let mut exit = render::EXIT_VALUE;
+    for (index, line) in stdin.lines().enumerate() {
+        let number = index + 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                return crate::setup_failed(&format!("reading line {number}: {e}"));
+            }
+        };
+        let (shown, diagnostics) = match parse_line(cli, &line) {
+            Ok(input) => match serving.run(&input) {
+                Ok(outcome) => {
+                    if matches!(outcome, Outcome::Blocked(_)) {
+                        exit = render::EXIT_BLOCKED;
+                    }
+                    let diagnostics = render::diagnostics(&outcome).to_owned();
+                    (render::show(&outcome), diagnostics)
+                }
+                Err(e) => return crate::setup_failed(&one_line(&e)),
+            },
+            Err(why) => {
+                exit = exit.max(render::EXIT_USAGE);
+                let shown = render::Shown {
+                    cell: "#REQUEST!".into(),
+                    note: Some(format!("not a request: {why}")),
+                    exit: render::EXIT_USAGE,
+                };
+                (shown, String::new())
+            }
+        };
+        let written = if cli.json {
+            let result = serde_json::json!({
+                "cell": shown.cell,
+                "note": shown.note,
+                "diagnostics": diagnostics,
+            });
+            writeln!(stdout, "{result}")
+        } else {
+            let mut stderr = std::io::stderr().lock();
+            // Nowhere else to report a failure to write to the terminal.
+            let _ignored = stderr.write_all(diagnostics.as_bytes());
+            if !diagnostics.is_empty() && !diagnostics.ends_with('\n') {
+                let _ignored = stderr.write_all(b"\n");
+            }
+            if let Some(note) = &shown.note {
+                let _ignored = writeln!(stderr, "python-cell: cell {number}: {note}");
+            }
+            writeln!(stdout, "{}", one_line_of(&shown.cell))
+        };
+        // The reader is gone: no later result can be delivered either.
+        if written.and_then(|()| stdout.flush()).is_err() {
+            return render::EXIT_FAILED;
+        }
+    }
+    exit
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn a_result_stays_on_its_line() {
+        assert_eq!(one_line_of("a\nb\\n\r"), "a\\nb\\\\n\\r");
+    }
+
+    #[test]
+    fn a_json_line_is_a_snippet_and_its_inputs() {
+        let cli = Cli::try_parse_from(["python-cell", "--warm", "--json"]).unwrap();
+        assert_eq!(
+            parse_line(&cli, r#"{"code": "x*2", "inputs": {"x": 21, "s": "a\nb"}}"#).unwrap(),
+            request::encode(
+                "x*2",
+                // In the order of their names.
+                &[("s".into(), "\"a\\nb\"".into()), ("x".into(), "21".into())]
+            )
+        );
+        assert_eq!(
+            parse_line(&cli, r#"{"code": "1"}"#).unwrap(),
+            request::encode("1", &[])
+        );
+        for bad in ["1+1", "[]", r#"{"code": 1}"#, r#"{"code": "1", "x": 2}"#] {
+            assert!(parse_line(&cli, bad).is_err(), "{bad}");
+        }
+    }
+}
