@@ -607,7 +607,7 @@ attempt("FUTEX_WAKE_OP shared", lambda: syscall(NR, start, 5, 0, 0, start + 64, 
 /// What the threat model leaves open, pinned so that a change is noticed: reading a file
 /// updates its access time; a standard stream that is a pipe can be reopened through
 /// `/proc/self/fd` in the other direction; `/proc/self/ns/*` can be opened (joining one is
-/// refused).
+/// refused); a path's metadata can be looked up outside the read paths, its contents not.
 #[test]
 fn documented_openings_stay_as_documented() {
     let scratch = Scratch::new("openings");
@@ -630,6 +630,9 @@ attempt("reopen stdin for writing", lambda: os.close(os.open("/proc/self/fd/0", 
 attempt("open /proc/self/ns/net", lambda: os.close(os.open("/proc/self/ns/net", os.O_RDONLY)))
 fd = os.open("/proc/self/ns/net", os.O_RDONLY)
 attempt("setns", lambda: syscall({"x86_64": 308, "aarch64": 268}[os.uname().machine], fd, 0))
+attempt("stat /etc/shadow", lambda: os.stat("/etc/shadow"))
+attempt("read /etc/shadow", lambda: open("/etc/shadow", "rb").read(1))
+attempt("list /etc", lambda: os.listdir("/etc"))
 "#;
     let mut command = python_command(&[&scratch.0, Path::new("/proc")], code, &[file.as_os_str()]);
     command.stdin(Stdio::piped());
@@ -647,6 +650,9 @@ attempt("setns", lambda: syscall({"x86_64": 308, "aarch64": 268}[os.uname().mach
             ("reopen stdin for writing", "ok"),
             ("open /proc/self/ns/net", "ok"),
             ("setns", "EPERM"),
+            ("stat /etc/shadow", "ok"),
+            ("read /etc/shadow", "EACCES"),
+            ("list /etc", "EACCES"),
         ],
     );
     let atime = std::fs::metadata(&file).unwrap();
