@@ -9,6 +9,7 @@
 
 mod backend;
 mod cli;
+#[cfg(unix)]
 mod explain;
 #[cfg(unix)]
 mod program;
