@@ -63,6 +63,10 @@ impl Drop for Canary {
         // Nothing to do about a failure here: the file is in the temporary directory, and
         // panicking in drop would be worse.
         let _ignored = std::fs::remove_file(&self.path);
+        // The canary goes once the child has been waited for, which is when the launch's cgroup
+        // can go too (`cgroup.rs`).
+        #[cfg(target_os = "linux")]
+        crate::cgroup::sweep_all();
     }
 }
 

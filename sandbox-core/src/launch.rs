@@ -61,8 +61,8 @@ impl Launch {
 /// The command runs this application's own executable again with [`LAUNCH_FLAG`], so the
 /// application must call [`handle_args`] first thing in `main`. `program` joins the exec list.
 /// The caller chooses standard input, output and error (pipes, normally: a stream that is a file
-/// stays writable by the program), and owns time, memory and output limits; the launcher sets
-/// none. `canary` must outlive the child: keep it until the child has been waited for. Spawn and
+/// stays writable by the program), and owns the time and output limits; the launcher sets the
+/// policy's [`Limits`](crate::Limits). `canary` must outlive the child: keep it until the child has been waited for. Spawn and
 /// wait from the same thread, and keep that thread alive while the child runs: on Linux the
 /// program gets SIGKILL when the thread that spawned it exits.
 ///
@@ -233,6 +233,16 @@ fn run(
         parent,
         launcher,
     };
+
+    phases.enter("limits")?;
+    // Before confinement: a cgroup is joined by writing a file, and the OOM score is fixed with
+    // the privileges the backend drops. A confined copy inherited them from the first launcher.
+    if stage == Stage::Launch {
+        let limits = launch.request.policy.limits();
+        #[cfg(target_os = "linux")]
+        crate::cgroup::enter(limits)?;
+        crate::limits::apply(limits)?;
+    }
 
     phases.enter("confine")?;
     match stage {

@@ -11,8 +11,10 @@
 //! If any step fails the program never runs: the launcher prints one
 //! `sandbox: refused: <reason>` line and exits with status 97.
 //!
-//! The sandbox limits what the program may reach, not how long it runs, how much memory it uses
-//! or how much it prints: the caller owns those limits (`examples/cell` shows them). With the
+//! Before confining itself the launcher also bounds what the program may take from the machine
+//! ([`Limits`], on by default: open files, queued signals, CPU priority, the OOM score, and on
+//! Linux memory and tasks in a cgroup of its own where it may make one). How long the program
+//! runs and how much it prints are the caller's to limit (`examples/cell` shows how). With the
 //! `conformance` feature, the `conformance` module is the suite every backend runs (`docs/backends.md`).
 //!
 //! This crate has no dependency on any one operating system's confinement; the backends
@@ -36,6 +38,8 @@
 
 mod backend;
 mod canary;
+#[cfg(target_os = "linux")]
+mod cgroup;
 pub mod check;
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -44,6 +48,7 @@ mod error;
 #[cfg(unix)]
 mod fds;
 mod launch;
+mod limits;
 pub mod phases;
 mod policy;
 #[cfg(unix)]
@@ -53,12 +58,13 @@ pub mod wire;
 pub use backend::{Backend, Fact, Support};
 pub use canary::Canary;
 pub use error::{
-    one_line, BackendError, CanaryError, CheckFailure, CommandError, PolicyError, Refusal,
-    WireError,
+    one_line, BackendError, CanaryError, CheckFailure, CommandError, LimitError, PolicyError,
+    Refusal, WireError,
 };
 pub use launch::{
     handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
     REFUSED_EXIT_CODE, REFUSED_PREFIX,
 };
+pub use limits::{bounds_fact, Limits};
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;

@@ -1,4 +1,5 @@
-//! What a confined program may reach: the paths it may read and the programs it may execute.
+//! What a confined program may reach: the paths it may read and the programs it may execute,
+//! and how much of the machine it may take ([`Limits`]).
 //!
 //! A policy is validated when a path is added, and again by the launcher when it decodes one, so
 //! a path that vanished or changed in between is refused rather than quietly dropped.
@@ -7,6 +8,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::PolicyError;
+use crate::limits::Limits;
 
 /// The paths a confined program may read, and those it may execute.
 ///
@@ -29,6 +31,7 @@ use crate::error::PolicyError;
 pub struct Policy {
     read: Paths,
     exec: Paths,
+    limits: Limits,
 }
 
 /// Paths in the order they were added, each once. The set makes adding one constant time: a
@@ -54,8 +57,20 @@ impl Paths {
 
 impl Policy {
     /// A policy that allows nothing: the program may read no file and execute none but itself.
+    /// It takes from the machine no more than [`Limits::default`] allows.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Replaces the bounds on what the program may take from the machine.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The bounds on what the program may take from the machine.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Allows reading `path` (a file, or a folder and everything beneath it).

@@ -19,6 +19,8 @@ const READ: &str = "--read";
 const EXEC: &str = "--exec";
 const CANARY: &str = "--canary";
 const PARENT: &str = "--parent";
+/// One of the policy's limits, `name=value`; a request without any gets the defaults.
+const LIMIT: &str = "--limit";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -51,6 +53,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         pair(EXEC, path.as_os_str());
     }
     pair(CANARY, request.canary.as_os_str());
+    for word in request.policy.limits().encode() {
+        pair(LIMIT, &word);
+    }
     if let Some(parent) = request.parent {
         pair(PARENT, OsStr::new(&parent.to_string()));
     }
@@ -75,6 +80,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
     let mut policy = Policy::new();
     let mut canaries = Vec::new();
     let mut parent = None;
+    let mut limits = *policy.limits();
     loop {
         let key = args.next().ok_or(WireError::NoProgram)?;
         let key = match key.to_str() {
@@ -82,6 +88,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(EXEC) => EXEC,
             Some(CANARY) => CANARY,
             Some(PARENT) => PARENT,
+            Some(LIMIT) => LIMIT,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -90,6 +97,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             READ => policy = policy.allow_read(&value)?,
             EXEC => policy = policy.allow_exec(&value)?,
             CANARY => canaries.push(PathBuf::from(value)),
+            LIMIT => limits.decode_word(&value)?,
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
     }
@@ -102,7 +110,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         Err(all) => return Err(WireError::Canary { count: all.len() }),
     };
     Ok(Request {
-        policy,
+        policy: policy.with_limits(limits),
         canary,
         program,
         args: args.collect(),
@@ -134,6 +142,29 @@ mod tests {
             args: vec!["--".into(), "--read".into(), "a b\nc".into()],
             parent: Some(42),
         }
+    }
+
+    #[test]
+    fn limits_travel_and_a_request_without_them_gets_the_defaults() {
+        let mut r = request();
+        let mut limits = crate::Limits::none();
+        limits.tasks = Some(7);
+        r.policy = r.policy.with_limits(limits);
+        assert_eq!(decode(encode(&r)).unwrap().policy.limits(), &limits);
+        let bare = decode_strs(&["1", "--canary", "/a", "--", "/bin/true"]).unwrap();
+        assert_eq!(bare.policy.limits(), &crate::Limits::default());
+        assert!(matches!(
+            decode_strs(&[
+                "1",
+                "--limit",
+                "tasks=x",
+                "--canary",
+                "/a",
+                "--",
+                "/bin/true"
+            ]),
+            Err(WireError::Limit { .. })
+        ));
     }
 
     #[test]
