@@ -142,6 +142,7 @@ pub fn check_policy(data: &[u8]) -> Vec<Result<(), &'static str>> {
         program: PathBuf::from("/nonexistent-program"),
         args: Vec::new(),
         parent: None,
+        status: None,
     };
     match wire::decode(wire::encode(&request)) {
         Ok(decoded) => assert_eq!(decoded, request, "the wire changed the policy"),

@@ -33,9 +33,11 @@ impl Canary {
             source,
         };
         let dir = dir.canonicalize().map_err(fail)?;
+        #[cfg(unix)]
+        sweep_once(&dir);
         loop {
             let name = format!(
-                "sandbox-canary-{}-{}",
+                "{PREFIX}{}-{}",
                 std::process::id(),
                 NEXT.fetch_add(1, Ordering::Relaxed)
             );
@@ -58,6 +60,45 @@ impl Canary {
     }
 }
 
+/// Removes, once per process and folder, the canaries of processes that no longer exist: an
+/// application killed while a child ran could not remove its own. The name says whose a canary
+/// is; a process ID taken again by a live process keeps its files (signal 0 reaches it), and
+/// another user's files cannot be removed from a sticky temporary folder anyway.
+#[cfg(unix)]
+fn sweep_once(dir: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+        if swept.iter().any(|d| d == dir) {
+            return;
+        }
+        swept.push(dir.to_path_buf());
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|n| n.split_once('-'))
+            .and_then(|(pid, n)| n.parse::<u32>().ok().and(pid.parse::<i32>().ok()))
+            .filter(|&pid| pid > 0)
+        else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ignored = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The start of every canary's name; then the creating process's ID and a counter.
+const PREFIX: &str = "sandbox-canary-";
+
 impl Drop for Canary {
     fn drop(&mut self) {
         // Nothing to do about a failure here: the file is in the temporary directory, and
@@ -73,6 +114,25 @@ impl Drop for Canary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_process_s_canaries_are_swept_and_a_live_one_s_kept() {
+        let dir = std::env::temp_dir().join(format!("sandbox-sweep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // PID 0 is nobody's; the largest PID Linux hands out is below 2^22.
+        let dead = dir.join(format!("{PREFIX}{}-0", (1 << 22) + 1));
+        let live = dir.join(format!("{PREFIX}{}-0", std::process::id()));
+        let other = dir.join("sandbox-canary-notes");
+        for path in [&dead, &live, &other] {
+            std::fs::write(path, b"x").unwrap();
+        }
+        let canary = Canary::create_in(&dir).unwrap();
+        assert!(!dead.exists());
+        assert!(live.exists() && other.exists());
+        drop(canary);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_canary_is_fresh_and_removed_on_drop() {

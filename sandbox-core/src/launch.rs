@@ -4,6 +4,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+#[cfg(unix)]
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::backend::{Backend, Support};
 use crate::canary::Canary;
@@ -79,10 +81,27 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    let args = args
+        .into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect();
+    build(backend, policy, canary, program.as_ref(), args, None, None)
+}
+
+/// The launcher's command: `launcher` (this executable if `None`) with the request, which names
+/// `status` as the descriptor to report on.
+pub(crate) fn build(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: &Path,
+    args: Vec<OsString>,
+    launcher: Option<&Path>,
+    status: Option<i32>,
+) -> Result<Command, CommandError> {
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
     }
-    let program = program.as_ref();
     if !program.is_absolute() {
         return Err(CommandError::RelativeProgram {
             program: program.to_path_buf(),
@@ -92,19 +111,20 @@ where
         .clone()
         .allow_exec(program)
         .map_err(CommandError::Program)?;
-    let exe = std::env::current_exe().map_err(CommandError::CurrentExe)?;
+    let exe = match launcher {
+        Some(path) => path.to_path_buf(),
+        None => std::env::current_exe().map_err(CommandError::CurrentExe)?,
+    };
     let request = Request {
         policy,
         canary: canary.path().to_path_buf(),
         program: program.to_path_buf(),
-        args: args
-            .into_iter()
-            .map(|a| a.as_ref().to_os_string())
-            .collect(),
+        args,
         // The launcher refuses a parent other than this process: had this process exited, the
         // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the
         // program would outlive the application that asked for it.
         parent: Some(std::process::id()),
+        status,
     };
     let mut command = Command::new(exe);
     command.arg(LAUNCH_FLAG).args(wire::encode(&request));
@@ -140,10 +160,26 @@ pub fn handle_args(backend: &dyn Backend) {
     }
 }
 
-/// Prints the refusal line and exits with [`REFUSED_EXIT_CODE`].
+/// Prints the refusal line and exits with [`REFUSED_EXIT_CODE`]. A launcher started by the
+/// high-level API ([`Sandbox`](crate::Sandbox)) first reports the refusal, typed, on its status
+/// descriptor.
 pub fn refuse(refusal: &Refusal) -> ! {
+    #[cfg(unix)]
+    if let Some(fd) = launch_status() {
+        // Nothing to do if the parent went away: the exit status and the line still tell.
+        let _ignored = crate::sys::write_all(fd, &crate::status::encode(refusal));
+    }
     eprintln!("{REFUSED_PREFIX}{}", crate::error::one_line(refusal));
     std::process::exit(REFUSED_EXIT_CODE)
+}
+
+/// The launcher's status descriptor, once its arguments named one; -1 before.
+#[cfg(unix)]
+static STATUS: AtomicI32 = AtomicI32::new(-1);
+
+#[cfg(unix)]
+fn launch_status() -> Option<i32> {
+    Some(STATUS.load(Ordering::Relaxed)).filter(|&fd| fd > 2)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +226,10 @@ fn run(
     use std::os::unix::process::CommandExt;
 
     let mut phases = crate::phases::Phases::from_env();
+    let args: Vec<OsString> = args.collect();
+    if let Some(fd) = wire::peek_status(&args) {
+        STATUS.store(fd, Ordering::Relaxed);
+    }
     phases.enter("decode")?;
     let mut request = wire::decode(args)?;
     let launcher = std::env::current_exe()
@@ -222,8 +262,21 @@ fn run(
     phases.enter("descriptors")?;
     crate::fds::check_single_thread()?;
     match stage {
-        Stage::Launch => crate::fds::close_inherited()?,
-        Stage::Confined => crate::fds::check_none_inheritable()?,
+        Stage::Launch => {
+            crate::fds::close_inherited(launch_status())?;
+            // A backend that confines by re-executing needs the descriptor across that `exec`;
+            // its confined copy sets the flag (below). Otherwise the program never holds it.
+            if let Some(fd) = launch_status() {
+                crate::sys::set_close_on_exec(fd, !backend.confines_by_reexec())
+                    .map_err(Refusal::Descriptors)?;
+            }
+        }
+        Stage::Confined => {
+            if let Some(fd) = launch_status() {
+                crate::sys::set_close_on_exec(fd, true).map_err(Refusal::Descriptors)?;
+            }
+            crate::fds::check_none_inheritable()?
+        }
     }
     phases.enter("environment")?;
     let launch = Launch {

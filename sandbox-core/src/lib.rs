@@ -52,6 +52,10 @@ mod limits;
 pub mod phases;
 mod policy;
 #[cfg(unix)]
+mod spawn;
+#[cfg(unix)]
+mod status;
+#[cfg(unix)]
 mod sys;
 pub mod wire;
 
@@ -68,3 +72,7 @@ pub use launch::{
 pub use limits::{bounds_fact, Limits};
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
+#[cfg(unix)]
+pub use spawn::{Finished, RunOptions, Running, Sandbox, SpawnError};
+#[cfg(unix)]
+pub use status::{MalformedReport, ReportedError};

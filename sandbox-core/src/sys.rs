@@ -31,3 +31,66 @@ pub fn lower_priority(nice: i32) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Sets or clears close-on-exec on `fd`, a descriptor this process holds by number (the
+/// launcher's status descriptor, inherited from the parent).
+pub fn set_close_on_exec(fd: RawFd, on: bool) -> std::io::Result<()> {
+    let flags = if on { libc::FD_CLOEXEC } else { 0 };
+    // SAFETY: F_SETFD takes an integer, no pointer; on a number that is not open the kernel
+    // answers EBADF.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, flags) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Writes all of `bytes` to `fd`, a descriptor held by number (the status descriptor, written by
+/// a launcher that is about to exit).
+pub fn write_all(fd: RawFd, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        // SAFETY: the pointer and length describe `bytes`, which outlives the call.
+        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if written < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        bytes = &bytes[written.unsigned_abs()..];
+    }
+    Ok(())
+}
+
+/// Makes `command`'s child hold `fd` as `target`, inheritable, and nothing more of it: `fd` itself
+/// stays close-on-exec, so no other child this process starts gets it.
+pub fn pass_descriptor(
+    command: &mut std::process::Command,
+    fd: std::os::fd::OwnedFd,
+    target: RawFd,
+) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let source = fd.as_raw_fd();
+    let hook = move || {
+        // Keeps the descriptor open in the parent until the command is dropped.
+        let _held = &fd;
+        // SAFETY: between fork and exec only async-signal-safe calls may run: dup2 and fcntl are.
+        // dup2 onto itself would leave close-on-exec set, so that case clears the flag instead.
+        let result = unsafe {
+            if source == target {
+                libc::fcntl(target, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(source, target)
+            }
+        };
+        if result < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: the hook runs in the forked child and calls only async-signal-safe functions.
+    unsafe {
+        command.pre_exec(hook);
+    }
+}

@@ -19,6 +19,9 @@ const READ: &str = "--read";
 const EXEC: &str = "--exec";
 const CANARY: &str = "--canary";
 const PARENT: &str = "--parent";
+/// The descriptor the launcher reports a refusal on; it comes first, so that a request that does
+/// not decode can still be reported.
+const STATUS: &str = "--status";
 /// One of the policy's limits, `name=value`; a request without any gets the defaults.
 const LIMIT: &str = "--limit";
 const PROGRAM: &str = "--";
@@ -37,6 +40,9 @@ pub struct Request {
     /// The launcher's parent, when a confined copy of the launcher must check against the parent
     /// the first copy saw.
     pub parent: Option<u32>,
+    /// The descriptor, open in the launcher, on which it reports a refusal to the parent before
+    /// exiting; `None` where the parent reads only the exit status and standard error.
+    pub status: Option<i32>,
 }
 
 /// Encodes `request` as the arguments that follow the launcher flag.
@@ -46,6 +52,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         out.push(key.into());
         out.push(value.to_os_string());
     };
+    if let Some(fd) = request.status {
+        pair(STATUS, OsStr::new(&fd.to_string()));
+    }
     for path in request.policy.read_paths() {
         pair(READ, path.as_os_str());
     }
@@ -81,6 +90,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
     let mut canaries = Vec::new();
     let mut parent = None;
     let mut limits = *policy.limits();
+    let mut status = None;
     loop {
         let key = args.next().ok_or(WireError::NoProgram)?;
         let key = match key.to_str() {
@@ -89,6 +99,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(CANARY) => CANARY,
             Some(PARENT) => PARENT,
             Some(LIMIT) => LIMIT,
+            Some(STATUS) => STATUS,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -98,6 +109,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             EXEC => policy = policy.allow_exec(&value)?,
             CANARY => canaries.push(PathBuf::from(value)),
             LIMIT => limits.decode_word(&value)?,
+            STATUS => status = Some(parse_status(value)?),
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
     }
@@ -115,7 +127,26 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         program,
         args: args.collect(),
         parent,
+        status,
     })
+}
+
+/// The status descriptor of encoded arguments, if they name one where [`encode`] puts it: read
+/// before decoding, so that a request that does not decode is reported there too.
+pub fn peek_status(args: &[OsString]) -> Option<i32> {
+    match args {
+        [_, key, value, ..] if key == STATUS => parse_status(value.clone()).ok(),
+        _ => None,
+    }
+}
+
+/// A status descriptor is above the standard streams, which are the program's.
+fn parse_status(value: OsString) -> Result<i32, WireError> {
+    value
+        .to_str()
+        .and_then(|text| text.parse::<i32>().ok())
+        .filter(|&fd| fd > 2)
+        .ok_or(WireError::Number { key: STATUS, value })
 }
 
 fn parse_pid(key: &'static str, value: OsString) -> Result<u32, WireError> {
@@ -141,6 +172,7 @@ mod tests {
             program: PathBuf::from("/bin/echo"),
             args: vec!["--".into(), "--read".into(), "a b\nc".into()],
             parent: Some(42),
+            status: Some(3),
         }
     }
 
@@ -171,6 +203,14 @@ mod tests {
     fn a_request_survives_the_round_trip() {
         let r = request();
         assert_eq!(decode(encode(&r)).unwrap(), r);
+        assert_eq!(peek_status(&encode(&r)), Some(3));
+        assert!(matches!(
+            decode_strs(&["1", "--status", "2", "--canary", "/a", "--", "/x"]),
+            Err(WireError::Number {
+                key: "--status",
+                ..
+            })
+        ));
     }
 
     #[cfg(unix)]
