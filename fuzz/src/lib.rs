@@ -143,6 +143,7 @@ pub fn check_policy(data: &[u8]) -> Vec<Result<(), &'static str>> {
         args: Vec::new(),
         parent: None,
         status: None,
+        env: Vec::new(),
     };
     match wire::decode(wire::encode(&request)) {
         Ok(decoded) => assert_eq!(decoded, request, "the wire changed the policy"),

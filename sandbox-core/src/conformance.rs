@@ -533,6 +533,7 @@ mod cases {
                 args: args.to_vec(),
                 parent: None,
                 status: None,
+                env: Vec::new(),
             };
             let mut command = Command::new(&self.me);
             command.arg(LAUNCH_FLAG).args(wire::encode(&request));
@@ -746,6 +747,7 @@ mod cases {
             args: vec![PROBE_FLAG.into(), "ran".into()],
             parent: Some(std::process::id()),
             status: None,
+            env: Vec::new(),
         };
         let mut command = Command::new(&env.me);
         command

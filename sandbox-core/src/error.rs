@@ -112,6 +112,12 @@ pub enum WireError {
     /// A path in the request does not make a valid policy.
     #[error("the policy")]
     Policy(#[from] PolicyError),
+    /// A variable that is not `NAME=VALUE` with a name.
+    #[error("{value:?} is not a variable (NAME=VALUE)")]
+    Variable {
+        /// The word found.
+        value: OsString,
+    },
     /// A limit that is not `name=value` with a known name and a value in its range.
     #[error("{value:?} is not a limit (name=value, value a number in range or `none`)")]
     Limit {

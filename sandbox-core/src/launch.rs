@@ -85,20 +85,41 @@ where
         .into_iter()
         .map(|a| a.as_ref().to_os_string())
         .collect();
-    build(backend, policy, canary, program.as_ref(), args, None, None)
+    build(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        args,
+        Extras::default(),
+    )
 }
 
-/// The launcher's command: `launcher` (this executable if `None`) with the request, which names
-/// `status` as the descriptor to report on.
+/// What the high-level API adds to a launch.
+#[derive(Debug, Default)]
+pub(crate) struct Extras<'a> {
+    /// The launcher's executable, this one if `None`.
+    pub launcher: Option<&'a Path>,
+    /// The descriptor the launcher reports on.
+    pub status: Option<i32>,
+    /// The variables the caller sets for the program.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+/// The launcher's command for `program`, with `extras`.
 pub(crate) fn build(
     backend: &dyn Backend,
     policy: &Policy,
     canary: &Canary,
     program: &Path,
     args: Vec<OsString>,
-    launcher: Option<&Path>,
-    status: Option<i32>,
+    extras: Extras<'_>,
 ) -> Result<Command, CommandError> {
+    let Extras {
+        launcher,
+        status,
+        env,
+    } = extras;
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
     }
@@ -125,6 +146,7 @@ pub(crate) fn build(
         // program would outlive the application that asked for it.
         parent: Some(std::process::id()),
         status,
+        env,
     };
     let mut command = Command::new(exe);
     command.arg(LAUNCH_FLAG).args(wire::encode(&request));
@@ -280,7 +302,7 @@ fn run(
     }
     phases.enter("environment")?;
     let launch = Launch {
-        env: crate::env::for_program(std::env::vars_os()),
+        env: crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env),
         temp_dir: std::env::temp_dir(),
         request,
         parent,

@@ -46,10 +46,11 @@ const POLL: Duration = Duration::from_millis(10);
 ///     Ok(done.stdout)
 /// }
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Sandbox<'b> {
     backend: &'b dyn Backend,
     launcher: Option<&'b Path>,
+    env: Vec<(OsString, OsString)>,
 }
 
 impl std::fmt::Debug for Sandbox<'_> {
@@ -57,6 +58,7 @@ impl std::fmt::Debug for Sandbox<'_> {
         f.debug_struct("Sandbox")
             .field("backend", &self.backend.name())
             .field("launcher", &self.launcher)
+            .field("env", &self.env)
             .finish()
     }
 }
@@ -68,7 +70,26 @@ impl<'b> Sandbox<'b> {
         Self {
             backend,
             launcher: None,
+            env: Vec::new(),
         }
+    }
+
+    /// Sets `name` to `value` in the environment of every program this starts. Nothing else of
+    /// this process's environment reaches a program but the locale, the time zone and a fixed
+    /// `PATH` (`env::KEPT`, `env::PATH`), which a variable named here replaces.
+    ///
+    /// ```no_run
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+    /// use sandbox_core::{Policy, RunOptions, Sandbox};
+    /// let sandbox = Sandbox::new(backend()).env("LANG", "C.UTF-8").env("PYTHONHASHSEED", "0");
+    /// let done = sandbox.run(&Policy::new(), "/usr/bin/env", [""; 0], &RunOptions::new())?;
+    /// # Ok::<(), sandbox_core::SpawnError>(())
+    /// ```
+    pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        let name = name.as_ref().to_os_string();
+        self.env.retain(|(kept, _)| *kept != name);
+        self.env.push((name, value.as_ref().to_os_string()));
+        self
     }
 
     /// Launches through another executable that calls [`handle_args`](crate::handle_args) with
@@ -119,8 +140,11 @@ impl<'b> Sandbox<'b> {
             &canary,
             program.as_ref(),
             args,
-            self.launcher,
-            Some(STATUS_FD),
+            crate::launch::Extras {
+                launcher: self.launcher,
+                status: Some(STATUS_FD),
+                env: self.env.clone(),
+            },
         )?;
         command
             .stdin(Stdio::piped())

@@ -86,6 +86,7 @@ fn wire_error(w: &mut Writer, e: &WireError) {
         WireError::NoProgram => w.s("no-program"),
         WireError::RelativeProgram { path } => w.s("relative-program").p(path),
         WireError::Limit { value } => w.s("limit").o(value),
+        WireError::Variable { value } => w.s("variable").o(value),
         WireError::Policy(p) => match p {
             PolicyError::Relative { path } => w.s("policy-relative").p(path),
             PolicyError::ContainsNul { path } => w.s("policy-nul").p(path),
@@ -177,6 +178,7 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
         "no-program" => WireError::NoProgram,
         "relative-program" => WireError::RelativeProgram { path: r.p()? },
         "limit" => WireError::Limit { value: r.o()? },
+        "variable" => WireError::Variable { value: r.o()? },
         "policy-relative" => WireError::Policy(PolicyError::Relative { path: r.p()? }),
         "policy-nul" => WireError::Policy(PolicyError::ContainsNul { path: r.p()? }),
         "policy-unreadable" => WireError::Policy(PolicyError::Unreadable {

@@ -22,6 +22,8 @@ const PARENT: &str = "--parent";
 /// The descriptor the launcher reports a refusal on; it comes first, so that a request that does
 /// not decode can still be reported.
 const STATUS: &str = "--status";
+/// A variable the caller sets for the program, `NAME=VALUE`.
+const ENV: &str = "--env";
 /// One of the policy's limits, `name=value`; a request without any gets the defaults.
 const LIMIT: &str = "--limit";
 const PROGRAM: &str = "--";
@@ -43,6 +45,8 @@ pub struct Request {
     /// The descriptor, open in the launcher, on which it reports a refusal to the parent before
     /// exiting; `None` where the parent reads only the exit status and standard error.
     pub status: Option<i32>,
+    /// Variables the caller sets for the program, over the few the launcher keeps.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 /// Encodes `request` as the arguments that follow the launcher flag.
@@ -64,6 +68,12 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     pair(CANARY, request.canary.as_os_str());
     for word in request.policy.limits().encode() {
         pair(LIMIT, &word);
+    }
+    for (name, value) in &request.env {
+        let mut word = name.clone();
+        word.push("=");
+        word.push(value);
+        pair(ENV, &word);
     }
     if let Some(parent) = request.parent {
         pair(PARENT, OsStr::new(&parent.to_string()));
@@ -91,6 +101,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
     let mut parent = None;
     let mut limits = *policy.limits();
     let mut status = None;
+    let mut env = Vec::new();
     loop {
         let key = args.next().ok_or(WireError::NoProgram)?;
         let key = match key.to_str() {
@@ -100,6 +111,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(PARENT) => PARENT,
             Some(LIMIT) => LIMIT,
             Some(STATUS) => STATUS,
+            Some(ENV) => ENV,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -110,6 +122,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             CANARY => canaries.push(PathBuf::from(value)),
             LIMIT => limits.decode_word(&value)?,
             STATUS => status = Some(parse_status(value)?),
+            ENV => env.push(parse_variable(value)?),
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
     }
@@ -128,7 +141,31 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         args: args.collect(),
         parent,
         status,
+        env,
     })
+}
+
+/// `NAME=VALUE`, split at the first `=`; the name is not empty.
+#[cfg(unix)]
+fn parse_variable(word: OsString) -> Result<(OsString, OsString), WireError> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = word.as_bytes();
+    match bytes.iter().position(|&b| b == b'=') {
+        Some(at) if at > 0 => Ok((
+            OsStr::from_bytes(&bytes[..at]).to_os_string(),
+            OsStr::from_bytes(&bytes[at + 1..]).to_os_string(),
+        )),
+        _ => Err(WireError::Variable { value: word }),
+    }
+}
+
+/// `NAME=VALUE`, split at the first `=`; the name is not empty.
+#[cfg(not(unix))]
+fn parse_variable(word: OsString) -> Result<(OsString, OsString), WireError> {
+    match word.to_str().and_then(|w| w.split_once('=')) {
+        Some((name, value)) if !name.is_empty() => Ok((name.into(), value.into())),
+        _ => Err(WireError::Variable { value: word }),
+    }
 }
 
 /// The status descriptor of encoded arguments, if they name one where [`encode`] puts it: read
@@ -173,6 +210,7 @@ mod tests {
             args: vec!["--".into(), "--read".into(), "a b\nc".into()],
             parent: Some(42),
             status: Some(3),
+            env: vec![("A".into(), "b=c".into()), ("EMPTY".into(), "".into())],
         }
     }
 
@@ -204,6 +242,10 @@ mod tests {
         let r = request();
         assert_eq!(decode(encode(&r)).unwrap(), r);
         assert_eq!(peek_status(&encode(&r)), Some(3));
+        assert!(matches!(
+            decode_strs(&["1", "--env", "=x", "--canary", "/a", "--", "/x"]),
+            Err(WireError::Variable { .. })
+        ));
         assert!(matches!(
             decode_strs(&["1", "--status", "2", "--canary", "/a", "--", "/x"]),
             Err(WireError::Number {

@@ -174,6 +174,7 @@ mod tests {
                 args: vec!["-c".into(), "echo \"$0\"".into()],
                 parent: None,
                 status: None,
+                env: Vec::new(),
             },
             env: vec![
                 ("LANG".into(), "C".into()),

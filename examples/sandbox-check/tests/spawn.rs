@@ -96,6 +96,31 @@ fn an_injected_fault_arrives_as_its_typed_variant_at_every_phase() {
 }
 
 #[test]
+fn the_program_gets_the_variables_the_caller_names_and_none_of_this_process() {
+    let _serial = serial();
+    std::env::set_var("SANDBOX_TEST_SECRET", "token");
+    let done = sandbox()
+        .env("GREETING", "hello there")
+        .env("PATH", "/usr/bin")
+        .run(&usr(), "/usr/bin/env", [""; 0], &RunOptions::new());
+    std::env::remove_var("SANDBOX_TEST_SECRET");
+    let done = done.unwrap();
+    assert!(done.status.success(), "{done:?}");
+    let mut lines: Vec<String> = String::from_utf8(done.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            !["LANG=", "LC_ALL=", "LC_CTYPE=", "TZ="]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["GREETING=hello there", "PATH=/usr/bin"]);
+}
+
+#[test]
 fn input_goes_in_and_output_comes_out() {
     let _serial = serial();
     let done = sandbox()
