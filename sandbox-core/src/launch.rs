@@ -58,15 +58,19 @@ impl Launch {
     }
 }
 
-/// Builds the command that runs `program` with `args` confined by `policy`.
+/// Builds the command that runs `program` with `args` confined by `policy`: the raw form, for
+/// experts. An application wants [`Sandbox`](crate::Sandbox), which does everything below for it.
 ///
 /// The command runs this application's own executable again with [`LAUNCH_FLAG`], so the
 /// application must call [`handle_args`] first thing in `main`. `program` joins the exec list.
 /// The caller chooses standard input, output and error (pipes, normally: a stream that is a file
 /// stays writable by the program), and owns the time and output limits; the launcher sets the
-/// policy's [`Limits`](crate::Limits). `canary` must outlive the child: keep it until the child has been waited for. Spawn and
-/// wait from the same thread, and keep that thread alive while the child runs: on Linux the
-/// program gets SIGKILL when the thread that spawned it exits.
+/// policy's [`Limits`](crate::Limits). `canary` must outlive the child: keep it until the child
+/// has been waited for. Spawn and wait from the same thread, and keep that thread alive while the
+/// child runs: on Linux the program gets SIGKILL when the thread that spawned it exits. A refusal is only exit status
+/// [`REFUSED_EXIT_CODE`] and a line on standard error, both of which the program can produce
+/// itself. The command is the launcher's: `.env` is dropped (the launcher clears the environment),
+/// `.process_group` gets the launch refused, and `.arg` appends to the program's arguments.
 ///
 /// Fails where there is no sandbox for this kind of system. Where this machine lacks what the
 /// backend needs (an old kernel), the command is built, and the launcher refuses with the reason.

@@ -121,6 +121,22 @@ fn the_program_gets_the_variables_the_caller_names_and_none_of_this_process() {
 }
 
 #[test]
+fn the_program_holds_no_descriptor_but_its_standard_streams() {
+    let _serial = serial();
+    let code = "import os\nfor fd in range(3, 64):\n    try:\n        os.fstat(fd); print(fd)\n    except OSError:\n        pass";
+    let done = sandbox()
+        .run(
+            &usr(),
+            "/usr/bin/python3",
+            ["-I", "-c", code],
+            &RunOptions::new(),
+        )
+        .unwrap();
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(String::from_utf8_lossy(&done.stdout), "");
+}
+
+#[test]
 fn input_goes_in_and_output_comes_out() {
     let _serial = serial();
     let done = sandbox()
