@@ -48,12 +48,17 @@ struct Hierarchies {
 
 impl Hierarchies {
     fn find() -> Self {
-        let (Ok(cgroups), Ok(mounts)) = (
+        match (
             std::fs::read_to_string("/proc/self/cgroup"),
             std::fs::read_to_string("/proc/self/mountinfo"),
-        ) else {
-            return Self::default();
-        };
+        ) {
+            (Ok(cgroups), Ok(mounts)) => Self::parse(&cgroups, &mounts),
+            _ => Self::default(),
+        }
+    }
+
+    /// From a process's `/proc/<pid>/cgroup` and `/proc/<pid>/mountinfo`.
+    fn parse(cgroups: &str, mounts: &str) -> Self {
         let mut found = Self::default();
         for line in cgroups.lines() {
             let mut parts = line.splitn(3, ':');
@@ -66,9 +71,9 @@ impl Hierarchies {
             if controllers.is_empty() {
                 found.v2_is_root = relative.is_empty();
                 found.v2 =
-                    mount_point(&mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
+                    mount_point(mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
             } else if controllers.split(',').any(|c| c == PIDS) {
-                found.v1_pids = mount_point(&mounts, |fstype, options| {
+                found.v1_pids = mount_point(mounts, |fstype, options| {
                     fstype == "cgroup" && options.split(',').any(|o| o == PIDS)
                 })
                 .map(|m| m.join(relative));
@@ -294,6 +299,81 @@ pub(crate) fn sweep_all() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MOUNTINFO: &str = "\
+31 25 0:27 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw
+40 25 0:35 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids";
+
+    #[test]
+    fn the_application_s_cgroups_are_found_on_either_hierarchy() {
+        let found = Hierarchies::parse("8:pids:/a/b\n4:memory:/x\n0::/user.slice/app\n", MOUNTINFO);
+        assert_eq!(
+            found.v2,
+            Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice/app"))
+        );
+        assert!(!found.v2_is_root);
+        assert_eq!(
+            found.v1_pids,
+            Some(PathBuf::from("/sys/fs/cgroup/pids/a/b"))
+        );
+        let root = Hierarchies::parse("0::/\n", MOUNTINFO);
+        assert!(root.v2_is_root);
+        assert_eq!(root.v1_pids, None);
+    }
+
+    /// A folder laid out as a cgroup v2 folder looks; the kernel's side (moving the process,
+    /// enforcing the bounds) is the tests' through the real binary.
+    fn fake_cgroup(name: &str, offered: &str, enabled: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("sandbox-cgroup-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cgroup.controllers"), offered).unwrap();
+        std::fs::write(dir.join("cgroup.subtree_control"), enabled).unwrap();
+        dir
+    }
+
+    #[test]
+    fn only_offered_controllers_are_used_and_enabled_ones_need_no_enabling() {
+        let dir = fake_cgroup("usable", "cpuset cpu io memory pids\n", "memory\n");
+        let wanted = [MEMORY, PIDS, CPU];
+        // Without enabling, outside the root, only what is already enabled.
+        assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY]);
+        // At the root, every offered controller can be enabled.
+        assert_eq!(usable_v2(&dir, true, &wanted, false), [MEMORY, PIDS, CPU]);
+        let bare = fake_cgroup("bare", "hugetlb\n", "");
+        assert_eq!(usable_v2(&bare, true, &wanted, true), Vec::<&str>::new());
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&bare).unwrap();
+    }
+
+    #[test]
+    fn a_launch_s_cgroup_gets_its_bounds_then_the_process_and_a_dead_one_s_is_swept() {
+        let dir = fake_cgroup("make", "memory pids\n", "memory pids\n");
+        // A leftover of a process that is gone, and one of a process that lives (this one's
+        // parent, which outlives the test).
+        let dead = dir.join(format!("{PREFIX}{}", (1 << 22) + 1));
+        let live = dir.join(format!("{PREFIX}{}", std::os::unix::process::parent_id()));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::create_dir(&live).unwrap();
+        let made = make_and_join(
+            &dir,
+            &[("memory.max", "1024".into()), ("pids.max", "7".into())],
+        )
+        .unwrap();
+        assert_eq!(made, dir.join(format!("{PREFIX}{}", std::process::id())));
+        assert_eq!(
+            std::fs::read_to_string(made.join("memory.max")).unwrap(),
+            "1024"
+        );
+        assert_eq!(std::fs::read_to_string(made.join("pids.max")).unwrap(), "7");
+        assert_eq!(
+            std::fs::read_to_string(made.join("cgroup.procs")).unwrap(),
+            std::process::id().to_string()
+        );
+        assert!(!dead.exists() && live.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn mount_points_are_found_by_type_and_option() {
