@@ -160,7 +160,17 @@ pub(crate) fn build(
 /// Runs the launcher if this process was started as one; returns at once otherwise.
 ///
 /// Call it first in `main`, before any window, log, thread or file: a launcher run never
-/// returns from here. It either replaces itself with the confined program or prints one
+/// returns from here. An async application calls it before it builds its runtime (not under
+/// `#[tokio::main]`, whose threads start first):
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// fn main() {
+///     sandbox_core::handle_args(backend());
+///     // Only now the runtime and its threads, for example
+///     // tokio::runtime::Runtime::new().unwrap().block_on(serve());
+/// }
+/// ``` It either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
 pub fn handle_args(backend: &dyn Backend) {
     let mut args = std::env::args_os();
