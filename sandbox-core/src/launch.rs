@@ -170,7 +170,9 @@ pub(crate) fn build(
 ///     // Only now the runtime and its threads, for example
 ///     // tokio::runtime::Runtime::new().unwrap().block_on(serve());
 /// }
-/// ``` It either replaces itself with the confined program or prints one
+/// ```
+///
+/// A launcher run either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
 pub fn handle_args(backend: &dyn Backend) {
     let mut args = std::env::args_os();
