@@ -49,7 +49,8 @@ pub struct Limits {
     /// space than they use (a JavaScript engine reserves gigabytes), and memory files and kernel
     /// memory are not counted in it, so it does not bound memory alone; [`Limits::memory`] does.
     pub address_space: Option<u64>,
-    /// `RLIMIT_CPU`, in seconds of CPU time; the kernel sends `SIGXCPU`, then `SIGKILL`.
+    /// `RLIMIT_CPU`, in seconds of CPU time, after which the kernel kills the program (`SIGKILL`:
+    /// the soft limit is the hard one).
     pub cpu_seconds: Option<u64>,
     /// The cgroup's `memory.max` in bytes (Linux, where the application has a cgroup it may
     /// write): every page the program causes, memory files, page tables, socket and kernel

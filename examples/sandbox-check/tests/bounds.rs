@@ -185,3 +185,33 @@ print(f"written={written}")
         "neither killed nor refused memory: {output:?}"
     );
 }
+
+#[test]
+fn the_caller_changes_the_bounds_through_the_policy() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")));
+    let mut limits = sandbox_core::Limits::default();
+    limits.open_files = Some(16);
+    limits.cpu_seconds = Some(1);
+    limits.nice = Some(19);
+    let policy = sandbox_core::Policy::new()
+        .allow_read("/usr")
+        .unwrap()
+        .with_limits(limits);
+    let code = "import os, resource\n\
+                print(resource.getrlimit(resource.RLIMIT_NOFILE), os.getpriority(os.PRIO_PROCESS, 0), flush=True)\n\
+                while True: pass";
+    let done = sandbox
+        .run(
+            &policy,
+            PYTHON,
+            ["-I", "-c", code],
+            &sandbox_core::RunOptions::new(),
+        )
+        .unwrap();
+    // 16 descriptors, nice 19, and the endless loop killed at one second of CPU time.
+    assert_eq!(String::from_utf8_lossy(&done.stdout), "(16, 16) 19\n");
+    assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL));
+}
