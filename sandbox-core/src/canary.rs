@@ -13,6 +13,19 @@ use crate::error::CanaryError;
 /// The parent creates it, keeps it for as long as the launched child runs, and removes it when
 /// the canary is dropped, whether the launch worked or was refused (the confined side cannot
 /// remove it). It is deliberately not `Clone`: two owners would remove it twice, or too early.
+/// [`Sandbox`](crate::Sandbox) makes and keeps one per launch; only [`launch_command`]'s caller
+/// handles it.
+///
+/// ```
+/// let canary = sandbox_core::Canary::create()?;
+/// let path = canary.path().to_path_buf();
+/// assert!(path.is_file());
+/// drop(canary); // after the child has been waited for
+/// assert!(!path.exists());
+/// # Ok::<(), sandbox_core::CanaryError>(())
+/// ```
+///
+/// [`launch_command`]: crate::launch_command
 #[derive(Debug)]
 pub struct Canary {
     path: PathBuf,

@@ -330,7 +330,22 @@ fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
 /// A confined program that is running, with the pipes to its standard streams.
 ///
 /// Dropping it without waiting kills the program and waits for it, so that its canary (which it
-/// owns) and, on Linux, its cgroup can go.
+/// owns) and, on Linux, its cgroup can go. It may be waited for on any thread.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use std::io::{Read, Write};
+/// use sandbox_core::{Policy, Sandbox};
+///
+/// let policy = Policy::new().allow_read("/usr")?;
+/// let mut running = Sandbox::new(backend()).spawn(&policy, "/usr/bin/tr", ["a-z", "A-Z"])?;
+/// running.stdin.take().unwrap().write_all(b"hello")?;
+/// let mut out = String::new();
+/// running.stdout.take().unwrap().read_to_string(&mut out)?;
+/// let status = std::thread::spawn(move || running.wait()).join().unwrap()?;
+/// assert!(status.success() && out == "HELLO");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Running {
     /// The program's standard input, a pipe; drop it to close the program's input.
@@ -376,6 +391,15 @@ impl Drop for Running {
 }
 
 /// What [`Sandbox::run`] gives the program and how long and how loud it may be.
+///
+/// ```
+/// use std::time::Duration;
+/// let options = sandbox_core::RunOptions::new()
+///     .input(&b"1,2\n"[..])
+///     .timeout(Duration::from_secs(2))
+///     .output_cap(1 << 20);
+/// assert_eq!(options.output_cap, Some(1 << 20));
+/// ```
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct RunOptions {
@@ -414,6 +438,17 @@ impl RunOptions {
 }
 
 /// How a program run by [`Sandbox::run`] ended.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use sandbox_core::{Policy, RunOptions, Sandbox};
+/// let options = RunOptions::new().timeout(std::time::Duration::from_secs(1)).output_cap(1024);
+/// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/yes", [""; 0], &options)?;
+/// if done.capped || done.timed_out {
+///     eprintln!("stopped after {:?}: {} bytes kept", done.elapsed, done.stdout.len());
+/// }
+/// # Ok::<(), sandbox_core::SpawnError>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Finished {
@@ -432,6 +467,17 @@ pub struct Finished {
 }
 
 /// A confined program could not be started.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};
+/// match Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new()) {
+///     Ok(done) => println!("the program's own status: {:?}", done.status),
+///     Err(SpawnError::Refused(Refusal::Check(failure))) => eprintln!("not confined: {failure}"),
+///     Err(SpawnError::Refused(other)) => eprintln!("refused: {}", sandbox_core::one_line(&other)),
+///     Err(e) => eprintln!("{}", sandbox_core::one_line(&e)),
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SpawnError {
