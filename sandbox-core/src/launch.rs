@@ -138,7 +138,7 @@ pub(crate) fn build(
         .map_err(CommandError::Program)?;
     let exe = match launcher {
         Some(path) => path.to_path_buf(),
-        None => std::env::current_exe().map_err(CommandError::CurrentExe)?,
+        None => own_executable().map_err(CommandError::CurrentExe)?,
     };
     let request = Request {
         policy,
@@ -155,6 +155,42 @@ pub(crate) fn build(
     let mut command = Command::new(exe);
     command.arg(LAUNCH_FLAG).args(wire::encode(&request));
     Ok(command)
+}
+
+/// What the parent executes as the launcher: this executable. Where an upgrade replaced or removed
+/// the file since this process started, its path names another program or none, and Linux still
+/// offers the running image as `/proc/self/exe`: that is the same build, as the launcher must be.
+fn own_executable() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if !exe.exists() {
+        return Ok(PathBuf::from("/proc/self/exe"));
+    }
+    Ok(exe)
+}
+
+/// The launcher's own executable, canonical, for the exec list and the check. Linux names an
+/// executable whose file was replaced `<path> (deleted)`; the file now at `<path>` is its
+/// replacement (an upgrade of the application), which the policy grants by that path as it
+/// granted the file before. An executable removed and not replaced has no path to grant.
+#[cfg(unix)]
+fn running_executable() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    match exe.canonicalize() {
+        Ok(path) => Ok(path),
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        Err(error) => {
+            use std::os::unix::ffi::OsStrExt;
+            match exe.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
+                Some(path) => Path::new(std::ffi::OsStr::from_bytes(path))
+                    .canonicalize()
+                    .map_err(|_| error),
+                None => Err(error),
+            }
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        Err(error) => Err(error),
+    }
 }
 
 /// Runs the launcher if this process was started as one; returns at once otherwise.
@@ -270,9 +306,7 @@ fn run(
     }
     phases.enter("decode")?;
     let mut request = wire::decode(args)?;
-    let launcher = std::env::current_exe()
-        .and_then(|exe| exe.canonicalize())
-        .map_err(Refusal::CurrentExe)?;
+    let launcher = running_executable().map_err(Refusal::CurrentExe)?;
     request.policy = request
         .policy
         .allow_exec(&launcher)

@@ -40,6 +40,23 @@ fn main() {
     let backend = sandbox_linux::LinuxBackend;
     let sandbox = Sandbox::new(&backend);
     let policy = Policy::new().allow_read("/usr").unwrap();
+    if std::env::args().nth(1).as_deref() == Some("upgrade") {
+        let once = || {
+            sandbox
+                .run(&policy, "/usr/bin/python3", ["-I", "-c", "print(1)"], &RunOptions::new())
+                .unwrap()
+                .stdout
+        };
+        assert_eq!(once(), b"1\n");
+        // An upgrade: a new file at this executable's path.
+        let exe = std::env::current_exe().unwrap();
+        let new = exe.with_extension("new");
+        std::fs::copy(&exe, &new).unwrap();
+        std::fs::rename(&new, &exe).unwrap();
+        assert_eq!(once(), b"1\n");
+        println!("upgrade=ok");
+        return;
+    }
     let options = RunOptions::new()
         .input(CSV)
         .timeout(Duration::from_secs(2))
@@ -101,6 +118,14 @@ fn the_service_converts() {
 }
 
 #[test]
+fn the_service_launches_after_its_executable_is_replaced() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_csv-service")).arg("upgrade").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text, "upgrade=ok\n");
+}
+
+#[test]
 fn a_test_launches_through_the_service_binary() {
     let backend = sandbox_linux::LinuxBackend;
     let sandbox = Sandbox::new(&backend).with_launcher(Path::new(env!("CARGO_BIN_EXE_csv-service")));
@@ -144,6 +169,6 @@ fn a_fresh_crate_outside_the_workspace_converts_csv_to_json_confined() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     eprintln!("stdout:\n{stdout}\nstderr:\n{stderr}");
     assert_eq!(output.status.code(), Some(0));
-    assert!(stdout.contains("test result: ok. 2 passed"), "{stdout}");
+    assert!(stdout.contains("test result: ok. 3 passed"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
