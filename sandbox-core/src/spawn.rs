@@ -128,6 +128,7 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        let started = Instant::now();
         let args: Vec<OsString> = args
             .into_iter()
             .map(|a| a.as_ref().to_os_string())
@@ -162,6 +163,7 @@ impl<'b> Sandbox<'b> {
                 stderr: child.stderr.take(),
                 child,
                 waited: false,
+                started,
                 _canary: canary,
             });
         }
@@ -190,64 +192,8 @@ impl<'b> Sandbox<'b> {
     {
         let started = Instant::now();
         let mut running = self.spawn(policy, program, args)?;
-        let input = options.input.clone();
-        if let Some(mut stdin) = running.stdin.take() {
-            // A program that does not read its input closes the pipe: that error is its business.
-            std::thread::spawn(move || {
-                let _ignored = stdin.write_all(&input);
-            });
-        }
-        let (events, wake) = mpsc::channel::<()>();
-        let total = Arc::new(AtomicUsize::new(0));
-        let capped = Arc::new(AtomicBool::new(false));
-        let collect = |stream: Option<Box<dyn Read + Send>>| {
-            let (total, capped, events) = (total.clone(), capped.clone(), events.clone());
-            let cap = options.output_cap;
-            std::thread::spawn(move || {
-                let mut kept = Vec::new();
-                if let Some(stream) = stream {
-                    collect_capped(stream, &mut kept, cap, &total, &capped);
-                }
-                let _ignored = events.send(());
-                kept
-            })
-        };
-        let stdout = collect(running.stdout.take().map(|s| Box::new(s) as _));
-        let stderr = collect(running.stderr.take().map(|s| Box::new(s) as _));
-        drop(events);
-
-        let deadline = options.timeout.map(|t| started + t);
-        let mut timed_out = false;
-        let mut killed = false;
-        let status = loop {
-            if let Some(status) = running.child.try_wait().map_err(SpawnError::Wait)? {
-                break status;
-            }
-            let now = Instant::now();
-            if !killed && deadline.is_some_and(|d| now >= d) {
-                timed_out = true;
-            }
-            if !killed && (timed_out || capped.load(Ordering::Relaxed)) {
-                // Not yet reaped, so the process ID is still this child's.
-                let _ignored = running.child.kill();
-                killed = true;
-            }
-            let wait = deadline
-                .filter(|_| !killed)
-                .map_or(POLL, |d| d.saturating_duration_since(now).min(POLL));
-            let _woken = wake.recv_timeout(wait);
-        };
-        running.waited = true;
-        let elapsed = started.elapsed();
-        let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
-        Ok(Finished {
-            status,
-            stdout: join(stdout),
-            stderr: join(stderr),
-            capped: capped.load(Ordering::Relaxed),
-            timed_out,
-            elapsed,
-        })
+        running.started = started;
+        running.finish(options)
     }
 }
 
@@ -356,6 +302,7 @@ pub struct Running {
     pub stderr: Option<ChildStderr>,
     child: Child,
     waited: bool,
+    started: Instant,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }
@@ -373,6 +320,71 @@ impl Running {
         let status = self.child.wait()?;
         self.waited = true;
         Ok(status)
+    }
+
+    /// Runs the program to its end as [`Sandbox::run`] does: `options.input` on its standard
+    /// input, its output collected up to the cap, and a kill at the timeout (counted from the
+    /// spawn). Any thread may call it, not only the one that spawned. A stream already taken
+    /// from the handle is the caller's: no input is written to it, no output read from it.
+    pub fn finish(mut self, options: &RunOptions) -> Result<Finished, SpawnError> {
+        let input = options.input.clone();
+        if let Some(mut stdin) = self.stdin.take() {
+            // A program that does not read its input closes the pipe: that error is its business.
+            std::thread::spawn(move || {
+                let _ignored = stdin.write_all(&input);
+            });
+        }
+        let (events, wake) = mpsc::channel::<()>();
+        let total = Arc::new(AtomicUsize::new(0));
+        let capped = Arc::new(AtomicBool::new(false));
+        let collect = |stream: Option<Box<dyn Read + Send>>| {
+            let (total, capped, events) = (total.clone(), capped.clone(), events.clone());
+            let cap = options.output_cap;
+            std::thread::spawn(move || {
+                let mut kept = Vec::new();
+                if let Some(stream) = stream {
+                    collect_capped(stream, &mut kept, cap, &total, &capped);
+                }
+                let _ignored = events.send(());
+                kept
+            })
+        };
+        let stdout = collect(self.stdout.take().map(|s| Box::new(s) as _));
+        let stderr = collect(self.stderr.take().map(|s| Box::new(s) as _));
+        drop(events);
+
+        let deadline = options.timeout.map(|t| self.started + t);
+        let mut timed_out = false;
+        let mut killed = false;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().map_err(SpawnError::Wait)? {
+                break status;
+            }
+            let now = Instant::now();
+            if !killed && deadline.is_some_and(|d| now >= d) {
+                timed_out = true;
+            }
+            if !killed && (timed_out || capped.load(Ordering::Relaxed)) {
+                // Not yet reaped, so the process ID is still this child's.
+                let _ignored = self.child.kill();
+                killed = true;
+            }
+            let wait = deadline
+                .filter(|_| !killed)
+                .map_or(POLL, |d| d.saturating_duration_since(now).min(POLL));
+            let _woken = wake.recv_timeout(wait);
+        };
+        self.waited = true;
+        let elapsed = self.started.elapsed();
+        let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
+        Ok(Finished {
+            status,
+            stdout: join(stdout),
+            stderr: join(stderr),
+            capped: capped.load(Ordering::Relaxed),
+            timed_out,
+            elapsed,
+        })
     }
 
     /// Kills the program (SIGKILL). Wait for it afterwards.

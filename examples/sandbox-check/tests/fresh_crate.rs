@@ -21,10 +21,9 @@ sandbox-linux = { path = "@LINUX@" }
 [workspace]
 "#;
 
-/// The service: one conversion with a timeout and an output cap, then 20 started from 20
-/// short-lived threads and waited for from others.
+/// The service: one conversion with a timeout and an output cap, then 20 more started from 20
+/// short-lived threads and run to their end, with the same limits, from others.
 const MAIN: &str = r#"
-use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
 
@@ -81,18 +80,17 @@ fn main() {
         .collect();
     let waiters: Vec<_> = started
         .into_iter()
-        .map(|mut running| {
-            std::thread::spawn(move || {
-                running.stdin.take().unwrap().write_all(CSV).unwrap();
-                let mut out = String::new();
-                running.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-                (running.wait().unwrap(), out)
-            })
+        .map(|running| {
+            let options = options.clone();
+            std::thread::spawn(move || running.finish(&options).unwrap())
         })
         .collect();
     let results: Vec<_> = waiters.into_iter().map(|w| w.join().unwrap()).collect();
-    let killed = results.iter().filter(|(s, _)| s.signal().is_some()).count();
-    let converted = results.iter().filter(|(s, out)| s.success() && out.starts_with("[{")).count();
+    let killed = results.iter().filter(|done| done.status.signal().is_some()).count();
+    let converted = results
+        .iter()
+        .filter(|done| done.status.success() && done.stdout.starts_with(b"[{") && !done.capped)
+        .count();
     let prefix = format!("sandbox-canary-{}-", std::process::id());
     let canaries = std::fs::read_dir(std::env::temp_dir())
         .unwrap()
