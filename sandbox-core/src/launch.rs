@@ -74,6 +74,21 @@ impl Launch {
 ///
 /// Fails where there is no sandbox for this kind of system. Where this machine lacks what the
 /// backend needs (an old kernel), the command is built, and the launcher refuses with the reason.
+///
+/// ```no_run
+/// use std::process::Stdio;
+/// use sandbox_core::{launch_command, Backend, Canary, Policy};
+///
+/// fn run_python(backend: &dyn Backend) -> Result<std::process::Output, Box<dyn std::error::Error>> {
+///     let policy = Policy::new().allow_read("/usr")?;
+///     let canary = Canary::create()?;
+///     let mut command = launch_command(backend, &policy, &canary, "/usr/bin/python3", ["-I", "-c", "print(1)"])?;
+///     // Spawned and waited for on this thread, which outlives the child.
+///     let output = command.stdin(Stdio::null()).output()?;
+///     drop(canary); // only after the child has been waited for
+///     Ok(output)
+/// }
+/// ```
 pub fn launch_command<I, S>(
     backend: &dyn Backend,
     policy: &Policy,
