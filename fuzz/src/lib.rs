@@ -148,6 +148,8 @@ pub fn check_policy(data: &[u8]) -> Vec<Result<(), &'static str>> {
         program: PathBuf::from("/nonexistent-program"),
         args: Vec::new(),
         parent: None,
+        status: None,
+        env: Vec::new(),
     };
     match wire::decode(wire::encode(&request)) {
         Ok(decoded) => assert_eq!(decoded, request, "the wire changed the policy"),

@@ -14,8 +14,10 @@ use crate::launch::Launch;
 /// confinement it returns an error, and the program does not run. `docs/backends.md` states the
 /// whole contract.
 ///
-/// The trait is object safe, so a library can hold a `&dyn Backend` without knowing the platform.
-pub trait Backend {
+/// The trait is object safe, so a library can hold a `&dyn Backend` without knowing the platform,
+/// and `Send + Sync` (a backend is configuration, not state), so that a
+/// [`Sandbox`](crate::Sandbox) over one can be shared by a pool of threads.
+pub trait Backend: Send + Sync {
     /// A short name for reports, such as `linux` or `macos`.
     fn name(&self) -> &'static str;
 

@@ -13,6 +13,19 @@ use crate::error::CanaryError;
 /// The parent creates it, keeps it for as long as the launched child runs, and removes it when
 /// the canary is dropped, whether the launch worked or was refused (the confined side cannot
 /// remove it). It is deliberately not `Clone`: two owners would remove it twice, or too early.
+/// [`Sandbox`](crate::Sandbox) makes and keeps one per launch; only [`launch_command`]'s caller
+/// handles it.
+///
+/// ```
+/// let canary = sandbox_core::Canary::create()?;
+/// let path = canary.path().to_path_buf();
+/// assert!(path.is_file());
+/// drop(canary); // after the child has been waited for
+/// assert!(!path.exists());
+/// # Ok::<(), sandbox_core::CanaryError>(())
+/// ```
+///
+/// [`launch_command`]: crate::launch_command
 #[derive(Debug)]
 pub struct Canary {
     path: PathBuf,
@@ -33,9 +46,11 @@ impl Canary {
             source,
         };
         let dir = dir.canonicalize().map_err(fail)?;
+        #[cfg(unix)]
+        sweep_once(&dir);
         loop {
             let name = format!(
-                "sandbox-canary-{}-{}",
+                "{PREFIX}{}-{}",
                 std::process::id(),
                 NEXT.fetch_add(1, Ordering::Relaxed)
             );
@@ -58,17 +73,79 @@ impl Canary {
     }
 }
 
+/// Removes, once per process and folder, the canaries of processes that no longer exist: an
+/// application killed while a child ran could not remove its own. The name says whose a canary
+/// is; a process ID taken again by a live process keeps its files (signal 0 reaches it), and
+/// another user's files cannot be removed from a sticky temporary folder anyway.
+#[cfg(unix)]
+fn sweep_once(dir: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+        if swept.iter().any(|d| d == dir) {
+            return;
+        }
+        swept.push(dir.to_path_buf());
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|n| n.split_once('-'))
+            .and_then(|(pid, n)| n.parse::<u32>().ok().and(pid.parse::<i32>().ok()))
+            .filter(|&pid| pid > 0)
+        else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ignored = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The start of every canary's name; then the creating process's ID and a counter.
+const PREFIX: &str = "sandbox-canary-";
+
 impl Drop for Canary {
     fn drop(&mut self) {
         // Nothing to do about a failure here: the file is in the temporary directory, and
         // panicking in drop would be worse.
         let _ignored = std::fs::remove_file(&self.path);
+        // The canary goes once the child has been waited for, which is when the launch's cgroup
+        // can go too (`cgroup.rs`).
+        #[cfg(target_os = "linux")]
+        crate::cgroup::sweep_all();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_process_s_canaries_are_swept_and_a_live_one_s_kept() {
+        let dir = std::env::temp_dir().join(format!("sandbox-sweep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // PID 0 is nobody's; the largest PID Linux hands out is below 2^22.
+        let dead = dir.join(format!("{PREFIX}{}-0", (1 << 22) + 1));
+        let live = dir.join(format!("{PREFIX}{}-0", std::process::id()));
+        let other = dir.join("sandbox-canary-notes");
+        for path in [&dead, &live, &other] {
+            std::fs::write(path, b"x").unwrap();
+        }
+        let canary = Canary::create_in(&dir).unwrap();
+        assert!(!dead.exists());
+        assert!(live.exists() && other.exists());
+        drop(canary);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_canary_is_fresh_and_removed_on_drop() {

@@ -414,7 +414,7 @@ mod probe {
             // A confined copy started by hand, as a careful parent would: no descriptor above
             // standard error (a test runner leaks its jobserver's), then `exec`.
             ["start-confined", ..] => {
-                let error = match crate::fds::close_inherited() {
+                let error = match crate::fds::close_inherited(None) {
                     Ok(()) => match std::env::current_exe() {
                         Ok(me) => Command::new(me)
                             .arg(crate::CONFINED_FLAG)
@@ -532,6 +532,8 @@ mod cases {
                 program: program.to_path_buf(),
                 args: args.to_vec(),
                 parent: None,
+                status: None,
+                env: Vec::new(),
             };
             let mut command = Command::new(&self.me);
             command.arg(LAUNCH_FLAG).args(wire::encode(&request));
@@ -744,6 +746,8 @@ mod cases {
             program: env.me.clone(),
             args: vec![PROBE_FLAG.into(), "ran".into()],
             parent: Some(std::process::id()),
+            status: None,
+            env: Vec::new(),
         };
         let mut command = Command::new(&env.me);
         command

@@ -22,6 +22,18 @@ pub fn for_program(
     env
 }
 
+/// `kept` with the variables the caller named set over it, each name once.
+pub fn with_callers(
+    mut kept: Vec<(OsString, OsString)>,
+    callers: &[(OsString, OsString)],
+) -> Vec<(OsString, OsString)> {
+    for (name, value) in callers {
+        kept.retain(|(kept_name, _)| kept_name != name);
+        kept.push((name.clone(), value.clone()));
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

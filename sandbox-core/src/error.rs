@@ -128,6 +128,50 @@ pub enum WireError {
     /// A path in the request does not make a valid policy.
     #[error("the policy")]
     Policy(#[from] PolicyError),
+    /// A variable that is not `NAME=VALUE` with a name.
+    #[error("{value:?} is not a variable (NAME=VALUE)")]
+    Variable {
+        /// The word found.
+        value: OsString,
+    },
+    /// A limit that is not `name=value` with a known name and a value in its range.
+    #[error("{value:?} is not a limit (name=value, value a number in range or `none`)")]
+    Limit {
+        /// The word found.
+        value: OsString,
+    },
+}
+
+/// A bound the launcher was asked to set could not be set. The program does not run unbounded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LimitError {
+    /// Reading or setting a resource limit failed.
+    #[error("setting {name}")]
+    Resource {
+        /// The resource, such as `RLIMIT_NOFILE`.
+        name: &'static str,
+        /// What the call reported.
+        #[source]
+        source: io::Error,
+    },
+    /// Lowering the CPU priority failed.
+    #[error("lowering the CPU priority")]
+    Nice(#[source] io::Error),
+    /// Writing `/proc/self/oom_score_adj` failed.
+    #[error("setting the OOM score")]
+    OomScore(#[source] io::Error),
+    /// Making the launch's cgroup, setting its bounds or moving into it failed.
+    #[error("{step} {}", path.display())]
+    Cgroup {
+        /// What was being done.
+        step: &'static str,
+        /// The cgroup file or folder.
+        path: PathBuf,
+        /// What the call reported.
+        #[source]
+        source: io::Error,
+    },
 }
 
 /// A backend's own error: why it cannot confine this system, or why confining failed.
@@ -228,6 +272,9 @@ pub enum Refusal {
     /// The launcher's own executable could not be found.
     #[error("cannot find the launcher's own executable")]
     CurrentExe(#[source] io::Error),
+    /// A bound on what the program may take could not be set.
+    #[error("the limits")]
+    Limits(#[from] LimitError),
     /// The backend failed to confine the process.
     #[error("confinement")]
     Confine(#[from] BackendError),

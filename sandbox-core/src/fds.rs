@@ -32,22 +32,24 @@ pub fn check_single_thread() -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Closes every descriptor above standard error, then checks that none is left.
-pub fn close_inherited() -> Result<(), Refusal> {
+/// Closes every descriptor above standard error but `keep` (the status descriptor, which is
+/// close-on-exec by the time the program runs), then checks that none is left.
+pub fn close_inherited(keep: Option<RawFd>) -> Result<(), Refusal> {
+    let others = |fd: &RawFd| Some(*fd) != keep;
     match open_descriptors() {
         Ok(fds) => {
-            for fd in fds {
+            for fd in fds.into_iter().filter(others) {
                 close(fd)?;
             }
         }
         // Without a listing (no /proc in an initramfs, say), every number the limit allows.
         Err(_) => {
-            for fd in 3..descriptor_limit() {
+            for fd in (3..descriptor_limit()).filter(others) {
                 close(fd)?;
             }
         }
     }
-    match remaining(|_| true)?.first() {
+    match remaining(|fd| others(&fd))?.first() {
         Some(&fd) => Err(Refusal::DescriptorOpen { fd }),
         None => Ok(()),
     }

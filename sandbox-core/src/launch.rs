@@ -4,6 +4,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+#[cfg(unix)]
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::backend::{Backend, Support};
 use crate::canary::Canary;
@@ -56,18 +58,37 @@ impl Launch {
     }
 }
 
-/// Builds the command that runs `program` with `args` confined by `policy`.
+/// Builds the command that runs `program` with `args` confined by `policy`: the raw form, for
+/// experts. An application wants [`Sandbox`](crate::Sandbox), which does everything below for it.
 ///
 /// The command runs this application's own executable again with [`LAUNCH_FLAG`], so the
 /// application must call [`handle_args`] first thing in `main`. `program` joins the exec list.
 /// The caller chooses standard input, output and error (pipes, normally: a stream that is a file
-/// stays writable by the program), and owns time, memory and output limits; the launcher sets
-/// none. `canary` must outlive the child: keep it until the child has been waited for. Spawn and
-/// wait from the same thread, and keep that thread alive while the child runs: on Linux the
-/// program gets SIGKILL when the thread that spawned it exits.
+/// stays writable by the program), and owns the time and output limits; the launcher sets the
+/// policy's [`Limits`](crate::Limits). `canary` must outlive the child: keep it until the child
+/// has been waited for. Spawn and wait from the same thread, and keep that thread alive while the
+/// child runs: on Linux the program gets SIGKILL when the thread that spawned it exits. A refusal is only exit status
+/// [`REFUSED_EXIT_CODE`] and a line on standard error, both of which the program can produce
+/// itself. The command is the launcher's: `.env` is dropped (the launcher clears the environment),
+/// `.process_group` gets the launch refused, and `.arg` appends to the program's arguments.
 ///
 /// Fails where there is no sandbox for this kind of system. Where this machine lacks what the
 /// backend needs (an old kernel), the command is built, and the launcher refuses with the reason.
+///
+/// ```no_run
+/// use std::process::Stdio;
+/// use sandbox_core::{launch_command, Backend, Canary, Policy};
+///
+/// fn run_python(backend: &dyn Backend) -> Result<std::process::Output, Box<dyn std::error::Error>> {
+///     let policy = Policy::new().allow_read("/usr")?;
+///     let canary = Canary::create()?;
+///     let mut command = launch_command(backend, &policy, &canary, "/usr/bin/python3", ["-I", "-c", "print(1)"])?;
+///     // Spawned and waited for on this thread, which outlives the child.
+///     let output = command.stdin(Stdio::null()).output()?;
+///     drop(canary); // only after the child has been waited for
+///     Ok(output)
+/// }
+/// ```
 pub fn launch_command<I, S>(
     backend: &dyn Backend,
     policy: &Policy,
@@ -79,10 +100,48 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    let args = args
+        .into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect();
+    build(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        args,
+        Extras::default(),
+    )
+}
+
+/// What the high-level API adds to a launch.
+#[derive(Debug, Default)]
+pub(crate) struct Extras<'a> {
+    /// The launcher's executable, this one if `None`.
+    pub launcher: Option<&'a Path>,
+    /// The descriptor the launcher reports on.
+    pub status: Option<i32>,
+    /// The variables the caller sets for the program.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+/// The launcher's command for `program`, with `extras`.
+pub(crate) fn build(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: &Path,
+    args: Vec<OsString>,
+    extras: Extras<'_>,
+) -> Result<Command, CommandError> {
+    let Extras {
+        launcher,
+        status,
+        env,
+    } = extras;
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
     }
-    let program = program.as_ref();
     if !program.is_absolute() {
         return Err(CommandError::RelativeProgram {
             program: program.to_path_buf(),
@@ -92,29 +151,79 @@ where
         .clone()
         .allow_exec(program)
         .map_err(CommandError::Program)?;
-    let exe = std::env::current_exe().map_err(CommandError::CurrentExe)?;
+    let exe = match launcher {
+        Some(path) => path.to_path_buf(),
+        None => own_executable().map_err(CommandError::CurrentExe)?,
+    };
     let request = Request {
         policy,
         canary: canary.path().to_path_buf(),
         program: program.to_path_buf(),
-        args: args
-            .into_iter()
-            .map(|a| a.as_ref().to_os_string())
-            .collect(),
+        args,
         // The launcher refuses a parent other than this process: had this process exited, the
         // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the
         // program would outlive the application that asked for it.
         parent: Some(std::process::id()),
+        status,
+        env,
     };
     let mut command = Command::new(exe);
     command.arg(LAUNCH_FLAG).args(wire::encode(&request));
     Ok(command)
 }
 
+/// What the parent executes as the launcher: this executable. Where an upgrade replaced or removed
+/// the file since this process started, its path names another program or none, and Linux still
+/// offers the running image as `/proc/self/exe`: that is the same build, as the launcher must be.
+fn own_executable() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if !exe.exists() {
+        return Ok(PathBuf::from("/proc/self/exe"));
+    }
+    Ok(exe)
+}
+
+/// The launcher's own executable, canonical, for the exec list and the check. Linux names an
+/// executable whose file was replaced `<path> (deleted)`; the file now at `<path>` is its
+/// replacement (an upgrade of the application), which the policy grants by that path as it
+/// granted the file before. An executable removed and not replaced has no path to grant.
+#[cfg(unix)]
+fn running_executable() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    match exe.canonicalize() {
+        Ok(path) => Ok(path),
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        Err(error) => {
+            use std::os::unix::ffi::OsStrExt;
+            match exe.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
+                Some(path) => Path::new(std::ffi::OsStr::from_bytes(path))
+                    .canonicalize()
+                    .map_err(|_| error),
+                None => Err(error),
+            }
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        Err(error) => Err(error),
+    }
+}
+
 /// Runs the launcher if this process was started as one; returns at once otherwise.
 ///
 /// Call it first in `main`, before any window, log, thread or file: a launcher run never
-/// returns from here. It either replaces itself with the confined program or prints one
+/// returns from here. An async application calls it before it builds its runtime (not under
+/// `#[tokio::main]`, whose threads start first):
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// fn main() {
+///     sandbox_core::handle_args(backend());
+///     // Only now the runtime and its threads, for example
+///     // tokio::runtime::Runtime::new().unwrap().block_on(serve());
+/// }
+/// ```
+///
+/// A launcher run either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
 pub fn handle_args(backend: &dyn Backend) {
     let mut args = std::env::args_os();
@@ -140,10 +249,26 @@ pub fn handle_args(backend: &dyn Backend) {
     }
 }
 
-/// Prints the refusal line and exits with [`REFUSED_EXIT_CODE`].
+/// Prints the refusal line and exits with [`REFUSED_EXIT_CODE`]. A launcher started by the
+/// high-level API ([`Sandbox`](crate::Sandbox)) first reports the refusal, typed, on its status
+/// descriptor.
 pub fn refuse(refusal: &Refusal) -> ! {
+    #[cfg(unix)]
+    if let Some(fd) = launch_status() {
+        // Nothing to do if the parent went away: the exit status and the line still tell.
+        let _ignored = crate::sys::write_all(fd, &crate::status::encode(refusal));
+    }
     eprintln!("{REFUSED_PREFIX}{}", crate::error::one_line(refusal));
     std::process::exit(REFUSED_EXIT_CODE)
+}
+
+/// The launcher's status descriptor, once its arguments named one; -1 before.
+#[cfg(unix)]
+static STATUS: AtomicI32 = AtomicI32::new(-1);
+
+#[cfg(unix)]
+fn launch_status() -> Option<i32> {
+    Some(STATUS.load(Ordering::Relaxed)).filter(|&fd| fd > 2)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,11 +315,13 @@ fn run(
     use std::os::unix::process::CommandExt;
 
     let mut phases = crate::phases::Phases::from_env();
+    let args: Vec<OsString> = args.collect();
+    if let Some(fd) = wire::peek_status(&args) {
+        STATUS.store(fd, Ordering::Relaxed);
+    }
     phases.enter("decode")?;
     let mut request = wire::decode(args)?;
-    let launcher = std::env::current_exe()
-        .and_then(|exe| exe.canonicalize())
-        .map_err(Refusal::CurrentExe)?;
+    let launcher = running_executable().map_err(Refusal::CurrentExe)?;
     request.policy = request
         .policy
         .allow_exec(&launcher)
@@ -222,17 +349,40 @@ fn run(
     phases.enter("descriptors")?;
     crate::fds::check_single_thread()?;
     match stage {
-        Stage::Launch => crate::fds::close_inherited()?,
-        Stage::Confined => crate::fds::check_none_inheritable()?,
+        Stage::Launch => {
+            crate::fds::close_inherited(launch_status())?;
+            // A backend that confines by re-executing needs the descriptor across that `exec`;
+            // its confined copy sets the flag (below). Otherwise the program never holds it.
+            if let Some(fd) = launch_status() {
+                crate::sys::set_close_on_exec(fd, !backend.confines_by_reexec())
+                    .map_err(Refusal::Descriptors)?;
+            }
+        }
+        Stage::Confined => {
+            if let Some(fd) = launch_status() {
+                crate::sys::set_close_on_exec(fd, true).map_err(Refusal::Descriptors)?;
+            }
+            crate::fds::check_none_inheritable()?
+        }
     }
     phases.enter("environment")?;
     let launch = Launch {
-        env: crate::env::for_program(std::env::vars_os()),
+        env: crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env),
         temp_dir: std::env::temp_dir(),
         request,
         parent,
         launcher,
     };
+
+    phases.enter("limits")?;
+    // Before confinement: a cgroup is joined by writing a file, and the OOM score is fixed with
+    // the privileges the backend drops. A confined copy inherited them from the first launcher.
+    if stage == Stage::Launch {
+        let limits = launch.request.policy.limits();
+        #[cfg(target_os = "linux")]
+        crate::cgroup::enter(limits)?;
+        crate::limits::apply(limits)?;
+    }
 
     phases.enter("confine")?;
     match stage {

@@ -22,6 +22,7 @@ pub const PHASES: &[&str] = &[
     "parent",
     "descriptors",
     "environment",
+    "limits",
     "confine",
     "verify",
     "exec",

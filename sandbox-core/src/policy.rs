@@ -1,4 +1,5 @@
-//! What a confined program may reach: the paths it may read and the programs it may execute.
+//! What a confined program may reach: the paths it may read and the programs it may execute,
+//! and how much of the machine it may take ([`Limits`]).
 //!
 //! A policy is validated when a path is added: the path is resolved once, and the policy keeps
 //! both the canonical name and the identity (device, inode, kind) of the object it led to. The
@@ -10,6 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::PolicyError;
 use crate::identity::Identity;
+use crate::limits::Limits;
 
 /// The paths a confined program may read, and those it may execute.
 ///
@@ -35,6 +37,7 @@ use crate::identity::Identity;
 pub struct Policy {
     read: Paths,
     exec: Paths,
+    limits: Limits,
 }
 
 /// Paths in the order they were added, each once, with what each led to. The map makes adding
@@ -63,8 +66,20 @@ impl Paths {
 
 impl Policy {
     /// A policy that allows nothing: the program may read no file and execute none but itself.
+    /// It takes from the machine no more than [`Limits::default`] allows.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Replaces the bounds on what the program may take from the machine.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The bounds on what the program may take from the machine.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Allows reading `path` (a file, or a folder and everything beneath it).

@@ -22,6 +22,13 @@ const READ: &str = "--read";
 const EXEC: &str = "--exec";
 const CANARY: &str = "--canary";
 const PARENT: &str = "--parent";
+/// The descriptor the launcher reports a refusal on; it comes first, so that a request that does
+/// not decode can still be reported.
+const STATUS: &str = "--status";
+/// A variable the caller sets for the program, `NAME=VALUE`.
+const ENV: &str = "--env";
+/// One of the policy's limits, `name=value`; a request without any gets the defaults.
+const LIMIT: &str = "--limit";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -38,11 +45,22 @@ pub struct Request {
     /// The launcher's parent, when a confined copy of the launcher must check against the parent
     /// the first copy saw.
     pub parent: Option<u32>,
+    /// The descriptor, open in the launcher, on which it reports a refusal to the parent before
+    /// exiting; `None` where the parent reads only the exit status and standard error.
+    pub status: Option<i32>,
+    /// Variables the caller sets for the program, over the few the launcher keeps.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 /// Encodes `request` as the arguments that follow the launcher flag.
 pub fn encode(request: &Request) -> Vec<OsString> {
     let mut out = vec![OsString::from(FORMAT)];
+    // The status descriptor comes first, so that even a request whose policy does not decode
+    // is reported on it.
+    if let Some(fd) = request.status {
+        out.push(STATUS.into());
+        out.push(fd.to_string().into());
+    }
     let policy = &request.policy;
     type IdentityOf = fn(&Policy, &Path) -> Option<Identity>;
     let lists: [(&str, &[PathBuf], IdentityOf); 2] = [
@@ -63,6 +81,15 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         out.push(value.to_os_string());
     };
     pair(CANARY, request.canary.as_os_str());
+    for word in request.policy.limits().encode() {
+        pair(LIMIT, &word);
+    }
+    for (name, value) in &request.env {
+        let mut word = name.clone();
+        word.push("=");
+        word.push(value);
+        pair(ENV, &word);
+    }
     if let Some(parent) = request.parent {
         pair(PARENT, OsStr::new(&parent.to_string()));
     }
@@ -87,6 +114,9 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
     let mut policy = Policy::new();
     let mut canaries = Vec::new();
     let mut parent = None;
+    let mut limits = *policy.limits();
+    let mut status = None;
+    let mut env = Vec::new();
     loop {
         let key = args.next().ok_or(WireError::NoProgram)?;
         let key = match key.to_str() {
@@ -94,6 +124,9 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(EXEC) => EXEC,
             Some(CANARY) => CANARY,
             Some(PARENT) => PARENT,
+            Some(LIMIT) => LIMIT,
+            Some(STATUS) => STATUS,
+            Some(ENV) => ENV,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -111,6 +144,9 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
                 policy = policy.with_resolved(key == EXEC, PathBuf::from(path), identity)?;
             }
             CANARY => canaries.push(PathBuf::from(value)),
+            LIMIT => limits.decode_word(&value)?,
+            STATUS => status = Some(parse_status(value)?),
+            ENV => env.push(parse_variable(value)?),
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
     }
@@ -123,12 +159,55 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         Err(all) => return Err(WireError::Canary { count: all.len() }),
     };
     Ok(Request {
-        policy,
+        policy: policy.with_limits(limits),
         canary,
         program,
         args: args.collect(),
         parent,
+        status,
+        env,
     })
+}
+
+/// `NAME=VALUE`, split at the first `=`; the name is not empty.
+#[cfg(unix)]
+fn parse_variable(word: OsString) -> Result<(OsString, OsString), WireError> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = word.as_bytes();
+    match bytes.iter().position(|&b| b == b'=') {
+        Some(at) if at > 0 => Ok((
+            OsStr::from_bytes(&bytes[..at]).to_os_string(),
+            OsStr::from_bytes(&bytes[at + 1..]).to_os_string(),
+        )),
+        _ => Err(WireError::Variable { value: word }),
+    }
+}
+
+/// `NAME=VALUE`, split at the first `=`; the name is not empty.
+#[cfg(not(unix))]
+fn parse_variable(word: OsString) -> Result<(OsString, OsString), WireError> {
+    match word.to_str().and_then(|w| w.split_once('=')) {
+        Some((name, value)) if !name.is_empty() => Ok((name.into(), value.into())),
+        _ => Err(WireError::Variable { value: word }),
+    }
+}
+
+/// The status descriptor of encoded arguments, if they name one where [`encode`] puts it: read
+/// before decoding, so that a request that does not decode is reported there too.
+pub fn peek_status(args: &[OsString]) -> Option<i32> {
+    match args {
+        [_, key, value, ..] if key == STATUS => parse_status(value.clone()).ok(),
+        _ => None,
+    }
+}
+
+/// A status descriptor is above the standard streams, which are the program's.
+fn parse_status(value: OsString) -> Result<i32, WireError> {
+    value
+        .to_str()
+        .and_then(|text| text.parse::<i32>().ok())
+        .filter(|&fd| fd > 2)
+        .ok_or(WireError::Number { key: STATUS, value })
 }
 
 fn parse_pid(key: &'static str, value: OsString) -> Result<u32, WireError> {
@@ -154,13 +233,50 @@ mod tests {
             program: PathBuf::from("/bin/echo"),
             args: vec!["--".into(), "--read".into(), "a b\nc".into()],
             parent: Some(42),
+            status: Some(3),
+            env: vec![("A".into(), "b=c".into()), ("EMPTY".into(), "".into())],
         }
+    }
+
+    #[test]
+    fn limits_travel_and_a_request_without_them_gets_the_defaults() {
+        let mut r = request();
+        let mut limits = crate::Limits::none();
+        limits.tasks = Some(7);
+        r.policy = r.policy.with_limits(limits);
+        assert_eq!(decode(encode(&r)).unwrap().policy.limits(), &limits);
+        let bare = decode_strs(&[FORMAT, "--canary", "/a", "--", "/bin/true"]).unwrap();
+        assert_eq!(bare.policy.limits(), &crate::Limits::default());
+        assert!(matches!(
+            decode_strs(&[
+                FORMAT,
+                "--limit",
+                "tasks=x",
+                "--canary",
+                "/a",
+                "--",
+                "/bin/true"
+            ]),
+            Err(WireError::Limit { .. })
+        ));
     }
 
     #[test]
     fn a_request_survives_the_round_trip() {
         let r = request();
         assert_eq!(decode(encode(&r)).unwrap(), r);
+        assert_eq!(peek_status(&encode(&r)), Some(3));
+        assert!(matches!(
+            decode_strs(&[FORMAT, "--env", "=x", "--canary", "/a", "--", "/x"]),
+            Err(WireError::Variable { .. })
+        ));
+        assert!(matches!(
+            decode_strs(&[FORMAT, "--status", "2", "--canary", "/a", "--", "/x"]),
+            Err(WireError::Number {
+                key: "--status",
+                ..
+            })
+        ));
     }
 
     #[cfg(unix)]

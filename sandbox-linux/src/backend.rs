@@ -89,6 +89,7 @@ impl Backend for LinuxBackend {
             }
             Err(_) => {}
         }
+        facts.push(sandbox_core::bounds_fact());
         match ll::usable_abi() {
             Ok(_) => Support::Supported { facts },
             Err(e) => Support::Unavailable {

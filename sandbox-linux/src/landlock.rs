@@ -86,6 +86,11 @@ pub struct Grants {
     /// The programs' loaders added to `exec`, each with the file that was checked to be one,
     /// which [`restrict`] insists on too.
     pub loaders: Vec<(PathBuf, Identity)>,
+    /// The launcher's own executable, in `exec` for the enforcement check. The application
+    /// chose it, and an upgrade may replace it at any moment (the launcher then grants the
+    /// replacement), so it is granted by name without an identity to insist on: whoever can
+    /// replace it owns the application already.
+    pub launcher: PathBuf,
 }
 
 impl Grants {
@@ -122,11 +127,15 @@ impl Grants {
             write: vec![PathBuf::from("/dev/null")],
             policy: policy.clone(),
             loaders,
+            launcher: launcher.to_path_buf(),
         })
     }
 
     /// What `path` of the exec list was resolved to, where that was recorded.
     fn exec_identity(&self, path: &Path) -> Option<Identity> {
+        if path == self.launcher {
+            return None;
+        }
         self.policy.exec_identity(path).or_else(|| {
             self.loaders
                 .iter()

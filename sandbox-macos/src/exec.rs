@@ -173,6 +173,8 @@ mod tests {
                 program: PathBuf::from("/bin/sh"),
                 args: vec!["-c".into(), "echo \"$0\"".into()],
                 parent: None,
+                status: None,
+                env: Vec::new(),
             },
             env: vec![
                 ("LANG".into(), "C".into()),

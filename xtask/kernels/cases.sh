@@ -66,3 +66,7 @@ run helper $B sh -c "$B sleep 1; $B ls /tmp | $B grep -c core-helper-ran"
 # program's must not.
 run rtprio-control $B sh -c 'ulimit -r 99; ulimit -r'
 run rtprio $B sh -c "ulimit -r 99; $SC --exec $B -- $B sh -c 'ulimit -r'"
+
+# The launch's own cgroup (the guest mounts cgroup v2): the program sits in sandbox-<pid> with
+# the default memory and task bounds. Shell built-ins only, since the program can start nothing.
+run cgroup $SC --exec $B --read /proc --read /sys/fs/cgroup -- $B sh -c 'read l < /proc/self/cgroup; echo "${l%-*}"; read m < "/sys/fs/cgroup${l#0::}/memory.max"; echo "memory.max $m"; read p < "/sys/fs/cgroup${l#0::}/pids.max"; echo "pids.max $p"'

@@ -938,11 +938,19 @@ fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
             format!("landlock ABI: {abi}; best-effort rights added: {added}")
         }
     };
+    // The guest mounts cgroup v2 at /sys/fs/cgroup and runs as its root, so every controller
+    // the launch bounds is there to write.
     format!(
-        "backend: linux; arch: {}; kernel: {release}; {landlock}",
-        arch.name()
+        "backend: linux; arch: {}; kernel: {release}; {landlock}; cgroup: {} in \
+         /sys/fs/cgroup/ (cgroup v2)",
+        arch.name(),
+        GUEST_CGROUP_CONTROLLERS
     )
 }
+
+/// The cgroup v2 controllers the launch uses that the guest's root cgroup offers, as
+/// `sandbox_core::bounds_fact` names them.
+const GUEST_CGROUP_CONTROLLERS: &str = "memory, pids, cpu";
 
 /// The self-test's lines after the facts, on a kernel where launches work.
 const SELF_TEST_PASSED: &[&str] = &[
@@ -1057,6 +1065,10 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
         ("helper", exactly(1, &["0"])),
         ("rtprio-control", exactly(0, &["99"])),
         ("rtprio", launch(0, &["0"])),
+        (
+            "cgroup",
+            launch(0, &["0::/sandbox", "memory.max 1073741824", "pids.max 256"]),
+        ),
     ]
 }
 
@@ -1214,6 +1226,7 @@ mod tests {
                 "helper",
                 "rtprio-control",
                 "rtprio",
+                "cgroup",
                 "the guest reached `@@done@@`"
             ]
         );
@@ -1248,6 +1261,7 @@ mod tests {
             };
             if [
                 "marker", "write", "append", "socket", "process", "probe", "crash", "rtprio",
+                "cgroup",
             ]
             .contains(&id)
             {

@@ -354,6 +354,7 @@ mod tests {
             write: vec![PathBuf::from("/dev/null")],
             policy: sandbox_core::Policy::new(),
             loaders: Vec::new(),
+            launcher: PathBuf::from("/usr/bin/sandbox-check"),
         };
         let yes = |right, path: &str| granted(&grants, right, Path::new(path));
         assert!(yes(Right::Read, "/usr/lib/x"));

@@ -1,0 +1,217 @@
+//! The machine's shared pools under the default bounds: a confined program takes at most its
+//! share of tasks, memory, epoll watches and queued signals, and is the OOM killer's first choice.
+//! Every attempt stops at a ceiling well above the bound and well below what would hurt the
+//! machine, so that without the bounds the test fails by reaching the ceiling.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+
+use common::*;
+
+/// `open_files` in `Limits::default()`.
+const OPEN_FILES: u64 = 256;
+/// `pending_signals` in `Limits::default()`.
+const PENDING_SIGNALS: u64 = 1024;
+/// `tasks` in `Limits::default()`.
+const TASKS: u64 = 256;
+
+fn number(got: &std::collections::BTreeMap<String, String>, name: &str) -> u64 {
+    got[name].parse().unwrap()
+}
+
+#[test]
+fn the_program_is_the_oom_killers_first_choice_runs_nicer_and_cannot_change_either() {
+    let code = r#"
+print("oom_score_adj=" + open("/proc/self/oom_score_adj").read().strip())
+print(f"nice={os.getpriority(os.PRIO_PROCESS, 0)}")
+attempt("lower oom_score_adj", lambda: open("/proc/self/oom_score_adj", "w").write("0"))
+attempt("raise priority", lambda: os.setpriority(os.PRIO_PROCESS, 0, 0))
+"#;
+    let got = results(&run(python_command(&[Path::new("/proc")], code, &[])));
+    assert_results(
+        &got,
+        &[
+            ("oom_score_adj", "1000"),
+            ("nice", "10"),
+            ("lower oom_score_adj", "EACCES"),
+            ("raise priority", "EACCES"),
+        ],
+    );
+}
+
+#[test]
+fn a_thread_bomb_stops_at_the_bound_and_the_parent_still_starts_processes() {
+    let fact = sandbox_core::bounds_fact();
+    if !fact.value.contains("pids in") {
+        println!("SKIPPED: no cgroup with the pids controller this test may write: {fact}");
+        return;
+    }
+    // Threads that wait in pause(), started with pthread_create so that its errno is seen.
+    let code = r#"
+pthread_create = libc.pthread_create
+pthread_create.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+pause = ctypes.cast(libc.pause, ctypes.c_void_p)
+count, result = 0, "ok"
+while count < 2000:
+    thread = ctypes.c_ulong()
+    err = pthread_create(ctypes.byref(thread), None, pause, None)
+    if err:
+        result = errno.errorcode[err]
+        break
+    count += 1
+print(f"threads={count}")
+print(f"thread start={result}", flush=True)
+sys.stdin.read()
+"#;
+    let mut command = python_command(&[], code, &[]);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+        lines.push(line);
+    }
+    // The program holds every thread it could start while the parent starts a process.
+    let started = std::process::Command::new("/bin/true").status();
+    drop(child.stdin.take());
+    let status = child.wait().unwrap();
+    eprintln!("{lines:?}");
+    assert_eq!(status.code(), Some(0));
+    let got: std::collections::BTreeMap<String, String> = lines
+        .iter()
+        .filter_map(|l| l.trim_end().split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    assert_results(&got, &[("thread start", "EAGAIN")]);
+    assert!(number(&got, "threads") < TASKS, "{got:?}");
+    assert!(started.unwrap().success());
+}
+
+#[test]
+fn epoll_watches_are_bounded_by_the_open_files() {
+    // 128 event descriptors, each watched by every epoll instance the program can make.
+    let code = r#"
+import select
+targets = [os.eventfd(0) for _ in range(128)]
+polls, result = [], "ok"
+try:
+    while len(polls) < 2000:
+        p = select.epoll()
+        for fd in targets:
+            p.register(fd, select.EPOLLIN)
+        polls.append(p)
+except OSError as e:
+    result = errno.errorcode[e.errno]
+print(f"watches={len(polls) * len(targets)}")
+print(f"epoll={result}")
+"#;
+    let got = results(&run(python_command(&[], code, &[])));
+    assert_results(&got, &[("epoll", "EMFILE")]);
+    assert!(
+        number(&got, "watches") <= OPEN_FILES * OPEN_FILES,
+        "{got:?}"
+    );
+}
+
+#[test]
+fn queued_signals_and_posix_timers_are_bounded() {
+    let code = r#"
+import signal
+timer_create = libc.timer_create
+timer_create.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+CLOCK_MONOTONIC = 1
+timers, result = [], "ok"
+while len(timers) < 5000:
+    timer = ctypes.c_void_p()
+    if timer_create(CLOCK_MONOTONIC, None, ctypes.byref(timer)) != 0:
+        result = errno.errorcode[ctypes.get_errno()]
+        break
+    timers.append(timer)
+print(f"timers={len(timers)}")
+print(f"timer_create={result}")
+for timer in timers:
+    libc.timer_delete(timer)
+
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGRTMIN])
+sigqueue = libc.sigqueue
+sigqueue.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+queued, result = 0, "ok"
+while queued < 5000:
+    if sigqueue(os.getpid(), signal.SIGRTMIN, None) != 0:
+        result = errno.errorcode[ctypes.get_errno()]
+        break
+    queued += 1
+print(f"signals={queued}")
+print(f"sigqueue={result}")
+"#;
+    let got = results(&run(python_command(&[], code, &[])));
+    assert_results(&got, &[("timer_create", "EAGAIN"), ("sigqueue", "EAGAIN")]);
+    assert!(number(&got, "timers") <= PENDING_SIGNALS, "{got:?}");
+    assert!(number(&got, "signals") <= PENDING_SIGNALS, "{got:?}");
+}
+
+#[test]
+fn a_memory_file_beyond_the_bound_ends_the_program_not_the_parent() {
+    let fact = sandbox_core::bounds_fact();
+    if fact.value.contains("memory is bounded only") {
+        println!("SKIPPED: no cgroup v2 memory controller this test may write: {fact}");
+        return;
+    }
+    // 1.5 GiB written into a memory file, which no address-space limit counts; the default
+    // bound is 1 GiB.
+    let code = r#"
+fd = os.memfd_create("fill", os.MFD_CLOEXEC | 0x0008)
+chunk = b"x" * (16 << 20)
+written = 0
+def fill():
+    global written
+    while written < (3 << 29):
+        written += os.write(fd, chunk)
+attempt("fill", fill)
+print(f"written={written}")
+"#;
+    let output = run(python_command(&[], code, &[]));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let killed = output.status.code() == Some(128 + 9)
+        && String::from_utf8_lossy(&output.stderr)
+            == "sandbox-check: the program or its launcher was killed by signal 9 (SIGKILL)\n";
+    assert!(
+        killed || stdout.contains("fill=ENOMEM"),
+        "neither killed nor refused memory: {output:?}"
+    );
+}
+
+#[test]
+fn the_caller_changes_the_bounds_through_the_policy() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")));
+    let mut limits = sandbox_core::Limits::default();
+    limits.open_files = Some(16);
+    limits.cpu_seconds = Some(1);
+    limits.nice = Some(19);
+    let policy = sandbox_core::Policy::new()
+        .allow_read("/usr")
+        .unwrap()
+        .with_limits(limits);
+    let code = "import os, resource\n\
+                print(resource.getrlimit(resource.RLIMIT_NOFILE), os.getpriority(os.PRIO_PROCESS, 0), flush=True)\n\
+                while True: pass";
+    let done = sandbox
+        .run(
+            &policy,
+            PYTHON,
+            ["-I", "-c", code],
+            &sandbox_core::RunOptions::new(),
+        )
+        .unwrap();
+    // 16 descriptors, nice 19, and the endless loop killed at one second of CPU time.
+    assert_eq!(String::from_utf8_lossy(&done.stdout), "(16, 16) 19\n");
+    assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL));
+}

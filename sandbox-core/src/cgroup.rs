@@ -1,0 +1,399 @@
+//! A cgroup of its own for each launch (Linux): the bounds on memory, tasks and CPU that no
+//! resource limit gives.
+//!
+//! The launcher makes `sandbox-<its pid>` beneath the application's own cgroup, writes the bounds
+//! into it, and moves itself in before confining itself; the program inherits the cgroup through
+//! `exec` and cannot leave it (moving needs a write to a cgroup file, and it may write none). The
+//! launcher does it, not the parent: the parent of `launch_command` hands back a `Command` and
+//! never learns when the program ends, while the launcher is the one process certain to run.
+//!
+//! A cgroup can only be removed once it is empty, that is, once the program (whose pid the name
+//! carries, and which can start no other process) is gone. Nobody waits for that moment on the
+//! launcher's side, so removal is a sweep: every launch, and every [`Canary`](crate::Canary) as it
+//! is dropped (after the child has been waited for), removes the `sandbox-<pid>` cgroups beside it
+//! whose process no longer exists. A cgroup left by an application that was killed goes with the
+//! next launch. The same pid may come back: a launcher whose name is taken by a leftover removes
+//! it first (it must be empty, its process being dead).
+//!
+//! cgroup v2 is used for memory, tasks and CPU where the application's cgroup offers those
+//! controllers and this process may write it (root, or a delegated subtree such as a systemd user
+//! service's). Where the `pids` controller is only on a cgroup v1 hierarchy, that hierarchy bounds
+//! the tasks. The v1 memory controller is not used: its accounting of kernel memory and memory
+//! files differs by kernel, and container runtimes that mount it own it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::backend::Fact;
+use crate::error::LimitError;
+use crate::limits::Limits;
+
+/// The start of every launch's cgroup name; the rest is the launcher's process ID.
+pub const PREFIX: &str = "sandbox-";
+
+const MEMORY: &str = "memory";
+const PIDS: &str = "pids";
+const CPU: &str = "cpu";
+
+/// Where the bounds can go on this machine.
+#[derive(Debug, Default)]
+struct Hierarchies {
+    /// The application's cgroup on the v2 hierarchy, if one is mounted.
+    v2: Option<PathBuf>,
+    /// Whether that cgroup is the hierarchy's root, where controllers can always be enabled.
+    v2_is_root: bool,
+    /// The application's cgroup on a v1 hierarchy with the `pids` controller.
+    v1_pids: Option<PathBuf>,
+}
+
+impl Hierarchies {
+    fn find() -> Self {
+        match (
+            std::fs::read_to_string("/proc/self/cgroup"),
+            std::fs::read_to_string("/proc/self/mountinfo"),
+        ) {
+            (Ok(cgroups), Ok(mounts)) => Self::parse(&cgroups, &mounts),
+            _ => Self::default(),
+        }
+    }
+
+    /// From a process's `/proc/<pid>/cgroup` and `/proc/<pid>/mountinfo`.
+    fn parse(cgroups: &str, mounts: &str) -> Self {
+        let mut found = Self::default();
+        for line in cgroups.lines() {
+            let mut parts = line.splitn(3, ':');
+            let (Some(_id), Some(controllers), Some(path)) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let relative = path.trim_start_matches('/');
+            if controllers.is_empty() {
+                found.v2_is_root = relative.is_empty();
+                found.v2 =
+                    mount_point(mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
+            } else if controllers.split(',').any(|c| c == PIDS) {
+                found.v1_pids = mount_point(mounts, |fstype, options| {
+                    fstype == "cgroup" && options.split(',').any(|o| o == PIDS)
+                })
+                .map(|m| m.join(relative));
+            }
+        }
+        found
+    }
+}
+
+/// The mount point of the first mount whose type and superblock options `matches` accepts.
+fn mount_point(mountinfo: &str, matches: impl Fn(&str, &str) -> bool) -> Option<PathBuf> {
+    mountinfo.lines().find_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        let mut tail = after.split(' ');
+        let (fstype, _source, options) = (tail.next()?, tail.next()?, tail.next()?);
+        if !matches(fstype, options) {
+            return None;
+        }
+        before.split(' ').nth(4).map(|p| PathBuf::from(unescape(p)))
+    })
+}
+
+/// mountinfo writes space, tab, newline and backslash as octal escapes.
+fn unescape(text: &str) -> String {
+    text.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
+}
+
+fn writable(dir: &Path) -> bool {
+    nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
+}
+
+fn words(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .map(|text| text.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// The v2 controllers `limits` asks for.
+fn wanted(limits: &Limits) -> Vec<&'static str> {
+    [
+        (MEMORY, limits.memory.is_some()),
+        (PIDS, limits.tasks.is_some()),
+        (CPU, limits.cpu_weight.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(c, on)| on.then_some(c))
+    .collect()
+}
+
+/// The v2 controllers of `wanted` a child of `dir` can have, enabling them in `dir` if `enable`
+/// (otherwise counting those the root would let it enable). Enabling fails in a cgroup that holds
+/// processes (other than the root): it is then not available, and the launcher does not move the
+/// application to make it so.
+fn usable_v2(
+    dir: &Path,
+    is_root: bool,
+    wanted: &[&'static str],
+    enable: bool,
+) -> Vec<&'static str> {
+    if !writable(dir) {
+        return Vec::new();
+    }
+    let offered = words(&dir.join("cgroup.controllers"));
+    let enabled = words(&dir.join("cgroup.subtree_control"));
+    wanted
+        .iter()
+        .copied()
+        .filter(|c| offered.iter().any(|o| o == c))
+        .filter(|c| {
+            enabled.iter().any(|e| e == c)
+                || (!enable && is_root)
+                || (enable
+                    && std::fs::write(dir.join("cgroup.subtree_control"), format!("+{c}")).is_ok())
+        })
+        .collect()
+}
+
+/// What bounds the cgroups give on this machine, as `support()` reports it.
+pub fn fact() -> Fact {
+    let limits = Limits::default();
+    let found = Hierarchies::find();
+    let v2 = found
+        .v2
+        .as_deref()
+        .map(|dir| {
+            (
+                dir,
+                usable_v2(dir, found.v2_is_root, &wanted(&limits), false),
+            )
+        })
+        .filter(|(_, usable)| !usable.is_empty());
+    let mut parts = Vec::new();
+    if let Some((dir, usable)) = &v2 {
+        parts.push(format!(
+            "{} in {} (cgroup v2)",
+            usable.join(", "),
+            dir.display()
+        ));
+    }
+    let pids_in_v2 = v2.as_ref().is_some_and(|(_, u)| u.contains(&PIDS));
+    if let Some(dir) = found.v1_pids.filter(|d| !pids_in_v2 && writable(d)) {
+        parts.push(format!("pids in {} (cgroup v1)", dir.display()));
+    }
+    if !v2.as_ref().is_some_and(|(_, u)| u.contains(&MEMORY)) {
+        parts.push(
+            "memory is bounded only by the resource limits (no cgroup v2 memory controller this \
+             application may write): memory files and kernel memory are not bounded"
+                .to_owned(),
+        );
+    }
+    Fact::new("cgroup", parts.join("; "))
+}
+
+/// Moves the calling process (the launcher) into a new cgroup with `limits`' bounds, on every
+/// hierarchy that can hold them. Returns the cgroups made.
+pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
+    let found = Hierarchies::find();
+    let mut made = Vec::new();
+    let mut pids_bounded = false;
+    if let Some(dir) = &found.v2 {
+        let usable = usable_v2(dir, found.v2_is_root, &wanted(limits), true);
+        if !usable.is_empty() {
+            let mut files: Vec<(&'static str, String)> = Vec::new();
+            if usable.contains(&MEMORY) {
+                if let Some(bytes) = limits.memory {
+                    files.push(("memory.max", bytes.to_string()));
+                    // Without this, memory files spill into swap beyond memory.max.
+                    files.push(("memory.swap.max", "0".to_owned()));
+                }
+            }
+            if usable.contains(&PIDS) {
+                if let Some(tasks) = limits.tasks {
+                    files.push(("pids.max", tasks.to_string()));
+                    pids_bounded = true;
+                }
+            }
+            if usable.contains(&CPU) {
+                if let Some(weight) = limits.cpu_weight {
+                    files.push(("cpu.weight", weight.to_string()));
+                }
+            }
+            made.push(make_and_join(dir, &files)?);
+        }
+    }
+    if let (Some(tasks), Some(dir), false) = (limits.tasks, &found.v1_pids, pids_bounded) {
+        if writable(dir) {
+            made.push(make_and_join(dir, &[("pids.max", tasks.to_string())])?);
+        }
+    }
+    Ok(made)
+}
+
+/// Makes `dir/sandbox-<own pid>`, writes `files` into it, and moves the calling process in.
+fn make_and_join(dir: &Path, files: &[(&'static str, String)]) -> Result<PathBuf, LimitError> {
+    sweep(dir);
+    let pid = std::process::id();
+    let child = dir.join(format!("{PREFIX}{pid}"));
+    let fail = |step, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LimitError::Cgroup { step, path, source }
+    };
+    match std::fs::create_dir(&child) {
+        // A leftover of a dead process that had this pid: empty, so it can go.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            std::fs::remove_dir(&child).map_err(fail("removing the leftover cgroup", &child))?;
+            std::fs::create_dir(&child).map_err(fail("making the cgroup", &child))?;
+        }
+        other => other.map_err(fail("making the cgroup", &child))?,
+    }
+    let result = files
+        .iter()
+        .filter(|(name, _)| *name != "memory.swap.max" || child.join(name).exists())
+        .try_for_each(|(name, value)| {
+            let path = child.join(name);
+            std::fs::write(&path, value).map_err(fail("setting", &path))
+        })
+        .and_then(|()| {
+            let procs = child.join("cgroup.procs");
+            std::fs::write(&procs, pid.to_string()).map_err(fail("moving into", &procs))
+        });
+    if let Err(e) = result {
+        let _ignored = std::fs::remove_dir(&child);
+        return Err(e);
+    }
+    Ok(child)
+}
+
+/// Removes the launches' cgroups in `dir` whose process is gone. A cgroup still holding a
+/// process cannot be removed, so a pid taken again by another process costs nothing but a delay.
+fn sweep(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|n| n.parse::<i32>().ok())
+            .filter(|&p| p > 0)
+        else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ignored = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// Sweeps every hierarchy this application's launches use.
+pub(crate) fn sweep_all() {
+    let found = Hierarchies::find();
+    for dir in [found.v2, found.v1_pids].into_iter().flatten() {
+        sweep(&dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTINFO: &str = "\
+31 25 0:27 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw
+40 25 0:35 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids";
+
+    #[test]
+    fn the_application_s_cgroups_are_found_on_either_hierarchy() {
+        let found = Hierarchies::parse("8:pids:/a/b\n4:memory:/x\n0::/user.slice/app\n", MOUNTINFO);
+        assert_eq!(
+            found.v2,
+            Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice/app"))
+        );
+        assert!(!found.v2_is_root);
+        assert_eq!(
+            found.v1_pids,
+            Some(PathBuf::from("/sys/fs/cgroup/pids/a/b"))
+        );
+        let root = Hierarchies::parse("0::/\n", MOUNTINFO);
+        assert!(root.v2_is_root);
+        assert_eq!(root.v1_pids, None);
+    }
+
+    /// A folder laid out as a cgroup v2 folder looks; the kernel's side (moving the process,
+    /// enforcing the bounds) is the tests' through the real binary.
+    fn fake_cgroup(name: &str, offered: &str, enabled: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("sandbox-cgroup-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cgroup.controllers"), offered).unwrap();
+        std::fs::write(dir.join("cgroup.subtree_control"), enabled).unwrap();
+        dir
+    }
+
+    #[test]
+    fn only_offered_controllers_are_used_and_enabled_ones_need_no_enabling() {
+        let dir = fake_cgroup("usable", "cpuset cpu io memory pids\n", "memory\n");
+        let wanted = [MEMORY, PIDS, CPU];
+        // Without enabling, outside the root, only what is already enabled.
+        assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY]);
+        // At the root, every offered controller can be enabled.
+        assert_eq!(usable_v2(&dir, true, &wanted, false), [MEMORY, PIDS, CPU]);
+        let bare = fake_cgroup("bare", "hugetlb\n", "");
+        assert_eq!(usable_v2(&bare, true, &wanted, true), Vec::<&str>::new());
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&bare).unwrap();
+    }
+
+    #[test]
+    fn a_launch_s_cgroup_gets_its_bounds_then_the_process_and_a_dead_one_s_is_swept() {
+        let dir = fake_cgroup("make", "memory pids\n", "memory pids\n");
+        // A leftover of a process that is gone, and one of a process that lives (this one's
+        // parent, which outlives the test).
+        let dead = dir.join(format!("{PREFIX}{}", (1 << 22) + 1));
+        let live = dir.join(format!("{PREFIX}{}", std::os::unix::process::parent_id()));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::create_dir(&live).unwrap();
+        let made = make_and_join(
+            &dir,
+            &[("memory.max", "1024".into()), ("pids.max", "7".into())],
+        )
+        .unwrap();
+        assert_eq!(made, dir.join(format!("{PREFIX}{}", std::process::id())));
+        assert_eq!(
+            std::fs::read_to_string(made.join("memory.max")).unwrap(),
+            "1024"
+        );
+        assert_eq!(std::fs::read_to_string(made.join("pids.max")).unwrap(), "7");
+        assert_eq!(
+            std::fs::read_to_string(made.join("cgroup.procs")).unwrap(),
+            std::process::id().to_string()
+        );
+        assert!(!dead.exists() && live.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn mount_points_are_found_by_type_and_option() {
+        let mountinfo = "\
+30 25 0:26 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755
+31 30 0:27 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw
+40 30 0:35 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids
+41 30 0:36 / /sys/fs/cgroup/my\\040cpu rw - cgroup cgroup rw,cpu,cpuacct";
+        assert_eq!(
+            mount_point(mountinfo, |t, _| t == "cgroup2"),
+            Some(PathBuf::from("/sys/fs/cgroup/unified"))
+        );
+        assert_eq!(
+            mount_point(mountinfo, |t, o| t == "cgroup"
+                && o.split(',').any(|o| o == "pids")),
+            Some(PathBuf::from("/sys/fs/cgroup/pids"))
+        );
+        assert_eq!(
+            mount_point(mountinfo, |t, o| t == "cgroup" && o.contains("cpuacct")),
+            Some(PathBuf::from("/sys/fs/cgroup/my cpu"))
+        );
+    }
+}

@@ -1,0 +1,306 @@
+//! How much of the machine a confined program may take: the bounds the launcher sets before
+//! `exec`, on by default, each one the caller's to change.
+//!
+//! A confined program reaches no file it was not given, but the kernel's shared pools (tasks,
+//! memory, queued signals, epoll watches, the user's per-user quotas) are there for it to exhaust
+//! unless something bounds them. The launcher sets resource limits (`setrlimit`), its CPU priority
+//! and its standing with the OOM killer on itself, and where the application has a cgroup it may
+//! write (Linux), it moves itself into a cgroup of its own with a memory, task and CPU bound
+//! (see `cgroup.rs`). Everything is set before confinement and inherited through `exec`; the
+//! program cannot raise any of it again.
+
+use std::ffi::{OsStr, OsString};
+
+use crate::error::WireError;
+
+/// The bounds on what a confined program may take from the machine. [`Limits::default`] is safe
+/// for running untrusted code; [`Limits::none`] leaves everything as the application has it.
+///
+/// `None` in a field leaves that resource as the launcher inherited it. Resource limits are set
+/// to `value` for both the soft and the hard limit, never above the hard limit the launcher
+/// inherited (lowering a limit needs no privilege; raising one does). Fields that name a Linux
+/// resource (`pending_signals`, `message_queue_bytes`, `oom_score_adj`, and the cgroup bounds
+/// `memory`, `tasks` and `cpu_weight`) have no effect elsewhere.
+///
+/// ```
+/// use sandbox_core::{Limits, Policy};
+/// let mut limits = Limits::default();
+/// limits.memory = Some(256 << 20);
+/// limits.cpu_seconds = Some(10);
+/// let policy = Policy::new().allow_read("/")?.with_limits(limits);
+/// assert_eq!(policy.limits().memory, Some(256 << 20));
+/// # Ok::<(), sandbox_core::PolicyError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Limits {
+    /// `RLIMIT_NOFILE`: open descriptors. It also bounds epoll instances, and with them epoll
+    /// watches (at most its square), memory files held open, pipes and their buffers.
+    pub open_files: Option<u64>,
+    /// `RLIMIT_SIGPENDING` (Linux): queued signals and POSIX timers. The kernel counts the user's
+    /// queued signals against the limit of the process receiving them, so the program can add at
+    /// most this many to the user's count, whatever the user's other processes are allowed.
+    pub pending_signals: Option<u64>,
+    /// `RLIMIT_MEMLOCK`, in bytes: memory locked in RAM (`mlock`, `memfd_secret`). Not on macOS.
+    pub locked_memory: Option<u64>,
+    /// `RLIMIT_MSGQUEUE` (Linux), in bytes of POSIX message queues.
+    pub message_queue_bytes: Option<u64>,
+    /// `RLIMIT_AS`, in bytes of address space. Off by default: runtimes reserve far more address
+    /// space than they use (a JavaScript engine reserves gigabytes), and memory files and kernel
+    /// memory are not counted in it, so it does not bound memory alone; [`Limits::memory`] does.
+    pub address_space: Option<u64>,
+    /// `RLIMIT_CPU`, in seconds of CPU time, after which the kernel kills the program (`SIGKILL`:
+    /// the soft limit is the hard one).
+    pub cpu_seconds: Option<u64>,
+    /// The cgroup's `memory.max` in bytes (Linux, where the application has a cgroup it may
+    /// write): every page the program causes, memory files, page tables, socket and kernel
+    /// objects (epoll watches) included, with no swap. Beyond it the program is killed, alone.
+    pub memory: Option<u64>,
+    /// The cgroup's `pids.max` (Linux): the program's threads, all counted.
+    pub tasks: Option<u64>,
+    /// The cgroup's `cpu.weight`, 1 to 10000, where 100 is an ordinary process (Linux).
+    pub cpu_weight: Option<u16>,
+    /// The nice value, -20 to 19, where 19 is the lowest priority. It is only ever raised: a
+    /// launcher that already runs nicer keeps its own.
+    pub nice: Option<i8>,
+    /// `oom_score_adj` (Linux), -1000 to 1000: 1000 makes the program the OOM killer's first
+    /// choice. Set with the launcher's privileges, so a launcher started by root fixes it as the
+    /// least the program may lower it to; the program cannot write it in any case, since the
+    /// confinement lets it write no file.
+    pub oom_score_adj: Option<i16>,
+}
+
+impl Default for Limits {
+    /// The bounds for untrusted code: 256 open files, 1024 queued signals, 64 KiB locked memory,
+    /// no message queue, 1 GiB of memory and 256 tasks in a cgroup where there is one, nice 10
+    /// and CPU weight 10, and the OOM killer's first choice. No address-space or CPU-time limit.
+    fn default() -> Self {
+        Self {
+            open_files: Some(256),
+            pending_signals: Some(1024),
+            locked_memory: Some(64 << 10),
+            message_queue_bytes: Some(0),
+            address_space: None,
+            cpu_seconds: None,
+            memory: Some(1 << 30),
+            tasks: Some(256),
+            cpu_weight: Some(10),
+            nice: Some(10),
+            oom_score_adj: Some(1000),
+        }
+    }
+}
+
+impl Limits {
+    /// No bounds at all: the program takes what the application's own limits allow.
+    pub fn none() -> Self {
+        Self {
+            open_files: None,
+            pending_signals: None,
+            locked_memory: None,
+            message_queue_bytes: None,
+            address_space: None,
+            cpu_seconds: None,
+            memory: None,
+            tasks: None,
+            cpu_weight: None,
+            nice: None,
+            oom_score_adj: None,
+        }
+    }
+
+    /// The limits as `name=value` words, `value` being `none` for no bound, for the wire.
+    pub(crate) fn encode(&self) -> Vec<OsString> {
+        fn word(name: &str, value: Option<impl ToString>) -> OsString {
+            let value = value.map_or_else(|| NONE.to_owned(), |v| v.to_string());
+            format!("{name}={value}").into()
+        }
+        vec![
+            word(OPEN_FILES, self.open_files),
+            word(PENDING_SIGNALS, self.pending_signals),
+            word(LOCKED_MEMORY, self.locked_memory),
+            word(MESSAGE_QUEUE_BYTES, self.message_queue_bytes),
+            word(ADDRESS_SPACE, self.address_space),
+            word(CPU_SECONDS, self.cpu_seconds),
+            word(MEMORY, self.memory),
+            word(TASKS, self.tasks),
+            word(CPU_WEIGHT, self.cpu_weight),
+            word(NICE, self.nice),
+            word(OOM_SCORE_ADJ, self.oom_score_adj),
+        ]
+    }
+
+    /// Sets the one limit a `name=value` word names.
+    pub(crate) fn decode_word(&mut self, word: &OsStr) -> Result<(), WireError> {
+        let bad = || WireError::Limit {
+            value: word.to_os_string(),
+        };
+        let (name, value) = word
+            .to_str()
+            .and_then(|w| w.split_once('='))
+            .ok_or_else(bad)?;
+        fn parse<T: std::str::FromStr>(value: &str) -> Result<Option<T>, ()> {
+            if value == NONE {
+                return Ok(None);
+            }
+            value.parse().map(Some).map_err(|_| ())
+        }
+        let result = match name {
+            OPEN_FILES => parse(value).map(|v| self.open_files = v),
+            PENDING_SIGNALS => parse(value).map(|v| self.pending_signals = v),
+            LOCKED_MEMORY => parse(value).map(|v| self.locked_memory = v),
+            MESSAGE_QUEUE_BYTES => parse(value).map(|v| self.message_queue_bytes = v),
+            ADDRESS_SPACE => parse(value).map(|v| self.address_space = v),
+            CPU_SECONDS => parse(value).map(|v| self.cpu_seconds = v),
+            MEMORY => parse(value).map(|v| self.memory = v),
+            TASKS => parse(value).map(|v| self.tasks = v),
+            CPU_WEIGHT => parse(value)
+                .and_then(|v| in_range(v, 1, 10_000))
+                .map(|v| self.cpu_weight = v),
+            NICE => parse(value)
+                .and_then(|v| in_range(v, -20, 19))
+                .map(|v| self.nice = v),
+            OOM_SCORE_ADJ => parse(value)
+                .and_then(|v| in_range(v, -1000, 1000))
+                .map(|v| self.oom_score_adj = v),
+            _ => Err(()),
+        };
+        result.map_err(|()| bad())
+    }
+}
+
+fn in_range<T: PartialOrd>(value: Option<T>, low: T, high: T) -> Result<Option<T>, ()> {
+    match value {
+        Some(v) if v < low || v > high => Err(()),
+        other => Ok(other),
+    }
+}
+
+const NONE: &str = "none";
+const OPEN_FILES: &str = "open_files";
+const PENDING_SIGNALS: &str = "pending_signals";
+const LOCKED_MEMORY: &str = "locked_memory";
+const MESSAGE_QUEUE_BYTES: &str = "message_queue_bytes";
+const ADDRESS_SPACE: &str = "address_space";
+const CPU_SECONDS: &str = "cpu_seconds";
+const MEMORY: &str = "memory";
+const TASKS: &str = "tasks";
+const CPU_WEIGHT: &str = "cpu_weight";
+const NICE: &str = "nice";
+const OOM_SCORE_ADJ: &str = "oom_score_adj";
+
+/// What bounds memory, tasks and CPU on this machine beyond the resource limits: on Linux the
+/// launch's cgroup, where the application has one it may write, or the note that memory is bounded
+/// only by the resource limits. A backend's [`Backend::support`](crate::Backend::support) reports
+/// it among its facts.
+pub fn bounds_fact() -> crate::Fact {
+    #[cfg(target_os = "linux")]
+    return crate::cgroup::fact();
+    #[cfg(not(target_os = "linux"))]
+    crate::Fact::new(
+        "cgroup",
+        "none on this system: memory is bounded only by the resource limits",
+    )
+}
+
+/// Sets the process-wide limits on the calling process (the launcher, before confinement): the
+/// resource limits, the nice value and the OOM score. The cgroup bounds are `cgroup.rs`'s.
+#[cfg(unix)]
+pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::LimitError> {
+    use nix::sys::resource::Resource;
+
+    use crate::error::LimitError;
+
+    let mut resources: Vec<(&'static str, Resource, Option<u64>)> = vec![
+        ("RLIMIT_NOFILE", Resource::RLIMIT_NOFILE, limits.open_files),
+        ("RLIMIT_CPU", Resource::RLIMIT_CPU, limits.cpu_seconds),
+    ];
+    #[cfg(not(any(target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
+    resources.push(("RLIMIT_AS", Resource::RLIMIT_AS, limits.address_space));
+    #[cfg(target_os = "freebsd")]
+    resources.push(("RLIMIT_VMEM", Resource::RLIMIT_VMEM, limits.address_space));
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    resources.push((
+        "RLIMIT_MEMLOCK",
+        Resource::RLIMIT_MEMLOCK,
+        limits.locked_memory,
+    ));
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    resources.extend([
+        (
+            "RLIMIT_SIGPENDING",
+            Resource::RLIMIT_SIGPENDING,
+            limits.pending_signals,
+        ),
+        (
+            "RLIMIT_MSGQUEUE",
+            Resource::RLIMIT_MSGQUEUE,
+            limits.message_queue_bytes,
+        ),
+    ]);
+    for (name, resource, value) in resources {
+        let Some(value) = value else { continue };
+        let fail = |source: nix::errno::Errno| LimitError::Resource {
+            name,
+            source: source.into(),
+        };
+        let (_soft, hard) = nix::sys::resource::getrlimit(resource).map_err(fail)?;
+        // rlim_t is signed on some systems (FreeBSD), where a value beyond it means no bound.
+        #[allow(clippy::unnecessary_fallible_conversions)]
+        let value = libc::rlim_t::try_from(value)
+            .unwrap_or(libc::rlim_t::MAX)
+            .min(hard);
+        nix::sys::resource::setrlimit(resource, value, value).map_err(fail)?;
+    }
+    if let Some(nice) = limits.nice {
+        crate::sys::lower_priority(nice.into()).map_err(LimitError::Nice)?;
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Some(score) = limits.oom_score_adj {
+        // Written with the launcher's privileges, before they are dropped: a writer holding
+        // CAP_SYS_RESOURCE also fixes the floor the program may lower the score to.
+        std::fs::write("/proc/self/oom_score_adj", score.to_string())
+            .map_err(LimitError::OomScore)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_survive_the_words() {
+        let limits = Limits {
+            address_space: Some(1 << 33),
+            nice: Some(-3),
+            tasks: None,
+            ..Limits::default()
+        };
+        let mut decoded = Limits::none();
+        for word in limits.encode() {
+            decoded.decode_word(&word).unwrap();
+        }
+        assert_eq!(decoded, limits);
+    }
+
+    #[test]
+    fn a_bad_word_is_a_typed_error() {
+        for word in [
+            "open_files",
+            "open_files=-1",
+            "nice=20",
+            "cpu_weight=0",
+            "oom_score_adj=1001",
+            "bogus=1",
+        ] {
+            assert!(
+                matches!(
+                    Limits::none().decode_word(OsStr::new(word)),
+                    Err(WireError::Limit { .. })
+                ),
+                "{word}"
+            );
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! The way an application runs a confined program: [`Sandbox::run`] with input, a timeout and an
+//! output cap, or [`Sandbox::spawn`] for pipes. What every caller of [`launch_command`] had to
+//! write around it is here: a typed refusal, standard streams that are pipes by construction, a
+//! canary that lives as long as the child, and a program that dies with the application but not
+//! with the thread that started it.
+//!
+//! [`launch_command`]: crate::launch_command
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::backend::Backend;
+use crate::canary::Canary;
+use crate::error::{CanaryError, CommandError, Refusal};
+use crate::policy::Policy;
+use crate::status::MalformedReport;
+
+/// The descriptor number the launcher's status pipe has in the launcher.
+const STATUS_FD: i32 = 3;
+
+/// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Runs programs confined through a backend.
+///
+/// ```no_run
+/// use sandbox_core::{Backend, Policy, RunOptions, Sandbox};
+///
+/// fn csv_to_json(backend: &dyn Backend, csv: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+///     let policy = Policy::new().allow_read("/usr")?;
+///     let options = RunOptions::new()
+///         .input(csv)
+///         .timeout(std::time::Duration::from_secs(2))
+///         .output_cap(1 << 20);
+///     let code = "import csv, json, sys; json.dump(list(csv.DictReader(sys.stdin)), sys.stdout)";
+///     let done = Sandbox::new(backend).run(&policy, "/usr/bin/python3", ["-I", "-c", code], &options)?;
+///     if !done.status.success() || done.capped || done.timed_out {
+///         return Err(format!("the conversion failed: {:?}", done.status).into());
+///     }
+///     Ok(done.stdout)
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Sandbox<'b> {
+    backend: &'b dyn Backend,
+    launcher: Option<&'b Path>,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl std::fmt::Debug for Sandbox<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("backend", &self.backend.name())
+            .field("launcher", &self.launcher)
+            .field("env", &self.env)
+            .finish()
+    }
+}
+
+impl<'b> Sandbox<'b> {
+    /// Programs run through `backend`, launched by this application's own executable, which
+    /// calls [`handle_args`](crate::handle_args) first in `main`.
+    pub fn new(backend: &'b dyn Backend) -> Self {
+        Self {
+            backend,
+            launcher: None,
+            env: Vec::new(),
+        }
+    }
+
+    /// Sets `name` to `value` in the environment of every program this starts. Nothing else of
+    /// this process's environment reaches a program but the locale, the time zone and a fixed
+    /// `PATH` (`env::KEPT`, `env::PATH`), which a variable named here replaces.
+    ///
+    /// ```no_run
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+    /// use sandbox_core::{Policy, RunOptions, Sandbox};
+    /// let sandbox = Sandbox::new(backend()).env("LANG", "C.UTF-8").env("PYTHONHASHSEED", "0");
+    /// let done = sandbox.run(&Policy::new(), "/usr/bin/env", [""; 0], &RunOptions::new())?;
+    /// # Ok::<(), sandbox_core::SpawnError>(())
+    /// ```
+    pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        let name = name.as_ref().to_os_string();
+        self.env.retain(|(kept, _)| *kept != name);
+        self.env.push((name, value.as_ref().to_os_string()));
+        self
+    }
+
+    /// Launches through another executable that calls [`handle_args`](crate::handle_args) with
+    /// the same backend, instead of this one. A test needs it: under `cargo test` the running
+    /// executable is the test harness, which is no launcher. Name a binary of the package, such
+    /// as `env!("CARGO_BIN_EXE_sandbox-check")`.
+    ///
+    /// ```no_run
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+    /// use sandbox_core::{Policy, RunOptions, Sandbox};
+    /// let launcher = std::path::Path::new("/path/to/target/debug/sandbox-check");
+    /// let sandbox = Sandbox::new(backend()).with_launcher(launcher);
+    /// let done = sandbox.run(&Policy::new(), "/bin/true", [""; 0], &RunOptions::new())?;
+    /// assert!(done.status.success());
+    /// # Ok::<(), sandbox_core::SpawnError>(())
+    /// ```
+    pub fn with_launcher(mut self, launcher: &'b Path) -> Self {
+        self.launcher = Some(launcher);
+        self
+    }
+
+    /// Starts `program` confined by `policy`, with its three standard streams as pipes.
+    ///
+    /// Returns once the launcher has either executed the program or refused: a refusal is
+    /// [`SpawnError::Refused`] with the launcher's typed [`Refusal`], reported on a pipe the
+    /// program never holds, so nothing the program prints or exits with can pass for one. The
+    /// program is started from a thread this library keeps for the life of the process: it dies
+    /// with the application (on Linux), not with the thread that called this.
+    pub fn spawn<I, S>(
+        &self,
+        policy: &Policy,
+        program: impl AsRef<Path>,
+        args: I,
+    ) -> Result<Running, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let started = Instant::now();
+        let args: Vec<OsString> = args
+            .into_iter()
+            .map(|a| a.as_ref().to_os_string())
+            .collect();
+        let canary = Canary::create()?;
+        let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+        let mut command = crate::launch::build(
+            self.backend,
+            policy,
+            &canary,
+            program.as_ref(),
+            args,
+            crate::launch::Extras {
+                launcher: self.launcher,
+                status: Some(STATUS_FD),
+                env: self.env.clone(),
+            },
+        )?;
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
+        let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
+
+        let mut report_bytes = Vec::new();
+        let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
+        if report_bytes.is_empty() && read.is_ok() {
+            return Ok(Running {
+                stdin: child.stdin.take(),
+                stdout: child.stdout.take(),
+                stderr: child.stderr.take(),
+                child,
+                waited: false,
+                started,
+                _canary: canary,
+            });
+        }
+        // The launcher refused and exits at once: reap it before the canary goes.
+        let _status = child.wait();
+        read.map_err(SpawnError::Status)?;
+        Err(match crate::status::decode(&report_bytes) {
+            Ok(refusal) => SpawnError::Refused(refusal),
+            Err(malformed) => SpawnError::Report(malformed),
+        })
+    }
+
+    /// Runs `program` confined by `policy` to its end: `options.input` on its standard input,
+    /// its standard output and error collected, and the time and output limits enforced by
+    /// killing it. The bounds the launcher sets are the policy's [`Limits`](crate::Limits).
+    pub fn run<I, S>(
+        &self,
+        policy: &Policy,
+        program: impl AsRef<Path>,
+        args: I,
+        options: &RunOptions,
+    ) -> Result<Finished, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let started = Instant::now();
+        let mut running = self.spawn(policy, program, args)?;
+        running.started = started;
+        running.finish(options)
+    }
+}
+
+/// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
+fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    #[cfg(not(target_vendor = "apple"))]
+    return Ok(nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?);
+    // macOS has no pipe2: the flag follows at once (a fork by another thread in between would
+    // give its child the ends until that child's own exec, as std's own pipes do there).
+    #[cfg(target_vendor = "apple")]
+    {
+        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+        let (read, write) = nix::unistd::pipe()?;
+        for fd in [&read, &write] {
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
+        }
+        Ok((read, write))
+    }
+}
+
+/// Reads `stream` to its end into `kept`, keeping no more than `cap` bytes across every stream
+/// that shares `total`; past it, `capped` is set and the rest is read and dropped.
+fn collect_capped(
+    mut stream: Box<dyn Read + Send>,
+    kept: &mut Vec<u8>,
+    cap: Option<usize>,
+    total: &AtomicUsize,
+    capped: &AtomicBool,
+) {
+    let mut buffer = [0u8; 64 * 1024];
+    loop {
+        let n = match stream.read(&mut buffer) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let before = total.fetch_add(n, Ordering::Relaxed);
+        let room = cap.map_or(n, |cap| cap.saturating_sub(before).min(n));
+        kept.extend_from_slice(&buffer[..room]);
+        if room < n {
+            capped.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Starts `command` from a thread this library keeps for the life of the process. On Linux the
+/// launcher asks for SIGKILL when the thread that started it exits (the parent-death signal is
+/// tied to that thread, not the process), so a caller's short-lived thread would take the program
+/// with it.
+fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
+    type Job = (Command, mpsc::Sender<io::Result<Child>>);
+    static SPAWNER: OnceLock<io::Result<mpsc::Sender<Job>>> = OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("sandbox-spawner".into())
+            .spawn(move || {
+                for (mut command, reply) in queue {
+                    let child = command.spawn();
+                    // Closes this process's end of the status pipe before the caller reads it.
+                    drop(command);
+                    let _ignored = reply.send(child);
+                }
+            })?;
+        Ok(jobs)
+    });
+    let spawner = spawner
+        .as_ref()
+        .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
+    let (reply, answer) = mpsc::channel();
+    spawner
+        .send((command, reply))
+        .map_err(|_| io::Error::other("the spawning thread is gone"))?;
+    answer
+        .recv()
+        .map_err(|_| io::Error::other("the spawning thread is gone"))?
+}
+
+/// A confined program that is running, with the pipes to its standard streams.
+///
+/// Dropping it without waiting kills the program and waits for it, so that its canary (which it
+/// owns) and, on Linux, its cgroup can go. It may be waited for on any thread.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use std::io::{Read, Write};
+/// use sandbox_core::{Policy, Sandbox};
+///
+/// let policy = Policy::new().allow_read("/usr")?;
+/// let mut running = Sandbox::new(backend()).spawn(&policy, "/usr/bin/tr", ["a-z", "A-Z"])?;
+/// running.stdin.take().unwrap().write_all(b"hello")?;
+/// let mut out = String::new();
+/// running.stdout.take().unwrap().read_to_string(&mut out)?;
+/// let status = std::thread::spawn(move || running.wait()).join().unwrap()?;
+/// assert!(status.success() && out == "HELLO");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Running {
+    /// The program's standard input, a pipe; drop it to close the program's input.
+    pub stdin: Option<ChildStdin>,
+    /// The program's standard output, a pipe.
+    pub stdout: Option<ChildStdout>,
+    /// The program's standard error, a pipe.
+    pub stderr: Option<ChildStderr>,
+    child: Child,
+    waited: bool,
+    started: Instant,
+    // Declared last, so it goes after the child has been waited for.
+    _canary: Canary,
+}
+
+impl Running {
+    /// The program's process ID.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes the program's input and waits for it to end. Its exit status is its own: a status
+    /// of 97 here is the program's, never a refusal.
+    pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        drop(self.stdin.take());
+        let status = self.child.wait()?;
+        self.waited = true;
+        Ok(status)
+    }
+
+    /// Runs the program to its end as [`Sandbox::run`] does: `options.input` on its standard
+    /// input, its output collected up to the cap, and a kill at the timeout (counted from the
+    /// spawn). Any thread may call it, not only the one that spawned. A stream already taken
+    /// from the handle is the caller's: no input is written to it, no output read from it.
+    pub fn finish(mut self, options: &RunOptions) -> Result<Finished, SpawnError> {
+        let input = options.input.clone();
+        if let Some(mut stdin) = self.stdin.take() {
+            // A program that does not read its input closes the pipe: that error is its business.
+            std::thread::spawn(move || {
+                let _ignored = stdin.write_all(&input);
+            });
+        }
+        let (events, wake) = mpsc::channel::<()>();
+        let total = Arc::new(AtomicUsize::new(0));
+        let capped = Arc::new(AtomicBool::new(false));
+        let collect = |stream: Option<Box<dyn Read + Send>>| {
+            let (total, capped, events) = (total.clone(), capped.clone(), events.clone());
+            let cap = options.output_cap;
+            std::thread::spawn(move || {
+                let mut kept = Vec::new();
+                if let Some(stream) = stream {
+                    collect_capped(stream, &mut kept, cap, &total, &capped);
+                }
+                let _ignored = events.send(());
+                kept
+            })
+        };
+        let stdout = collect(self.stdout.take().map(|s| Box::new(s) as _));
+        let stderr = collect(self.stderr.take().map(|s| Box::new(s) as _));
+        drop(events);
+
+        let deadline = options.timeout.map(|t| self.started + t);
+        let mut timed_out = false;
+        let mut killed = false;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().map_err(SpawnError::Wait)? {
+                break status;
+            }
+            let now = Instant::now();
+            if !killed && deadline.is_some_and(|d| now >= d) {
+                timed_out = true;
+            }
+            if !killed && (timed_out || capped.load(Ordering::Relaxed)) {
+                // Not yet reaped, so the process ID is still this child's.
+                let _ignored = self.child.kill();
+                killed = true;
+            }
+            let wait = deadline
+                .filter(|_| !killed)
+                .map_or(POLL, |d| d.saturating_duration_since(now).min(POLL));
+            let _woken = wake.recv_timeout(wait);
+        };
+        self.waited = true;
+        let elapsed = self.started.elapsed();
+        let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
+        Ok(Finished {
+            status,
+            stdout: join(stdout),
+            stderr: join(stderr),
+            capped: capped.load(Ordering::Relaxed),
+            timed_out,
+            elapsed,
+        })
+    }
+
+    /// Kills the program (SIGKILL). Wait for it afterwards.
+    pub fn kill(&mut self) -> io::Result<()> {
+        self.child.kill()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.waited {
+            let _ignored = self.child.kill();
+            let _ignored = self.child.wait();
+        }
+    }
+}
+
+/// What [`Sandbox::run`] gives the program and how long and how loud it may be.
+///
+/// ```
+/// use std::time::Duration;
+/// let options = sandbox_core::RunOptions::new()
+///     .input(&b"1,2\n"[..])
+///     .timeout(Duration::from_secs(2))
+///     .output_cap(1 << 20);
+/// assert_eq!(options.output_cap, Some(1 << 20));
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// The bytes on the program's standard input, which is then closed.
+    pub input: Vec<u8>,
+    /// How long the program may run, wall clock, before it is killed.
+    pub timeout: Option<Duration>,
+    /// How many bytes of standard output and error together are kept; past it the program is
+    /// killed.
+    pub output_cap: Option<usize>,
+}
+
+impl RunOptions {
+    /// No input, no timeout, no output cap.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the input.
+    pub fn input(mut self, input: impl Into<Vec<u8>>) -> Self {
+        self.input = input.into();
+        self
+    }
+
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the output cap, in bytes.
+    pub fn output_cap(mut self, bytes: usize) -> Self {
+        self.output_cap = Some(bytes);
+        self
+    }
+}
+
+/// How a program run by [`Sandbox::run`] ended.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use sandbox_core::{Policy, RunOptions, Sandbox};
+/// let options = RunOptions::new().timeout(std::time::Duration::from_secs(1)).output_cap(1024);
+/// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/yes", [""; 0], &options)?;
+/// if done.capped || done.timed_out {
+///     eprintln!("stopped after {:?}: {} bytes kept", done.elapsed, done.stdout.len());
+/// }
+/// # Ok::<(), sandbox_core::SpawnError>(())
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Finished {
+    /// Its exit status (after a kill for the timeout or the cap, SIGKILL).
+    pub status: ExitStatus,
+    /// Its standard output, up to the cap.
+    pub stdout: Vec<u8>,
+    /// Its standard error, up to what the cap left.
+    pub stderr: Vec<u8>,
+    /// Whether it printed more than the cap, and was killed for it.
+    pub capped: bool,
+    /// Whether it ran out of time, and was killed for it.
+    pub timed_out: bool,
+    /// From the call to the end of the program.
+    pub elapsed: Duration,
+}
+
+/// A confined program could not be started.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};
+/// match Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new()) {
+///     Ok(done) => println!("the program's own status: {:?}", done.status),
+///     Err(SpawnError::Refused(Refusal::Check(failure))) => eprintln!("not confined: {failure}"),
+///     Err(SpawnError::Refused(other)) => eprintln!("refused: {}", sandbox_core::one_line(&other)),
+///     Err(e) => eprintln!("{}", sandbox_core::one_line(&e)),
+/// }
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// The launcher refused; the program never ran. The reason is the launcher's, typed.
+    #[error("refused")]
+    Refused(#[source] Refusal),
+    /// The launcher's command could not be built (no sandbox for this system, a relative program).
+    #[error("building the launch")]
+    Command(#[from] CommandError),
+    /// The canary could not be made.
+    #[error("making the canary")]
+    Canary(#[from] CanaryError),
+    /// The launcher could not be started.
+    #[error("starting the launcher")]
+    Spawn(#[source] io::Error),
+    /// The channel the launcher reports on could not be made or read.
+    #[error("the launcher's status channel")]
+    Status(#[source] io::Error),
+    /// The launcher wrote something that is not a report.
+    #[error("the launcher's report")]
+    Report(#[source] MalformedReport),
+    /// Waiting for the program failed.
+    #[error("waiting for the program")]
+    Wait(#[source] io::Error),
+}

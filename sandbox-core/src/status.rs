@@ -1,0 +1,354 @@
+//! The launcher's report to its parent: a typed [`Refusal`], written on a close-on-exec pipe the
+//! program never holds, or nothing at all when the program was executed.
+//!
+//! The report is a list of fields, each written as its length in decimal, a colon and its bytes,
+//! the first naming the variant. A field that is an error from the system carries its errno, so the
+//! parent gets back the same `io::Error` kind; a backend's own error arrives as its one-line text
+//! (the parent cannot know the backend's types). Names the launcher took from its own constants
+//! (a phase, a check's attempt) are interned, so decoding gives back `&'static str` without
+//! leaking more than one copy of each.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use crate::check::Observed;
+use crate::error::{BackendError, CheckFailure, LimitError, PolicyError, Refusal, WireError};
+
+/// A report that is not one this build writes.
+#[derive(Debug, thiserror::Error)]
+#[error("the launcher's report is malformed")]
+pub struct MalformedReport;
+
+/// A backend's error as the launcher reported it: its text, one line.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ReportedError {
+    /// The error and its causes, as [`one_line`](crate::one_line) wrote them.
+    pub message: String,
+}
+
+/// Encodes `refusal` for the parent.
+pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
+    let mut w = Writer::default();
+    match refusal {
+        Refusal::Arguments(e) => {
+            w.s("arguments");
+            wire_error(&mut w, e);
+            &mut w
+        }
+        Refusal::CanaryInsidePolicy { canary } => w.s("canary-inside").p(canary),
+        Refusal::Canary { canary, source } => w.s("canary").p(canary).io(source),
+        Refusal::ParentUnreachable { pid, source } => w.s("parent-unreachable").n(*pid).io(source),
+        Refusal::Orphaned => w.s("orphaned"),
+        Refusal::Threads(e) => w.s("threads").io(e),
+        Refusal::ThreadCount { count } => w.s("thread-count").n(*count),
+        Refusal::ParentChanged { expected, found } => w.s("parent-changed").n(*expected).n(*found),
+        Refusal::Descriptors(e) => w.s("descriptors").io(e),
+        Refusal::DescriptorOpen { fd } => w.s("descriptor-open").n(*fd),
+        Refusal::CurrentExe(e) => w.s("current-exe").io(e),
+        Refusal::Limits(e) => match e {
+            LimitError::Resource { name, source } => w.s("limit-resource").s(name).io(source),
+            LimitError::Nice(e) => w.s("limit-nice").io(e),
+            LimitError::OomScore(e) => w.s("limit-oom").io(e),
+            LimitError::Cgroup { step, path, source } => {
+                w.s("limit-cgroup").s(step).p(path).io(source)
+            }
+        },
+        Refusal::Confine(e) => w.s("confine").s(&crate::error::one_line(e)),
+        Refusal::Check(CheckFailure { attempt, observed }) => {
+            let w = w.s("check").s(attempt);
+            match observed {
+                Observed::Worked => w.s("worked"),
+                Observed::OtherError(e) => w.s("other-error").io(e),
+                Observed::Failed(e) => w.s("failed").io(e),
+            }
+        }
+        Refusal::Session(e) => w.s("session").io(e),
+        Refusal::Signals(e) => w.s("signals").io(e),
+        Refusal::Exec { program, source } => w.s("exec").p(program).io(source),
+        Refusal::Fault { phase } => w.s("fault").s(phase),
+        Refusal::Panic { message } => w.s("panic").s(message),
+    };
+    w.0
+}
+
+fn wire_error(w: &mut Writer, e: &WireError) {
+    match e {
+        WireError::Version { found, .. } => w.s("version").o(found),
+        WireError::UnknownKey { key } => w.s("unknown-key").o(key),
+        WireError::MissingValue { key } => w.s("missing-value").s(key),
+        WireError::Canary { count } => w.s("canary").n(*count),
+        WireError::Number { key, value } => w.s("number").s(key).o(value),
+        WireError::NoProgram => w.s("no-program"),
+        WireError::RelativeProgram { path } => w.s("relative-program").p(path),
+        WireError::Limit { value } => w.s("limit").o(value),
+        WireError::Variable { value } => w.s("variable").o(value),
+        WireError::Identity { key, value } => w.s("identity").s(key).o(value),
+        WireError::Policy(p) => match p {
+            PolicyError::Relative { path } => w.s("policy-relative").p(path),
+            PolicyError::ContainsNul { path } => w.s("policy-nul").p(path),
+            PolicyError::Unreadable { path, source } => w.s("policy-unreadable").p(path).io(source),
+            PolicyError::LinkToFolder { path, target } => w.s("policy-link").p(path).p(target),
+            PolicyError::NotCanonical { path } => w.s("policy-not-canonical").p(path),
+        },
+    };
+}
+
+/// Decodes a report written by [`encode`].
+pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
+    let mut r = Reader(bytes);
+    let refusal = match r.s()?.as_str() {
+        "arguments" => Refusal::Arguments(decode_wire(&mut r)?),
+        "canary-inside" => Refusal::CanaryInsidePolicy { canary: r.p()? },
+        "canary" => Refusal::Canary {
+            canary: r.p()?,
+            source: r.io()?,
+        },
+        "parent-unreachable" => Refusal::ParentUnreachable {
+            pid: r.n()?,
+            source: r.io()?,
+        },
+        "orphaned" => Refusal::Orphaned,
+        "threads" => Refusal::Threads(r.io()?),
+        "thread-count" => Refusal::ThreadCount { count: r.n()? },
+        "parent-changed" => Refusal::ParentChanged {
+            expected: r.n()?,
+            found: r.n()?,
+        },
+        "descriptors" => Refusal::Descriptors(r.io()?),
+        "descriptor-open" => Refusal::DescriptorOpen { fd: r.n()? },
+        "current-exe" => Refusal::CurrentExe(r.io()?),
+        "limit-resource" => Refusal::Limits(LimitError::Resource {
+            name: intern(&r.s()?),
+            source: r.io()?,
+        }),
+        "limit-nice" => Refusal::Limits(LimitError::Nice(r.io()?)),
+        "limit-oom" => Refusal::Limits(LimitError::OomScore(r.io()?)),
+        "limit-cgroup" => Refusal::Limits(LimitError::Cgroup {
+            step: intern(&r.s()?),
+            path: r.p()?,
+            source: r.io()?,
+        }),
+        "confine" => Refusal::Confine(BackendError::new(ReportedError { message: r.s()? })),
+        "check" => {
+            let attempt = intern(&r.s()?);
+            let observed = match r.s()?.as_str() {
+                "worked" => Observed::Worked,
+                "other-error" => Observed::OtherError(r.io()?),
+                "failed" => Observed::Failed(r.io()?),
+                _ => return Err(MalformedReport),
+            };
+            Refusal::Check(CheckFailure { attempt, observed })
+        }
+        "session" => Refusal::Session(r.io()?),
+        "signals" => Refusal::Signals(r.io()?),
+        "exec" => Refusal::Exec {
+            program: r.p()?,
+            source: r.io()?,
+        },
+        "fault" => Refusal::Fault {
+            phase: intern(&r.s()?),
+        },
+        "panic" => Refusal::Panic { message: r.s()? },
+        _ => return Err(MalformedReport),
+    };
+    if !r.0.is_empty() {
+        return Err(MalformedReport);
+    }
+    Ok(refusal)
+}
+
+fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
+    Ok(match r.s()?.as_str() {
+        "version" => WireError::Version {
+            found: r.o()?,
+            expected: crate::wire::FORMAT,
+        },
+        "unknown-key" => WireError::UnknownKey { key: r.o()? },
+        "missing-value" => WireError::MissingValue {
+            key: intern(&r.s()?),
+        },
+        "canary" => WireError::Canary { count: r.n()? },
+        "number" => WireError::Number {
+            key: intern(&r.s()?),
+            value: r.o()?,
+        },
+        "no-program" => WireError::NoProgram,
+        "relative-program" => WireError::RelativeProgram { path: r.p()? },
+        "limit" => WireError::Limit { value: r.o()? },
+        "variable" => WireError::Variable { value: r.o()? },
+        "identity" => WireError::Identity {
+            key: intern(&r.s()?),
+            value: r.o()?,
+        },
+        "policy-relative" => WireError::Policy(PolicyError::Relative { path: r.p()? }),
+        "policy-nul" => WireError::Policy(PolicyError::ContainsNul { path: r.p()? }),
+        "policy-unreadable" => WireError::Policy(PolicyError::Unreadable {
+            path: r.p()?,
+            source: r.io()?,
+        }),
+        "policy-link" => WireError::Policy(PolicyError::LinkToFolder {
+            path: r.p()?,
+            target: r.p()?,
+        }),
+        "policy-not-canonical" => WireError::Policy(PolicyError::NotCanonical { path: r.p()? }),
+        _ => return Err(MalformedReport),
+    })
+}
+
+/// One `&'static str` per distinct name. The names come from the launcher's own constants, written
+/// before the program runs, so there are a handful.
+fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let names = names.get_or_insert_with(HashSet::new);
+    if let Some(known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn field(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(bytes.len().to_string().as_bytes());
+        self.0.push(b':');
+        self.0.extend_from_slice(bytes);
+        self
+    }
+    fn s(&mut self, text: &str) -> &mut Self {
+        self.field(text.as_bytes())
+    }
+    fn o(&mut self, text: &std::ffi::OsStr) -> &mut Self {
+        self.field(text.as_bytes())
+    }
+    fn p(&mut self, path: &std::path::Path) -> &mut Self {
+        self.o(path.as_os_str())
+    }
+    fn n(&mut self, number: impl ToString) -> &mut Self {
+        self.s(&number.to_string())
+    }
+    fn io(&mut self, error: &io::Error) -> &mut Self {
+        match error.raw_os_error() {
+            Some(errno) => self.n(errno),
+            None => self.s("-").s(&crate::error::one_line(error)),
+        }
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn field(&mut self) -> Result<&[u8], MalformedReport> {
+        let colon = self
+            .0
+            .iter()
+            .position(|&b| b == b':')
+            .ok_or(MalformedReport)?;
+        let len: usize = std::str::from_utf8(&self.0[..colon])
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .ok_or(MalformedReport)?;
+        let rest = &self.0[colon + 1..];
+        if rest.len() < len {
+            return Err(MalformedReport);
+        }
+        let (field, rest) = rest.split_at(len);
+        self.0 = rest;
+        Ok(field)
+    }
+    fn s(&mut self) -> Result<String, MalformedReport> {
+        String::from_utf8(self.field()?.to_vec()).map_err(|_| MalformedReport)
+    }
+    fn o(&mut self) -> Result<OsString, MalformedReport> {
+        Ok(OsString::from_vec(self.field()?.to_vec()))
+    }
+    fn p(&mut self) -> Result<PathBuf, MalformedReport> {
+        self.o().map(PathBuf::from)
+    }
+    fn n<T: std::str::FromStr>(&mut self) -> Result<T, MalformedReport> {
+        self.s()?.parse().map_err(|_| MalformedReport)
+    }
+    fn io(&mut self) -> Result<io::Error, MalformedReport> {
+        let first = self.s()?;
+        if first == "-" {
+            return Ok(io::Error::other(self.s()?));
+        }
+        first
+            .parse()
+            .map(io::Error::from_raw_os_error)
+            .map_err(|_| MalformedReport)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::one_line;
+
+    #[test]
+    fn refusals_survive_the_report() {
+        let refusals = vec![
+            Refusal::Fault { phase: "verify" },
+            Refusal::Orphaned,
+            Refusal::ParentChanged {
+                expected: 4,
+                found: 1,
+            },
+            Refusal::Exec {
+                program: PathBuf::from(OsString::from_vec(b"/a\xff b".to_vec())),
+                source: io::Error::from_raw_os_error(libc::ENOENT),
+            },
+            Refusal::Check(CheckFailure {
+                attempt: "read the canary",
+                observed: Observed::Worked,
+            }),
+            Refusal::Arguments(WireError::Policy(PolicyError::Unreadable {
+                path: PathBuf::from("/x"),
+                source: io::Error::from_raw_os_error(libc::ENOENT),
+            })),
+            Refusal::Limits(LimitError::Cgroup {
+                step: "making the cgroup",
+                path: PathBuf::from("/sys/fs/cgroup/sandbox-1"),
+                source: io::Error::other("odd"),
+            }),
+            Refusal::Confine(BackendError::new(io::Error::other("landlock: too old"))),
+            Refusal::Panic {
+                message: "a\nb".into(),
+            },
+        ];
+        for refusal in refusals {
+            let decoded = decode(&encode(&refusal)).unwrap();
+            assert_eq!(one_line(&decoded), one_line(&refusal));
+            assert_eq!(
+                std::mem::discriminant(&decoded),
+                std::mem::discriminant(&refusal)
+            );
+        }
+        let Refusal::Exec { source, .. } = decode(&encode(&Refusal::Exec {
+            program: "/x".into(),
+            source: io::Error::from_raw_os_error(libc::ENOENT),
+        }))
+        .unwrap() else {
+            panic!("not exec")
+        };
+        assert_eq!(source.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn garbage_is_malformed() {
+        for bytes in [&b""[..], b"5:fault", b"5:fault6:verify1:x", b"3:odd", b"x:"] {
+            assert!(decode(bytes).is_err(), "{bytes:?}");
+        }
+    }
+}
