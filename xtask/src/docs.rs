@@ -319,7 +319,7 @@ mod generate {
         for (i, filter) in tables[0].costs.filters.iter().enumerate() {
             line(
                 w,
-                &row_of(&format!("`{}` filter", filter.name), &|t| {
+                &row_of(&format!("The program (`{}`)", filter.name), &|t| {
                     let c = &t.costs.filters[i];
                     format!("{} instructions, longest run {}", c.instructions, c.longest)
                 }),
@@ -327,7 +327,7 @@ mod generate {
         }
         line(
             w,
-            &row_of("Longest run of any call, through every filter", &|t| {
+            &row_of("Longest run of any call", &|t| {
                 format!("{} ({})", t.costs.longest.1, t.costs.longest.0)
             }),
         );
@@ -359,15 +359,16 @@ mod generate {
         line(w, "");
         line(
             w,
-            "The kernel runs every installed filter on each call the cache does not serve, newest \
-             first, and takes the most severe answer. The cache serves a call when every filter \
-             allows it knowing only its number and architecture (`seccomp_is_const_allow`): a \
-             refused call is never served, and runs the filters, as does a call whose arguments \
-             are read. `refusals` and `numbers` are compiled by the crate's own `bpf` module into \
-             balanced searches, where seccompiler's linear chain would run up to 141 \
+            "The launcher installs one program. The kernel runs it on each call the cache does \
+             not serve. The cache serves a call when the program allows it knowing only its \
+             number and architecture (`seccomp_is_const_allow`): a refused call is never served, \
+             and runs the program, as does a call whose arguments are read. The program is \
+             compiled by the crate's own `bpf` module into balanced searches, after one \
+             comparison each for the argument-checked calls programs make most (`futex`, \
+             `ioctl`, `fcntl`, `kill`), where seccompiler's linear chain would run up to 141 \
              instructions for an `ioctl` on x86_64 and 311 for a number the table does not name \
-             (measured in that module's documentation); `clone3`, one unconditional call, is \
-             seccompiler's.",
+             (measured in that module's documentation). It is compiled ahead of time \
+             (`sandbox-linux/src/filter/prebuilt.rs`); a launch writes its process ID into it.",
         );
         line(w, "");
         line(w, "## Allowed on purpose");
