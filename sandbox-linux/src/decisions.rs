@@ -187,7 +187,7 @@ impl fmt::Display for Costs {
         )?;
         writeln!(
             f,
-            "  longest run of any call, through every filter: {} instructions ({})",
+            "  longest run of any call: {} instructions ({})",
             self.longest.1, self.longest.0
         )?;
         match self.longest_checked {
@@ -200,7 +200,7 @@ impl fmt::Display for Costs {
         }
         write!(
             f,
-            "  the kernel's action cache allows {} of the {} calls without running a filter; {} \
+            "  the kernel's action cache allows {} of the {} calls without running the filter; {} \
              are allowed whatever their arguments",
             self.cached, self.calls, self.always_allowed
         )
