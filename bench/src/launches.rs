@@ -22,6 +22,11 @@ pub enum Kind {
     Cli,
     /// `bwrap` with `/usr` bound read-only and every namespace unshared.
     Bwrap,
+    /// `firejail` without a profile: no network, the default seccomp filter, every capability
+    /// dropped, `no_new_privs`, the whole tree read-only.
+    Firejail,
+    /// `nsjail` in one-shot mode, quiet, with `/` as its root.
+    Nsjail,
     /// This executable with `--sandbox-exit`, which exits first thing in `handle_args`: what the
     /// library path's launcher costs to spawn, start and reap, without its phases or the program.
     Start,
@@ -37,6 +42,8 @@ impl Kind {
             Kind::Library => "library path",
             Kind::Cli => "CLI path",
             Kind::Bwrap => "bwrap",
+            Kind::Firejail => "firejail",
+            Kind::Nsjail => "nsjail",
             Kind::Start => "sandbox-bench start alone",
             Kind::CheckStart => "sandbox-check start alone",
         }
@@ -46,7 +53,7 @@ impl Kind {
     pub fn execs(self) -> u32 {
         match self {
             Kind::Bare | Kind::Start | Kind::CheckStart => 1,
-            Kind::Library | Kind::Bwrap => 2,
+            Kind::Library | Kind::Bwrap | Kind::Firejail | Kind::Nsjail => 2,
             Kind::Cli => 3,
         }
     }
@@ -58,6 +65,11 @@ impl Kind {
             Kind::Library => "`launch_command` → launcher → `/usr/bin/true`",
             Kind::Cli => "`sandbox-check --read /usr -- /usr/bin/true`",
             Kind::Bwrap => "`bwrap --ro-bind /usr /usr … --unshare-all /usr/bin/true`",
+            Kind::Firejail => {
+                "`firejail --noprofile --net=none --seccomp --caps.drop=all --nonewprivs \
+                 --read-only=/ /usr/bin/true`"
+            }
+            Kind::Nsjail => "`nsjail -Mo -Q --chroot / -- /usr/bin/true`",
             Kind::Start => "`sandbox-bench --sandbox-exit`: exits in `handle_args`",
             Kind::CheckStart => "`sandbox-check --sandbox-exit`: exits in `handle_args`",
         }
@@ -75,6 +87,10 @@ pub struct Setup {
     pub check: PathBuf,
     /// `bwrap`, when installed.
     pub bwrap: Option<PathBuf>,
+    /// `firejail`, when installed.
+    pub firejail: Option<PathBuf>,
+    /// `nsjail`, when given or installed.
+    pub nsjail: Option<PathBuf>,
 }
 
 impl Setup {
@@ -93,6 +109,18 @@ impl Setup {
                 let bwrap = self.bwrap.as_ref().ok_or("bwrap is not installed")?;
                 let mut command = Command::new(bwrap);
                 command.args(bwrap_args()).arg(TRUE);
+                Ok(command)
+            }
+            Kind::Firejail => {
+                let firejail = self.firejail.as_ref().ok_or("firejail is not installed")?;
+                let mut command = Command::new(firejail);
+                command.args(FIREJAIL_ARGS).arg(TRUE);
+                Ok(command)
+            }
+            Kind::Nsjail => {
+                let nsjail = self.nsjail.as_ref().ok_or("nsjail is not installed")?;
+                let mut command = Command::new(nsjail);
+                command.args(NSJAIL_ARGS).arg(TRUE);
                 Ok(command)
             }
             Kind::Start => {
@@ -149,10 +177,24 @@ pub fn bwrap_args() -> Vec<OsString> {
     args
 }
 
-/// `bwrap` on `PATH`, if there is one.
-pub fn find_bwrap() -> Option<PathBuf> {
+/// `firejail`'s arguments before the program: the run the issue names, without a profile.
+pub const FIREJAIL_ARGS: &[&str] = &[
+    "--quiet",
+    "--noprofile",
+    "--net=none",
+    "--seccomp",
+    "--caps.drop=all",
+    "--nonewprivs",
+    "--read-only=/",
+];
+
+/// `nsjail`'s arguments before the program: one process (`-Mo`), quiet, `/` as its root.
+pub const NSJAIL_ARGS: &[&str] = &["-Mo", "-Q", "--chroot", "/", "--"];
+
+/// `program` on `PATH`, if there is one.
+pub fn find(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join("bwrap"))
+        .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
 }
 

@@ -5,14 +5,16 @@
 //! compares, interleaved, a bare spawn of `/usr/bin/true` with the library path, the CLI path
 //! (`sandbox-check --read /usr -- /usr/bin/true`) and `bwrap`; reads the launcher's phase timings
 //! (`SANDBOX_TIMINGS=1`); times the steps of confinement and of the enforcement check one by one
-//! in a child of its own; grows the policy from 1 to 1,000 read paths; runs a Python workload of
-//! system calls confined and unconfined; reads the launcher's peak memory; and times Python
-//! cells, cold and warm (`--only python-cell` runs those rows alone).
+//! in a child of its own; grows the policy from 1 to 1,000 read paths; runs a Python workload and a
+//! compiled one of system calls confined and unconfined; reads the launcher's peak memory; and
+//! times Python cells, cold and warm (`--only python-cell` runs those rows alone).
 //!
 //! `cargo xtask bench` builds it in release mode and runs it. It reports; it never fails on a
 //! missed goal. It is not a test, and nothing in it asserts a time.
 #![forbid(unsafe_code)]
 
+#[cfg(target_os = "linux")]
+mod calls;
 #[cfg(target_os = "linux")]
 mod launches;
 #[cfg(target_os = "linux")]
@@ -40,6 +42,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(steps::FLAG) {
         return steps::child(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some(calls::FLAG) {
+        return calls::child(&args[1..]);
     }
     let options = match options::Options::parse(&args) {
         Ok(options::Parsed::Run(options)) => options,

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 /// What `--help` and a bad argument print.
 pub const USAGE: &str = "\
-usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--static] [OPTIONS] builds and runs it)
+usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--dynamic] [OPTIONS] builds and runs it)
 
   --check PATH          the sandbox-check of the CLI path (default: beside this executable)
+  --nsjail PATH         the nsjail to compare with (default: `nsjail` on PATH)
+  --firejail PATH       the firejail to compare with (default: `firejail` on PATH)
   --launches N          launches of each kind in the comparison and the phases (default 300)
   --policy-launches N   launches of each policy size (default 100)
   --step-runs N         runs of the step-by-step child for each policy size (default 50)
@@ -23,6 +25,10 @@ usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--static] [OPTIONS] builds 
 pub struct Options {
     /// The `sandbox-check` binary of the CLI path.
     pub check: PathBuf,
+    /// `nsjail`, if there is one.
+    pub nsjail: Option<PathBuf>,
+    /// `firejail`, if there is one.
+    pub firejail: Option<PathBuf>,
     /// Launches of each kind in the interleaved comparison (at least 200).
     pub launches: usize,
     /// Launches of each policy size.
@@ -59,6 +65,8 @@ impl Options {
     pub fn parse(args: &[String]) -> Result<Parsed, String> {
         let mut options = Options {
             check: beside("sandbox-check")?,
+            nsjail: crate::launches::find("nsjail"),
+            firejail: crate::launches::find("firejail"),
             python_cell: beside("python-cell")?,
             cell_runs: 100,
             warm_runs: 5,
@@ -84,6 +92,8 @@ impl Options {
             };
             match flag.as_str() {
                 "--check" => options.check = PathBuf::from(value()?),
+                "--nsjail" => options.nsjail = Some(PathBuf::from(value()?)),
+                "--firejail" => options.firejail = Some(PathBuf::from(value()?)),
                 "--launches" => options.launches = count(1)?,
                 "--policy-launches" => options.policy_launches = count(1)?,
                 "--step-runs" => options.step_runs = count(1)?,

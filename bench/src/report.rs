@@ -10,7 +10,7 @@ use sandbox_core::{Backend, Canary, Policy};
 use crate::launches::{self, Kind, Setup};
 use crate::options::Options;
 use crate::stats::{micros, Summary};
-use crate::{memory, python_cell, steps, workload};
+use crate::{calls, memory, python_cell, steps, workload};
 
 /// A folder in the temporary directory for the run's files, removed at the end.
 struct Scratch(PathBuf);
@@ -43,13 +43,29 @@ impl Goal {
         match self.unit {
             "×" => format!("{value:.2}×"),
             "µs" => micros(value),
+            "ns" => format!("{value:+.1} ns"),
             _ => format!("{value:.3}"),
         }
+    }
+
+    /// A goal this run does not measure, with the reason in place of a value.
+    fn absent(what: impl Into<String>, limit: f64, unit: &'static str, why: &str) -> Self {
+        let mut goal = Self::new(what, limit, None, unit);
+        goal.what = format!("{} ({why})", goal.what);
+        goal
     }
 
     fn row(&self) -> String {
         let (measured, verdict) = match self.measured {
             None => ("not measured".to_owned(), "—".to_owned()),
+            Some(value) if self.unit == "ns" && value > self.limit => (
+                self.show(value),
+                format!(
+                    "**missed** by {:.1} ns ({:+.1} %)",
+                    value - self.limit,
+                    (value / self.limit - 1.0) * 100.0
+                ),
+            ),
             Some(value) if value <= self.limit => (self.show(value), "met".to_owned()),
             Some(value) => (
                 self.show(value),
@@ -88,7 +104,9 @@ pub fn run(options: &Options) -> Result<(), String> {
         policy: Policy::new().allow_read(steps::USR).map_err(|e| line(&e))?,
         canary: Canary::create_in(&canary_dir).map_err(|e| line(&e))?,
         check: options.check.clone(),
-        bwrap: launches::find_bwrap(),
+        bwrap: launches::find("bwrap"),
+        firejail: options.firejail.clone(),
+        nsjail: options.nsjail.clone(),
     };
 
     let mut goals = Vec::new();
@@ -113,36 +131,62 @@ pub fn run(options: &Options) -> Result<(), String> {
         ratio(Kind::Library, Kind::Bare),
         "×",
     ));
+    goals.push(Goal::absent(
+        "launch server / bare",
+        1.5,
+        "×",
+        "the launch server is not built yet",
+    ));
     goals.push(Goal::new(
         "CLI path / bare",
-        3.2,
+        2.6,
         ratio(Kind::Cli, Kind::Bare),
         "×",
     ));
-    goals.push(Goal::new(
-        "library path / bwrap",
-        0.30,
-        ratio(Kind::Library, Kind::Bwrap),
-        "×",
-    ));
-    goals.push(Goal::new(
-        "CLI path / bwrap",
-        0.45,
-        ratio(Kind::Cli, Kind::Bwrap),
-        "×",
-    ));
+    for (peer, limit) in [
+        (Kind::Bwrap, 0.55),
+        (Kind::Nsjail, 0.45),
+        (Kind::Firejail, 0.08),
+    ] {
+        goals.push(Goal::new(
+            format!("CLI path / {}", peer.name()),
+            limit,
+            ratio(Kind::Cli, peer),
+            "×",
+        ));
+    }
 
     let verify = phases(options, &setup, &median)?;
-    goals.push(Goal::new(
-        "enforcement check (`verify` phase, median)",
-        150.0,
-        Some(verify),
-        "µs",
-    ));
 
     step_table(options, &setup, &paths_root)?;
 
     let added = policy_sizes(options, &setup, &paths_root)?;
+
+    let per_call = match calls::measure(&setup, &data, options.calls, options.workload_runs) {
+        Ok(results) => results,
+        Err(e) => {
+            println!("## System calls from a compiled program\n\nNot measured: {e}\n");
+            Vec::new()
+        }
+    };
+    if !per_call.is_empty() {
+        calls_table(options, &per_call);
+    }
+    for result in &per_call {
+        let limit = if result.kind == "getppid" { 25.0 } else { 40.0 };
+        goals.push(Goal::new(
+            format!("{} over unconfined (fastest batches)", result.what),
+            limit,
+            Some(result.added()),
+            "ns",
+        ));
+    }
+    goals.push(Goal::new(
+        "enforcement check (`verify` phase, median)",
+        100.0,
+        Some(verify),
+        "µs",
+    ));
     goals.push(Goal::new(
         format!("{largest} read paths: time added to a launch vs 1"),
         5000.0,
@@ -159,15 +203,6 @@ pub fn run(options: &Options) -> Result<(), String> {
     };
     if !results.is_empty() {
         workload_table(options, &results);
-    }
-    for result in &results {
-        let limit = if result.kind == "isatty" { 1.10 } else { 1.03 };
-        goals.push(Goal::new(
-            format!("`{}` confined / unconfined (fastest batches)", result.kind),
-            limit,
-            Some(result.confined.min() / result.unconfined.min()),
-            "×",
-        ));
     }
 
     memory_table(&setup);
@@ -265,6 +300,24 @@ fn header(options: &Options, setup: &Setup) {
         size(&setup.check)
     );
     println!("- {bwrap}");
+    match &setup.nsjail {
+        Some(path) => println!("- nsjail: {}", path.display()),
+        None => println!("- nsjail: not installed"),
+    }
+    let firejail = setup.firejail.as_ref().map_or_else(
+        || "firejail: not installed".to_owned(),
+        |path| {
+            std::process::Command::new(path)
+                .arg("--version")
+                .output()
+                .map(|o| {
+                    let text = String::from_utf8_lossy(&o.stdout);
+                    text.lines().next().unwrap_or("firejail").trim().to_owned()
+                })
+                .unwrap_or_else(|e| format!("firejail: ? ({e})"))
+        },
+    );
+    println!("- {firejail}");
     println!(
         "- python-cell: {}; {} cold runs each way, {} warm runs",
         size(&options.python_cell),
@@ -293,16 +346,29 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
         Kind::CheckStart,
     ];
     let mut notes = Vec::new();
-    match &setup.bwrap {
-        None => notes.push("bwrap is not installed: its rows are left out.".to_owned()),
-        Some(_) => kinds.push(Kind::Bwrap),
+    for (peer, path) in [
+        (Kind::Bwrap, &setup.bwrap),
+        (Kind::Nsjail, &setup.nsjail),
+        (Kind::Firejail, &setup.firejail),
+    ] {
+        match path {
+            None => notes.push(format!(
+                "SKIPPED: {} is not installed: its rows are left out.",
+                peer.name()
+            )),
+            Some(_) => kinds.push(peer),
+        }
     }
+    let peer = |kind: Kind| matches!(kind, Kind::Bwrap | Kind::Nsjail | Kind::Firejail);
     let mut usable = Vec::new();
     for kind in kinds {
         match launches::try_once(setup.command(kind)?) {
             Ok(()) => usable.push(kind),
-            Err(e) if kind == Kind::Bwrap => {
-                notes.push(format!("bwrap does not run here, so it is left out: {e}"));
+            Err(e) if peer(kind) => {
+                notes.push(format!(
+                    "SKIPPED: {} does not run here, so it is left out: {e}",
+                    kind.name()
+                ));
             }
             Err(e) => return Err(format!("{}: {e}", kind.name())),
         }
@@ -344,9 +410,16 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
     println!("| --- | --- | --- | --- |");
     for (a, b, goal) in [
         (Kind::Library, Kind::Bare, "≤ 2.2×"),
-        (Kind::Cli, Kind::Bare, "≤ 3.2×"),
-        (Kind::Library, Kind::Bwrap, "≤ 0.30×"),
-        (Kind::Cli, Kind::Bwrap, "≤ 0.45×"),
+        (Kind::Cli, Kind::Bare, "≤ 2.6×"),
+        (Kind::Cli, Kind::Bwrap, "≤ 0.55×"),
+        (Kind::Cli, Kind::Nsjail, "≤ 0.45×"),
+        (Kind::Cli, Kind::Firejail, "≤ 0.08×"),
+        (Kind::Library, Kind::Bwrap, ""),
+        (Kind::Library, Kind::Nsjail, ""),
+        (Kind::Library, Kind::Firejail, ""),
+        (Kind::Bwrap, Kind::Bare, ""),
+        (Kind::Nsjail, Kind::Bare, ""),
+        (Kind::Firejail, Kind::Bare, ""),
     ] {
         let (medians, minimums) = match (pick(a), pick(b)) {
             (Some(x), Some(y)) => (
@@ -633,6 +706,29 @@ fn policy_sizes(
     }
     println!();
     Ok(summaries.last().map(|s| s.median() - base))
+}
+
+fn calls_table(options: &Options, results: &[calls::Result]) {
+    println!(
+        "## System calls from a compiled program: this executable, {} calls a batch, 10 batches \
+         of each kind a run, {} runs each way\n",
+        options.calls, options.workload_runs
+    );
+    println!(
+        "| call | unconfined, per call (fastest) | confined (fastest) | added (fastest) | \
+         added, median of the runs' fastest |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for result in results {
+        let (u, c) = (result.unconfined.min(), result.confined.min());
+        println!(
+            "| {} | {u:.1} ns | {c:.1} ns | {:+.1} ns | {:+.1} ns |",
+            result.what,
+            result.added(),
+            result.confined.median() - result.unconfined.median()
+        );
+    }
+    println!();
 }
 
 fn workload_table(options: &Options, results: &[workload::Result]) {

@@ -241,8 +241,8 @@ fn confine_step_by_step(
     clock.mark("Landlock ABI probe");
     let grants = landlock::Grants::for_policy(&policy, &launcher).map_err(|e| line(&e))?;
     clock.mark("grants (ELF loaders)");
-    let programs = filter::build(arch, std::process::id()).map_err(|e| line(&e))?;
-    clock.mark("seccomp build");
+    let program = filter::build(arch, std::process::id()).map_err(|e| line(&e))?;
+    clock.mark("seccomp program (compiled ahead, PID written in)");
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
         .map_err(|e| format!("PR_SET_PDEATHSIG: {e}"))?;
     let _parent = nix::unistd::getppid();
@@ -253,15 +253,11 @@ fn confine_step_by_step(
     clock.mark("capabilities dropped");
     landlock::restrict(&grants).map_err(|e| line(&e))?;
     clock.mark("Landlock restrict");
-    // `filter::install` installs them in this order, one `seccomp` call each.
-    for program in &programs {
-        filter::install(std::slice::from_ref(program)).map_err(|e| line(&e))?;
-        clock.mark(format!(
-            "seccomp install: {} ({} instructions)",
-            program.name,
-            program.instructions.len()
-        ));
-    }
+    filter::install(&program).map_err(|e| line(&e))?;
+    clock.mark(format!(
+        "seccomp install ({} instructions)",
+        program.instructions.len()
+    ));
 
     // What LinuxBackend::verify does: the common attempts, then the capability read-back.
     let context = Context {

@@ -1,7 +1,7 @@
 //! The other half of the classification: every system call the filters allow on purpose, with
 //! the reason. [`crate::rules::RULES`] names what is refused; a call of either architecture's
 //! table that no row names must be listed here. A named call that is in neither answers
-//! `ENOSYS` (the numbers filter treats it as a number the table does not know), so a call a newer
+//! `ENOSYS` (the filter treats it as a number the table does not know), so a call a newer
 //! syscall table brings in is refused until someone decides, and the decision tests fail until
 //! then.
 

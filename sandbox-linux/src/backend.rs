@@ -27,7 +27,7 @@ impl LinuxBackend {
         let arch = Self::arch()?;
         ll::usable_abi()?;
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
-        let programs = filter::build(arch, std::process::id())?;
+        let program = filter::build(arch, std::process::id())?;
 
         // The program should not outlive the application that started it.
         crate::sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0)
@@ -39,7 +39,7 @@ impl LinuxBackend {
         crate::limits::fix()?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
-        filter::install(&programs)?;
+        filter::install(&program)?;
         Ok(())
     }
 }

@@ -109,13 +109,19 @@ pub(crate) enum Test {
     Eq(u32),
     /// Shares a bit with the mask (`JSET`).
     AnySet(u32),
+    /// Equals the process ID the program is built for (`JEQ`). It is compiled with the
+    /// immediate 0 and its index recorded, so one compiled program serves every process ID:
+    /// a launch writes its own into those instructions instead of building the program again.
+    Pid,
 }
 
 impl Test {
-    fn holds(self, value: u32) -> bool {
+    /// Whether the test holds for `value`, where that is known without the process ID.
+    fn holds(self, value: u32) -> Option<bool> {
         match self {
-            Test::Eq(k) => value == k,
-            Test::AnySet(mask) => value & mask != 0,
+            Test::Eq(k) => Some(value == k),
+            Test::AnySet(mask) => Some(value & mask != 0),
+            Test::Pid => None,
         }
     }
 }
@@ -243,13 +249,12 @@ impl Graph {
                     test,
                     then,
                     otherwise,
-                } if *w == word => {
-                    if test.holds(value) {
-                        *then
-                    } else {
-                        *otherwise
-                    }
-                }
+                } if *w == word => match test.holds(value) {
+                    Some(true) => *then,
+                    Some(false) => *otherwise,
+                    // Whether it equals the process ID depends on the launch: the test stays.
+                    None => return node,
+                },
                 Node::Switch { word: w, segments } if *w == word => {
                     let i = segments.partition_point(|&(start, _)| start <= value) - 1;
                     segments[i].1
@@ -295,13 +300,24 @@ impl Graph {
     }
 
     /// The program that starts at `root`.
+    #[cfg(test)]
     pub(crate) fn compile(&self, root: NodeId) -> Result<Vec<sock_filter>, TooLong> {
+        self.compile_patchable(root).map(|(program, _)| program)
+    }
+
+    /// The program that starts at `root`, and the indexes of the instructions whose immediate
+    /// is the process ID ([`Test::Pid`]), in ascending order. Their immediate is 0 here.
+    pub(crate) fn compile_patchable(
+        &self,
+        root: NodeId,
+    ) -> Result<(Vec<sock_filter>, Vec<usize>), TooLong> {
         let mut asm = Assembler {
             graph: self,
             reversed: Vec::new(),
             rets: FastMap::default(),
             placed: FastMap::default(),
             loaded: self.entered_unloaded(root),
+            pid_at: Vec::new(),
         };
         match asm.place(root).entry {
             Target::At(i) if i + 1 == asm.reversed.len() => {}
@@ -313,15 +329,19 @@ impl Graph {
             }
         }
         let mut program = asm.reversed;
+        let mut pid_at = asm.pid_at;
         // The kernel wants a return last; one that nothing reaches costs nothing.
         if program.first().map(|i| i.code) != Some(RET_K) {
             program.insert(0, stmt(RET_K, libc::SECCOMP_RET_KILL_PROCESS));
+            pid_at.iter_mut().for_each(|at| *at += 1);
         }
         program.reverse();
         if program.len() > MAX_INSTRUCTIONS {
             return Err(TooLong(program.len()));
         }
-        Ok(program)
+        let mut pid_at: Vec<usize> = pid_at.iter().map(|&at| program.len() - 1 - at).collect();
+        pid_at.sort_unstable();
+        Ok((program, pid_at))
     }
 }
 
@@ -331,7 +351,7 @@ fn is_sorted_and_disjoint(ranges: &[(u32, u32, NodeId)]) -> bool {
 }
 
 /// [`overlay`] of every range at once, for sorted, disjoint ranges: one pass instead of one per
-/// range. A launch builds its filters afresh, and the numbers filter lays down a hundred ranges.
+/// range. The filter lays down a hundred ranges for the numbers the table does not name.
 fn overlay_sorted(base: &[(u32, NodeId)], ranges: &[(u32, u32, NodeId)]) -> Vec<(u32, NodeId)> {
     let mut out = Vec::with_capacity(base.len() + 2 * ranges.len());
     // `base` over `from..=to`: the segment holding `from`, then every one starting inside.
@@ -423,6 +443,8 @@ struct Assembler<'g> {
     placed: FastMap<NodeId, Placed>,
     /// The nodes that need a load of their own, from [`Graph::entered_unloaded`].
     loaded: FastSet<NodeId>,
+    /// The `reversed` index of each comparison with the process ID.
+    pid_at: Vec<usize>,
 }
 
 impl Assembler<'_> {
@@ -501,8 +523,12 @@ impl Assembler<'_> {
                 let (code, k) = match test {
                     Test::Eq(k) => (JMP_JEQ_K, k),
                     Test::AnySet(mask) => (JMP_JSET_K, mask),
+                    Test::Pid => (JMP_JEQ_K, 0),
                 };
                 let body = self.jump(code, k, then, otherwise);
+                if test == Test::Pid {
+                    self.pid_at.push(body);
+                }
                 self.loaded_entry(id, word, body)
             }
             Node::Switch { word, segments } => {

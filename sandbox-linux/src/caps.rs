@@ -4,6 +4,15 @@
 //! those guard calls a denylist never names (setting the clock, the host name, real-time
 //! scheduling, reading any file by handle). The launcher empties every set and locks the
 //! securebits so that no `exec` gives them back, then reads them back.
+//!
+//! What the drop costs (about 40 µs of a launch on the bench machine) is the bounding set: the
+//! kernel lowers it one capability per `prctl(PR_CAPBSET_DROP)`, and each such call replaces the
+//! process's credentials (`prepare_creds`, every security module's copy, `commit_creds`, and the
+//! old ones freed through RCU), about 0.9 µs each for 41 capabilities. No call lowers the set at
+//! once, and the set is kept for defence in depth (it bounds what any later `exec` could grant
+//! were `no_new_privs` or the securebits ever bypassed), so that part stays. What went: probing
+//! 42 numbers for the last capability (a binary search now asks 6) and reading the ambient set
+//! back capability by capability when the kernel's own invariant already proves it empty.
 
 use std::io;
 
@@ -101,15 +110,21 @@ pub fn drop_all() -> Result<Held, CapsError> {
 }
 
 /// Reads every set back.
+///
+/// The ambient set is read only when the permitted and inheritable sets share a capability: the
+/// kernel keeps ambient within both (`cap_capset` and `PR_CAP_AMBIENT_RAISE` refuse anything
+/// else, and lowering either set clears the ambient capabilities it no longer holds), so with
+/// no capability in both it is empty, and asking 41 times costs a launch about 6 µs.
 pub fn held(last: u32) -> io::Result<Held> {
     let sets = sys::capget()?;
     let mut bounding = 0;
     let mut ambient = 0;
+    let ambient_possible = sets.permitted & sets.inheritable != 0;
     for cap in 0..=last {
         if sys::prctl(PR_CAPBSET_READ, cap.into(), 0)? == 1 {
             bounding |= 1 << cap;
         }
-        if sys::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap.into())? == 1 {
+        if ambient_possible && sys::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap.into())? == 1 {
             ambient |= 1 << cap;
         }
     }
@@ -128,8 +143,32 @@ pub fn last_capability() -> u32 {
     *LAST.get_or_init(probe_last_capability)
 }
 
+/// The kernel answers `PR_CAPBSET_READ` for every number up to its last capability and
+/// refuses every number above, so the boundary is found by halving: 6 calls instead of 42.
 fn probe_last_capability() -> u32 {
-    (0..64u32)
-        .find(|&cap| sys::prctl(PR_CAPBSET_READ, cap.into(), 0).is_err())
-        .map_or(63, |first_unknown| first_unknown.saturating_sub(1))
+    let known = |cap: u32| sys::prctl(PR_CAPBSET_READ, cap.into(), 0).is_ok();
+    // Invariant: `low` is known (capability 0 always is), `high` is not or is past 63.
+    let (mut low, mut high) = (0u32, 64u32);
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if known(mid) {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_finds_the_first_number_the_kernel_refuses() {
+        let linear = (0..64u32)
+            .find(|&cap| sys::prctl(PR_CAPBSET_READ, cap.into(), 0).is_err())
+            .map_or(63, |first_unknown| first_unknown.saturating_sub(1));
+        assert_eq!(probe_last_capability(), linear);
+    }
 }

@@ -36,8 +36,6 @@ pub struct Rule {
     pub when: Condition,
     /// The answer.
     pub action: Action,
-    /// The filters that hold the row.
-    pub filters: &'static [Filter],
     /// Why the call is refused, in a sentence for the documentation.
     pub reason: &'static str,
 }
@@ -311,37 +309,6 @@ impl fmt::Display for Action {
             Action::Pretend => f.write_str("0, and nothing is done"),
             Action::KillProcess => f.write_str("the process is killed"),
         }
-    }
-}
-
-/// The seccomp programs, in the order they are installed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Filter {
-    /// The refusals by name: most of the table.
-    Refusals,
-    /// `clone3`, on its own so it is the only call whose answer is `ENOSYS` by name.
-    Clone3,
-    /// The numbers no name covers: x32 calls, and numbers the syscall table does not name.
-    Numbers,
-}
-
-impl Filter {
-    /// Every filter, in installation order.
-    pub const ALL: [Filter; 3] = [Filter::Refusals, Filter::Clone3, Filter::Numbers];
-
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Filter::Refusals => "refusals",
-            Filter::Clone3 => "clone3",
-            Filter::Numbers => "numbers",
-        }
-    }
-}
-
-impl fmt::Display for Filter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -817,14 +784,11 @@ const FCNTL_ARG: Arg = Arg::new(2, "arg");
 const PERSONA: Arg = Arg::new(0, "personality");
 const OPTION: Arg = Arg::new(0, "option");
 
-const REFUSALS: &[Filter] = &[Filter::Refusals];
-
 const fn eperm(name: &'static str, when: Condition, reason: &'static str) -> Rule {
     Rule {
         calls: Calls::Syscall(name),
         when,
         action: Action::Errno(EPERM),
-        filters: REFUSALS,
         reason,
     }
 }
@@ -834,7 +798,6 @@ const fn eperm_on(arch: Arch, name: &'static str, reason: &'static str) -> Rule 
         calls: Calls::SyscallOn(name, arch),
         when: Condition::Always,
         action: Action::Errno(EPERM),
-        filters: REFUSALS,
         reason,
     }
 }
@@ -871,7 +834,6 @@ const fn xattr_read(name: &'static str) -> Rule {
         calls: Calls::Syscall(name),
         when: Condition::Always,
         action: Action::Errno(EOPNOTSUPP),
-        filters: REFUSALS,
         reason: XATTR_READS,
     }
 }
@@ -955,7 +917,6 @@ pub static RULES: &[Rule] = &[
         calls: Calls::Syscall("clone3"),
         when: Condition::Always,
         action: Action::Errno(ENOSYS),
-        filters: &[Filter::Clone3],
         reason: "its flags are in memory a filter cannot read; the C library takes ENOSYS as an \
                  older kernel and falls back to clone, whose flags the rows above check",
     },
@@ -1184,7 +1145,6 @@ pub static RULES: &[Rule] = &[
             ],
         },
         action: Action::Pretend,
-        filters: REFUSALS,
         reason: "a record lock on a file the program may only read would make another \
                  process's lock wait or fail; it succeeds without locking, so a reader that \
                  locks (SQLite) still works",
@@ -1229,7 +1189,6 @@ pub static RULES: &[Rule] = &[
         calls: Calls::Syscall("flock"),
         when: Condition::Always,
         action: Action::Pretend,
-        filters: REFUSALS,
         reason: "a lock on a file the program may only read would make another process's \
                  flock wait or fail; it succeeds without locking",
     },
@@ -1419,7 +1378,6 @@ pub static RULES: &[Rule] = &[
         calls: Calls::X32,
         when: Condition::Always,
         action: Action::Errno(EPERM),
-        filters: &[Filter::Numbers],
         reason: "x32 calls report the x86_64 architecture with other numbers, so the rows above \
                  would not match them",
     },
@@ -1427,7 +1385,6 @@ pub static RULES: &[Rule] = &[
         calls: Calls::Unnamed,
         when: Condition::Always,
         action: Action::Errno(ENOSYS),
-        filters: &[Filter::Numbers],
         reason: "a call a later kernel adds is refused until it is classified here; ENOSYS is \
                  what the C library expects of a kernel without it",
     },
@@ -1435,8 +1392,7 @@ pub static RULES: &[Rule] = &[
         calls: Calls::ForeignArchitecture,
         when: Condition::Always,
         action: Action::KillProcess,
-        filters: &Filter::ALL,
-        reason: "its numbers mean other calls, so no row would match; each filter checks the \
+        reason: "its numbers mean other calls, so no row would match; the filter checks the \
                  architecture first",
     },
 ];
@@ -1478,7 +1434,6 @@ mod tests {
                     continue;
                 }
                 assert_ne!(rule.when, other.when, "`{name}`: the same condition twice");
-                assert_eq!(rule.filters, other.filters, "`{name}`: two filters");
                 assert_eq!(rule.calls, other.calls, "`{name}`: two kinds of row");
                 assert!(
                     rule.when != Condition::Always && other.when != Condition::Always,
@@ -1500,9 +1455,8 @@ mod tests {
     }
 
     #[test]
-    fn every_row_has_a_filter_and_a_reason() {
+    fn every_row_has_a_reason() {
         for rule in RULES {
-            assert!(!rule.filters.is_empty(), "{}", rule.calls);
             assert!(rule.reason.len() > 10, "{}", rule.calls);
         }
     }

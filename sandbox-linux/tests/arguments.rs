@@ -53,7 +53,7 @@ struct Kernel {
 
 impl Kernel {
     fn new(arch: Arch) -> Self {
-        let stack = Stack::of(arch, &build(arch, PID).unwrap()).unwrap();
+        let stack = Stack::of(arch, &[build(arch, PID).unwrap()]).unwrap();
         Self { arch, stack }
     }
 

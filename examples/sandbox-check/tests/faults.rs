@@ -43,7 +43,7 @@ const FIELDS: [&str; 8] = [
 ];
 
 /// What those fields are in a fully confined launcher or program, given this (unconfined)
-/// process's own: three more seccomp filters and no capability. The bounding set can only be
+/// process's own: one more seccomp filter and no capability. The bounding set can only be
 /// emptied with `CAP_SETPCAP`; without it, it stays as it was (docs/sandbox.md, Capabilities).
 fn confined_fields(own: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     let none = "0000000000000000".to_owned();
@@ -58,7 +58,7 @@ fn confined_fields(own: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     [
         ("NoNewPrivs", "1".to_owned()),
         ("Seccomp", "2".to_owned()),
-        ("Seccomp_filters", (own_filters + 3).to_string()),
+        ("Seccomp_filters", (own_filters + 1).to_string()),
         ("CapInh", none.clone()),
         ("CapPrm", none.clone()),
         ("CapEff", none.clone()),

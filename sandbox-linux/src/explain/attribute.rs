@@ -46,7 +46,7 @@ pub struct Refused {
 impl Seccomp {
     /// The filters for `arch` that a launcher of process ID `pid` installs.
     pub fn new(arch: Arch, pid: u32) -> Result<Self, super::ExplainError> {
-        let programs = crate::filter::build(arch, pid)?;
+        let programs = vec![crate::filter::build(arch, pid)?];
         let stack = Stack::of(arch, &programs)?;
         Ok(Self {
             arch,
@@ -88,7 +88,8 @@ impl Seccomp {
         if !matches {
             return None;
         }
-        let filter = self.programs.get(decision.filter?)?.filter;
+        // A refusal no installed program gave (the kernel's own) has no row.
+        self.programs.get(decision.filter?)?;
         let calls = |rule: &Rule| {
             if call.arch != self.arch.audit_value() {
                 rule.calls == Calls::ForeignArchitecture
@@ -111,12 +112,7 @@ impl Seccomp {
         };
         let candidates: Vec<&'static Rule> = RULES
             .iter()
-            .filter(|rule| {
-                rule.calls.applies_to(self.arch)
-                    && rule.filters.contains(&filter)
-                    && calls(rule)
-                    && answer(rule)
-            })
+            .filter(|rule| rule.calls.applies_to(self.arch) && calls(rule) && answer(rule))
             .collect();
         let rules = if candidates.len() <= 1 {
             candidates
