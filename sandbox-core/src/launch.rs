@@ -226,8 +226,16 @@ fn run(
         Stage::Confined => crate::fds::check_none_inheritable()?,
     }
     phases.enter("environment")?;
+    let mut env = crate::env::for_program(std::env::vars_os());
+    env.extend(
+        request
+            .policy
+            .scratch()
+            .map(|s| s.environment())
+            .unwrap_or_default(),
+    );
     let launch = Launch {
-        env: crate::env::for_program(std::env::vars_os()),
+        env,
         temp_dir: std::env::temp_dir(),
         request,
         parent,
@@ -245,7 +253,15 @@ fn run(
         }
     }
     phases.enter("verify")?;
-    let outcomes = backend.verify(&launch.check_context());
+    let mut outcomes = backend.verify(&launch.check_context());
+    if let Some(scratch) = launch.request.policy.scratch() {
+        let canary = &launch.request.canary;
+        outcomes.extend(crate::check::run_scratch(
+            crate::check::SCRATCH,
+            &scratch.path,
+            canary,
+        ));
+    }
     if let Some(failure) = crate::check::first_failure(&outcomes) {
         return Err(failure.into());
     }

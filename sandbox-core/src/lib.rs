@@ -47,6 +47,7 @@ pub mod identity;
 mod launch;
 pub mod phases;
 mod policy;
+pub mod scratch;
 #[cfg(unix)]
 mod sys;
 pub mod wire;
@@ -63,3 +64,4 @@ pub use launch::{
 };
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
+pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};

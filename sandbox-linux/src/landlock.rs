@@ -229,6 +229,9 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     for path in &grants.write {
         created = created.add_rule(rule(path, None, write)?)?;
     }
+    if let Some(scratch) = grants.policy.scratch() {
+        created = created.add_rule(scratch_rule(scratch, abi)?)?;
+    }
     let status = created.restrict_self()?;
     if status.ruleset != RulesetStatus::FullyEnforced || !status.no_new_privs {
         return Err(LinuxError::NotEnforced {
@@ -294,6 +297,68 @@ fn rule(
         access & !AccessFs::ReadDir
     };
     Ok(PathBeneath::new(fd, access).set_compatibility(CompatLevel::HardRequirement))
+}
+
+/// The rights in the scratch folder: make, write, truncate, rename and remove files and folders,
+/// and read them back. Not `MakeSym`, `MakeChar`, `MakeBlock`, `MakeFifo`, `MakeSock`, `Execute`
+/// or `IoctlDev`. `Refer` is granted for renames within the folder; a link or rename across
+/// folders needs it on both sides, and no other folder has it.
+pub fn scratch_rights(abi: ABI) -> BitFlags<AccessFs> {
+    let rights = AccessFs::ReadFile
+        | AccessFs::ReadDir
+        | AccessFs::WriteFile
+        | AccessFs::Truncate
+        | AccessFs::MakeReg
+        | AccessFs::MakeDir
+        | AccessFs::RemoveFile
+        | AccessFs::RemoveDir
+        | AccessFs::Refer;
+    rights & AccessFs::from_all(abi)
+}
+
+/// The scratch folder's rule, once the folder is known to be the file system the application
+/// mounted (its identity), private (beneath no read or exec path, the canary not inside), and
+/// bounded (a tmpfs no larger than the bound).
+fn scratch_rule(
+    scratch: &sandbox_core::ScratchGrant,
+    abi: ABI,
+) -> Result<PathBeneath<OwnedFd>, LinuxError> {
+    let (fd, found) = open_resolved(&scratch.path, Some(scratch.identity))?;
+    let refuse = |problem| LinuxError::Scratch {
+        path: scratch.path.clone(),
+        problem,
+    };
+    if found.kind != Kind::Folder {
+        return Err(refuse(crate::error::ScratchProblem::Unbounded(
+            std::io::Error::other("it is not a folder"),
+        )));
+    }
+    sandbox_core::scratch::check_bound(fd.as_fd(), scratch.bound)
+        .map_err(|e| refuse(crate::error::ScratchProblem::Unbounded(e)))?;
+    Ok(PathBeneath::new(fd, scratch_rights(abi)).set_compatibility(CompatLevel::HardRequirement))
+}
+
+/// Refuses a scratch folder that is not private to this launch: beneath a read or exec path, or
+/// holding the canary. Called before anything is confined.
+pub fn check_scratch(policy: &Policy, canary: &Path) -> Result<(), LinuxError> {
+    use crate::error::ScratchProblem;
+    let Some(scratch) = policy.scratch() else {
+        return Ok(());
+    };
+    let refuse = |problem| LinuxError::Scratch {
+        path: scratch.path.clone(),
+        problem,
+    };
+    if policy.covers(&scratch.path) {
+        return Err(refuse(ScratchProblem::Covered));
+    }
+    let canary = canary
+        .canonicalize()
+        .unwrap_or_else(|_| canary.to_path_buf());
+    if canary.starts_with(&scratch.path) {
+        return Err(refuse(ScratchProblem::HoldsCanary));
+    }
+    Ok(())
 }
 
 impl From<landlock::RulesetError> for LinuxError {

@@ -38,6 +38,13 @@ pub struct Cli {
     #[arg(long = "exec", value_name = "PATH")]
     exec: Vec<PathBuf>,
 
+    /// Give the program a scratch folder, its TMPDIR, the one place it may write: private, at most
+    /// SIZE bytes (64M by default; K, M, G are powers of 1024) and 10,000 entries, removed when it
+    /// ends.
+    #[arg(long, value_name = "SIZE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "64M", value_parser = parse_size, requires = "program")]
+    scratch: Option<u64>,
+
     /// After the program ends, report on standard error what the sandbox refused it and which
     /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
     #[arg(long, requires = "program")]
@@ -80,6 +87,8 @@ pub struct Run {
     pub exec: Vec<PathBuf>,
     /// The program and its arguments.
     pub program: Vec<OsString>,
+    /// The scratch folder's size in bytes, if the program gets one.
+    pub scratch: Option<u64>,
     /// Report what was refused, as JSON lines when `json`.
     pub explain: bool,
     /// Whether to print JSON.
@@ -126,10 +135,16 @@ impl Cli {
             read: self.read,
             exec: self.exec,
             program: self.program,
+            scratch: self.scratch,
             explain: self.explain,
             json: self.json,
         })
     }
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    sandbox_core::Bound::parse_bytes(text)
+        .ok_or_else(|| format!("{text:?} is not a size such as 64M, 512K or 1G"))
 }
 
 /// Parses the process's arguments; `--help`, `--version` and errors exit here.

@@ -11,6 +11,7 @@ mod cli;
 mod explain;
 mod json;
 mod run;
+mod scratch;
 mod selftest;
 #[cfg(unix)]
 mod signals;

@@ -39,6 +39,13 @@ fn launch(backend: &dyn Backend, run: &Run) -> Result<u8, String> {
     let (program, args) = run.program.split_first().ok_or("no program")?;
     let program = resolve(program)
         .ok_or_else(|| format!("{}: no such program on PATH", Path::new(program).display()))?;
+    let scratch = match run.scratch {
+        Some(bytes) => Some(crate::scratch::create(bytes).map_err(|e| line(&e))?),
+        None => None,
+    };
+    if let Some(scratch) = &scratch {
+        policy = policy.with_scratch(scratch.grant(false));
+    }
     let canary = Canary::create().map_err(|e| line(&e))?;
     let mut command = sandbox_core::launch_command(backend, &policy, &canary, &program, args)
         .map_err(|e| line(&e))?;
@@ -58,6 +65,7 @@ fn launch(backend: &dyn Backend, run: &Run) -> Result<u8, String> {
         child.wait()
     };
     drop(canary);
+    crate::scratch::report(scratch);
     let status = status.map_err(|e| format!("waiting for the program: {e}"))?;
     Ok(exit_code(status))
 }
