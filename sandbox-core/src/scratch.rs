@@ -146,19 +146,9 @@ pub struct Usage {
     pub entries: u64,
     /// The bound it was made with.
     pub bound: Bound,
-}
-
-impl Usage {
-    /// Whether one more page or one more entry would not fit: a write just failed with `ENOSPC`,
-    /// or the next one would.
-    pub fn full(&self) -> bool {
-        self.bytes.saturating_add(page_size()) > self.bound.bytes
-            || self.entries >= self.bound.entries
-    }
-}
-
-fn page_size() -> u64 {
-    4096
+    /// Whether no page or no entry is left: a write past the bound failed with `ENOSPC`, or the
+    /// next one would.
+    pub full: bool,
 }
 
 /// A scratch folder made for one launch, removed with everything in it when dropped.
@@ -262,7 +252,7 @@ mod imp {
 
     use nix::mount::{mount, umount2, MntFlags, MsFlags};
 
-    use super::{page_size, Bound, Scratch, ScratchError, Usage, PREFIX};
+    use super::{Bound, Scratch, ScratchError, Usage, PREFIX};
     use crate::identity::Identity;
 
     pub(super) fn create(dir: &Path, bound: Bound) -> Result<Scratch, ScratchError> {
@@ -354,7 +344,9 @@ mod imp {
             vfs.fragment_size() as u64,
             vfs.files() as u64,
         );
-        let rounded = bound.bytes.div_ceil(page_size()) * page_size();
+        // tmpfs counts in pages, and reports the page size as its block size.
+        let page = size.max(1);
+        let rounded = bound.bytes.div_ceil(page).saturating_mul(page);
         if blocks.saturating_mul(size) > rounded || files > bound.entries.saturating_add(1) {
             return Err(io::Error::other(format!(
                 "it holds {} bytes and {} entries, more than {bound}",
@@ -379,6 +371,7 @@ mod imp {
             bytes: blocks.saturating_sub(free).saturating_mul(size),
             entries: files.saturating_sub(ffree).saturating_sub(1),
             bound,
+            full: free == 0 || ffree == 0,
         })
     }
 
@@ -545,7 +538,7 @@ mod tests {
         std::fs::create_dir(path.join("c")).unwrap();
         let err = std::fs::create_dir(path.join("d")).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
-        assert!(scratch.usage().unwrap().full());
+        assert!(scratch.usage().unwrap().full);
         drop(scratch);
         assert!(!path.exists());
     }

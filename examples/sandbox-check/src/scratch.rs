@@ -16,7 +16,7 @@ pub fn create(bytes: u64) -> Result<Scratch, ScratchError> {
 pub fn report(scratch: Option<Scratch>) {
     let Some(scratch) = scratch else { return };
     if let Ok(usage) = scratch.usage() {
-        if usage.full() {
+        if usage.full {
             eprintln!(
                 "sandbox-check: the scratch folder was full ({} bytes and {} entries used of {}): writes past it failed with ENOSPC",
                 usage.bytes, usage.entries, usage.bound

@@ -128,20 +128,24 @@ fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_remo
         .arg(&archive)
         .args(["--", PYTHON, "-I", "-c"])
         .arg(
-            "import os, sys\nprint(os.environ['TMPDIR'], flush=True)\nos.chdir(os.environ['TMPDIR'])\n\
+            "import os, sys\nprint(os.environ['TMPDIR'], flush=True)\nsys.stdin.readline()\n\
+             os.chdir(os.environ['TMPDIR'])\n\
              os.execv('/usr/bin/tar', ['tar', '-x', '-m', '--no-same-owner', '--no-same-permissions', '-f', sys.argv[1]])",
         )
         .arg(&archive)
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();
     let application = child.id();
     let (folder, _rest) = scratch_of(&mut child);
     // Stopped, the application keeps the folder while tar ends; then it is read, as a caller
-    // reads a converter's output before the folder is dropped.
+    // reads a converter's output before the folder is dropped. tar starts once the application
+    // has stopped, so the application cannot have reaped it.
     signal(application, Signal::SIGSTOP);
+    wait_for_state(application, 'T');
     let tar = wait_for_child(application);
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
     wait_for_state(tar, 'Z');
     assert_eq!(
         std::fs::read(folder.join("d/f")).unwrap(),
@@ -209,12 +213,13 @@ attempt("write one byte past 1 MiB", big)
     );
 }
 
-/// A program that reports its folder, writes a file there and waits for a line on its input.
+/// A program that writes a file in its folder, reports the folder, and waits for a line on its
+/// input.
 fn waiting_program() -> Child {
     let code = r#"
 import os, sys
-print(os.environ["TMPDIR"], flush=True)
 open(os.path.join(os.environ["TMPDIR"], "f"), "w").write("x")
+print(os.environ["TMPDIR"], flush=True)
 sys.stdin.readline()
 "#;
     scratch_python(None, &[], code)
@@ -473,4 +478,27 @@ fn assert_refused_unbounded(output: &std::process::Output) {
         })
         .count();
     assert_eq!(leftovers, 0, "a refused folder was left");
+}
+
+#[test]
+fn the_smallest_bound_is_one_page_and_the_check_fits_in_it() {
+    let code = r#"
+import os
+p = os.path.join(os.environ["TMPDIR"], "page")
+def write(mode, data):
+    with open(p, mode) as f:
+        f.write(data)
+attempt("write one page", lambda: write("wb", b"x" * 4096))
+attempt("write one byte more", lambda: write("ab", b"x"))
+"#;
+    let output = run(scratch_python(Some("1"), &[], code));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "write one page=ok\nwrite one byte more=ENOSPC\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: the scratch folder was full (4096 bytes and 1 entries used of 1 bytes and 10000 entries): writes past it failed with ENOSPC\n"
+    );
 }
