@@ -139,6 +139,7 @@ fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_remo
     let mut child = command.spawn().unwrap();
     let application = child.id();
     let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
     // Stopped, the application keeps the folder while tar ends; then it is read, as a caller
     // reads a converter's output before the folder is dropped. tar starts once the application
     // has stopped, so the application cannot have reaped it.
@@ -235,6 +236,7 @@ fn after_a_sigkill_of_the_program_the_folder_is_gone() {
     let mut child = waiting_program();
     let application = child.id();
     let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
     let program = wait_for_child(application);
     signal(program, Signal::SIGKILL);
     let output = child.wait_with_output().unwrap();
@@ -251,6 +253,7 @@ fn what_a_killed_application_left_is_swept_by_the_next_launch() {
     let mut child = waiting_program();
     let application = child.id();
     let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
     signal(application, Signal::SIGKILL);
     // Not yet reaped, the application still counts as running, so no sweep takes the folder.
     assert!(folder.join("f").exists());
@@ -311,6 +314,8 @@ attempt("make a file through a planted link to a folder outside", lambda: open(p
         .stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();
     let (folder, mut rest) = scratch_of(&mut child);
+    // Links are planted only in a scratch folder, never wherever a wrong line would point.
+    assert_private(&folder, child.id());
     let mut stdin = child.stdin.take().unwrap();
     // The first results arrive before the program waits; the links are planted after them.
     let mut before = String::new();
