@@ -539,6 +539,11 @@ mod tests {
         let err = std::fs::create_dir(path.join("d")).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
         assert!(scratch.usage().unwrap().full);
+        // A hard link takes an entry too.
+        std::fs::remove_dir(path.join("c")).unwrap();
+        std::fs::write(path.join("f"), b"x").unwrap();
+        let err = std::fs::hard_link(path.join("f"), path.join("g")).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
         drop(scratch);
         assert!(!path.exists());
     }
