@@ -40,9 +40,9 @@ pub struct Cli {
 
     /// Give the program a scratch folder, its TMPDIR, the one place it may write: private, at most
     /// SIZE bytes (64M by default; K, M, G are powers of 1024) and 10,000 entries, removed when it
-    /// ends.
+    /// ends. Without a program, the self-test runs with one and tries it too.
     #[arg(long, value_name = "SIZE", num_args = 0..=1, require_equals = true,
-          default_missing_value = "64M", value_parser = parse_size, requires = "program")]
+          default_missing_value = "64M", value_parser = parse_size)]
     scratch: Option<u64>,
 
     /// After the program ends, report on standard error what the sandbox refused it and which
@@ -106,6 +106,8 @@ pub enum Mode {
     SelfTest {
         /// One JSON object per attempt.
         json: bool,
+        /// The scratch folder's size in bytes, if the self-test runs with one.
+        scratch: Option<u64>,
     },
     /// Run a program confined.
     Run(Run),
@@ -129,7 +131,10 @@ impl Cli {
             return Mode::PrintFilters;
         }
         if self.program.is_empty() {
-            return Mode::SelfTest { json: self.json };
+            return Mode::SelfTest {
+                json: self.json,
+                scratch: self.scratch,
+            };
         }
         Mode::Run(Run {
             read: self.read,

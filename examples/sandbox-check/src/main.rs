@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     match cli.mode() {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
-        cli::Mode::SelfTest { json } => selftest::outer(json),
+        cli::Mode::SelfTest { json, scratch } => selftest::outer(json, scratch),
         cli::Mode::Run(run) => run::run(&run),
     }
 }

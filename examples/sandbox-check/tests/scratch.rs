@@ -411,7 +411,7 @@ attempt("map it executable", map_exec)
 }
 
 #[test]
-fn without_the_flag_nothing_changes_and_the_flag_needs_a_program() {
+fn without_the_flag_nothing_changes_and_a_bad_size_is_a_usage_error() {
     let code = r#"
 import os
 print("tmpdir=" + os.environ.get("TMPDIR", "unset"))
@@ -422,12 +422,6 @@ print("tmpdir=" + os.environ.get("TMPDIR", "unset"))
 
     let output = run({
         let mut command = sandbox_check();
-        command.arg("--scratch");
-        command
-    });
-    assert_eq!(output.status.code(), Some(64));
-    let output = run({
-        let mut command = sandbox_check();
         command.args(["--scratch=12X", "--", "/bin/true"]);
         command
     });
@@ -435,6 +429,32 @@ print("tmpdir=" + os.environ.get("TMPDIR", "unset"))
     assert!(String::from_utf8_lossy(&output.stderr).contains(
         "invalid value '12X' for '--scratch[=<SIZE>]': \"12X\" is not a size such as 64M, 512K or 1G"
     ));
+}
+
+#[test]
+fn the_self_test_with_a_scratch_folder_tries_it() {
+    let output = run({
+        let mut command = sandbox_check();
+        command.arg("--scratch=1");
+        command
+    });
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "[ok  ] write, rename and remove in the scratch folder: expected works, worked",
+        "[ok  ] create a symbolic link in the scratch folder: expected denied, EACCES (Permission denied)",
+        "[ok  ] hard-link the canary into the scratch folder: expected denied, EXDEV (Invalid cross-device link)",
+        "[ok  ] rename a file out of the scratch folder: expected denied, EXDEV (Invalid cross-device link)",
+        "[ok  ] create a FIFO in the scratch folder: expected denied, EACCES (Permission denied)",
+        "[ok  ] create a device in the scratch folder: expected denied, EACCES (Permission denied)",
+        "[ok  ] create a file in the temporary directory: expected denied, EACCES (Permission denied)",
+    ] {
+        assert!(stdout.lines().any(|l| l == line), "missing: {line}");
+    }
+    // Without the flag, the self-test has no scratch folder and tries none.
+    let output = run(sandbox_check());
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("scratch"));
 }
 
 #[test]

@@ -36,8 +36,8 @@ def syscall(nr, *args):
 
 /// The variable that runs the escape tests with a scratch folder: `SANDBOX_TEST_SCRATCH=64M cargo
 /// test -p sandbox-check --test adversary --test refusals --test expectations` gives every program
-/// they launch `--scratch=64M`, to show a scratch folder widens writing to that folder only. (A
-/// test that runs the self-test, with no program, would be refused its `--scratch`.)
+/// they launch `--scratch=64M` (a self-test too), to show a scratch folder widens writing to that
+/// folder only.
 pub const SCRATCH_VARIABLE: &str = "SANDBOX_TEST_SCRATCH";
 
 pub fn sandbox_check() -> Command {
