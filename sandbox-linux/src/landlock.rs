@@ -452,4 +452,49 @@ mod tests {
         }
         std::fs::remove_dir_all(&scratch).unwrap();
     }
+
+    #[test]
+    fn a_scratch_folder_beneath_a_read_path_or_holding_the_canary_is_refused() {
+        use crate::error::ScratchProblem;
+        let (scratch, dir, policy) = granted("scratch");
+        let grant = |path: PathBuf| sandbox_core::ScratchGrant {
+            identity: Identity::of_metadata(&std::fs::metadata(&path).unwrap()),
+            path,
+            bound: sandbox_core::Bound::DEFAULT,
+            home: false,
+        };
+        let inside = dir.join("inside");
+        std::fs::create_dir(&inside).unwrap();
+        let covered = policy.clone().with_scratch(grant(inside.clone()));
+        assert!(matches!(
+            check_scratch(&covered, Path::new("/nonexistent-canary")),
+            Err(LinuxError::Scratch {
+                problem: ScratchProblem::Covered,
+                ..
+            })
+        ));
+        let apart = scratch.join("apart");
+        std::fs::create_dir(&apart).unwrap();
+        std::fs::write(apart.join("canary"), b"canary").unwrap();
+        let holding = policy.clone().with_scratch(grant(apart.clone()));
+        assert!(matches!(
+            check_scratch(&holding, &apart.join("canary")),
+            Err(LinuxError::Scratch {
+                problem: ScratchProblem::HoldsCanary,
+                ..
+            })
+        ));
+        assert!(check_scratch(&holding, &scratch.join("canary")).is_ok());
+        assert!(check_scratch(&policy, &apart.join("canary")).is_ok());
+        // Not a tmpfs: no bound, refused before any rule is made.
+        let rule = scratch_rule(holding.scratch().unwrap(), ABI::V3);
+        assert!(matches!(
+            rule,
+            Err(LinuxError::Scratch {
+                problem: ScratchProblem::Unbounded(_),
+                ..
+            })
+        ));
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
 }
