@@ -126,9 +126,10 @@ impl Policy {
     }
 
     /// Lets the program create, write, rename and remove files and folders in a scratch folder
-    /// ([`crate::Scratch::grant`]), and nothing else: no links, devices, pipes or sockets, no
-    /// execution. A policy has at most one; a second replaces the first. Without one, the
-    /// program writes no file but `/dev/null`.
+    /// ([`crate::Scratch::grant`]), and nothing else: no symbolic links, devices, pipes or
+    /// sockets, nothing that reaches outside it, no execution. A policy has at most one; a second
+    /// replaces the first. The launcher refuses a folder that is not empty, so give each launch a
+    /// [`crate::Scratch`] of its own. Without one, the program writes no file but `/dev/null`.
     pub fn with_scratch(mut self, grant: ScratchGrant) -> Self {
         self.scratch = Some(grant);
         self

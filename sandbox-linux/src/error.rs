@@ -193,6 +193,9 @@ pub enum ScratchProblem {
     /// The canary lies inside it, where the program may write.
     #[error("holds the canary, which must lie outside every place the program may write")]
     HoldsCanary,
+    /// It is not a fresh folder of this user's: another owner or mode, or not empty.
+    #[error("is not a fresh folder for this launch alone")]
+    NotFresh(#[source] io::Error),
     /// The file system found there does not enforce the bound.
     #[error("does not enforce its bound, and a scratch folder is never unbounded")]
     Unbounded(#[source] io::Error),

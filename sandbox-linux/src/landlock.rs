@@ -335,7 +335,28 @@ fn scratch_rule(
     }
     sandbox_core::scratch::check_bound(fd.as_fd(), scratch.bound)
         .map_err(|e| refuse(crate::error::ScratchProblem::Unbounded(e)))?;
+    check_fresh(&scratch.path, fd.as_fd())
+        .map_err(|e| refuse(crate::error::ScratchProblem::NotFresh(e)))?;
     Ok(PathBeneath::new(fd, scratch_rights(abi)).set_compatibility(CompatLevel::HardRequirement))
+}
+
+/// A folder for one launch: this user's, mode 0700, and empty, so a folder given to an earlier
+/// launch (whose program may have left anything there) is not given to another.
+fn check_fresh(path: &Path, fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<()> {
+    let stat = nix::sys::stat::fstat(fd)?;
+    if stat.st_uid != nix::unistd::geteuid().as_raw() || stat.st_mode & 0o7777 != 0o700 {
+        return Err(std::io::Error::other(format!(
+            "it has owner {} and mode {:o}, not this user's and 0700",
+            stat.st_uid,
+            stat.st_mode & 0o7777
+        )));
+    }
+    if std::fs::read_dir(path)?.next().is_some() {
+        return Err(std::io::Error::other(
+            "it is not empty: each launch gets a folder of its own",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a scratch folder that is not private to this launch: beneath a read or exec path, or
@@ -495,6 +516,32 @@ mod tests {
                 ..
             })
         ));
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_scratch_folder_must_be_this_users_mode_0700_and_empty() {
+        use std::os::unix::fs::PermissionsExt;
+        let (scratch, dir, _) = granted("fresh");
+        let check = |path: &Path| {
+            let (fd, _) = open_resolved(path, None).unwrap();
+            check_fresh(path, fd.as_fd()).map_err(|e| e.to_string())
+        };
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let owner = std::fs::metadata(&dir).unwrap().uid();
+        assert_eq!(
+            check(&dir),
+            Err(format!(
+                "it has owner {owner} and mode 755, not this user's and 0700"
+            ))
+        );
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(check(&dir), Ok(()));
+        std::fs::write(dir.join("left"), b"by an earlier launch").unwrap();
+        assert_eq!(
+            check(&dir),
+            Err("it is not empty: each launch gets a folder of its own".to_owned())
+        );
         std::fs::remove_dir_all(&scratch).unwrap();
     }
 }
