@@ -16,6 +16,10 @@ pub enum Expect {
     Denied,
     /// Works as it would unconfined.
     Works,
+    /// Refused by the system with `EACCES` or `EPERM`, or with `EXDEV` where the objects are on
+    /// two file systems and the kernel refuses before any confinement is asked (a link or a
+    /// rename out of the scratch folder, which is a file system of its own).
+    DeniedOrCrossDevice,
 }
 
 impl fmt::Display for Expect {
@@ -23,6 +27,7 @@ impl fmt::Display for Expect {
         f.write_str(match self {
             Expect::Denied => "denied",
             Expect::Works => "works",
+            Expect::DeniedOrCrossDevice => "denied",
         })
     }
 }
@@ -95,9 +100,14 @@ impl Outcome {
     /// What went wrong, or `None` if the attempt passed.
     pub fn observed(&self) -> Option<Observed> {
         match (self.expect, &self.result) {
-            (Expect::Denied, Ok(())) => Some(Observed::Worked),
-            (Expect::Denied, Err(e)) if is_permission_error(e) => None,
-            (Expect::Denied, Err(e)) => Some(Observed::OtherError(copy(e))),
+            (Expect::Denied | Expect::DeniedOrCrossDevice, Ok(())) => Some(Observed::Worked),
+            (Expect::Denied | Expect::DeniedOrCrossDevice, Err(e)) if is_permission_error(e) => {
+                None
+            }
+            (Expect::DeniedOrCrossDevice, Err(e)) if is_cross_device(e) => None,
+            (Expect::Denied | Expect::DeniedOrCrossDevice, Err(e)) => {
+                Some(Observed::OtherError(copy(e)))
+            }
             (Expect::Works, Ok(())) => None,
             (Expect::Works, Err(e)) => Some(Observed::Failed(copy(e))),
         }
@@ -132,6 +142,11 @@ pub fn is_permission_error(e: &io::Error) -> bool {
     {
         e.kind() == io::ErrorKind::PermissionDenied
     }
+}
+
+/// Whether `e` is `EXDEV`: the two objects are on different file systems.
+pub fn is_cross_device(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::CrossesDevices
 }
 
 /// An error as its symbolic name and text, such as `EACCES (Permission denied)`.
@@ -176,6 +191,149 @@ pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::CheckFailure> {
 
 #[cfg(unix)]
 pub use attempts::ENFORCEMENT;
+#[cfg(unix)]
+pub use scratch::SCRATCH;
+
+/// One action to try in the scratch folder, and what it must do.
+#[derive(Debug, Clone, Copy)]
+pub struct ScratchAttempt {
+    /// What is tried, in words.
+    pub name: &'static str,
+    /// What it must do.
+    pub expect: Expect,
+    /// Tries it in the scratch folder (the first path), with the canary (the second) as the
+    /// file outside. `Ok` means the action worked.
+    pub run: fn(&std::path::Path, &std::path::Path) -> io::Result<()>,
+}
+
+/// Runs each attempt of `table` in the scratch folder `scratch`, with `canary` outside it.
+pub fn run_scratch(
+    table: &[ScratchAttempt],
+    scratch: &std::path::Path,
+    canary: &std::path::Path,
+) -> Vec<Outcome> {
+    table
+        .iter()
+        .map(|attempt| Outcome {
+            name: attempt.name,
+            expect: attempt.expect,
+            result: (attempt.run)(scratch, canary),
+        })
+        .collect()
+}
+
+/// There is no scratch folder without a platform to make it on.
+#[cfg(not(unix))]
+pub const SCRATCH: &[ScratchAttempt] = &[];
+
+#[cfg(unix)]
+mod scratch {
+    use std::fs::{self, OpenOptions};
+    use std::io::{self, Read, Write};
+    use std::path::Path;
+
+    use nix::sys::stat::{mknod, Mode, SFlag};
+
+    use super::{Expect, ScratchAttempt};
+
+    /// The attempts a launch with a scratch folder makes after the common ones: writing inside
+    /// works; nothing made there reaches outside, and nothing but files and folders is made.
+    /// Each leaves the folder as empty as it found it.
+    pub const SCRATCH: &[ScratchAttempt] = &[
+        ScratchAttempt {
+            name: "write, rename and remove in the scratch folder",
+            expect: Expect::Works,
+            run: write_inside,
+        },
+        ScratchAttempt {
+            name: "create a symbolic link in the scratch folder",
+            expect: Expect::Denied,
+            run: symlink_inside,
+        },
+        ScratchAttempt {
+            name: "hard-link the canary into the scratch folder",
+            expect: Expect::DeniedOrCrossDevice,
+            run: link_canary,
+        },
+        ScratchAttempt {
+            name: "rename a file out of the scratch folder",
+            expect: Expect::DeniedOrCrossDevice,
+            run: rename_out,
+        },
+        ScratchAttempt {
+            name: "create a FIFO in the scratch folder",
+            expect: Expect::Denied,
+            run: |scratch, _| make_node(scratch, SFlag::S_IFIFO, 0),
+        },
+        ScratchAttempt {
+            name: "create a device in the scratch folder",
+            expect: Expect::Denied,
+            // 1:3 is /dev/null: harmless should it ever be made.
+            run: |scratch, _| make_node(scratch, SFlag::S_IFCHR, libc::makedev(1, 3)),
+        },
+    ];
+
+    fn name(scratch: &Path, what: &str) -> std::path::PathBuf {
+        scratch.join(format!(".sandbox-check-{what}-{}", std::process::id()))
+    }
+
+    // One entry at a time and one page, so the smallest bound a caller can choose passes.
+    fn write_inside(scratch: &Path, _: &Path) -> io::Result<()> {
+        let (first, second) = (name(scratch, "a"), name(scratch, "b"));
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&first)?
+            .write_all(b"scratch")?;
+        fs::rename(&first, &second)?;
+        OpenOptions::new().write(true).open(&second)?.set_len(3)?;
+        let mut found = String::new();
+        fs::File::open(&second)?.read_to_string(&mut found)?;
+        if found != "scr" {
+            return Err(io::Error::other(format!("read back {found:?}")));
+        }
+        fs::remove_file(&second)?;
+        let dir = name(scratch, "dir");
+        fs::create_dir(&dir)?;
+        fs::remove_dir(&dir)
+    }
+
+    fn symlink_inside(scratch: &Path, canary: &Path) -> io::Result<()> {
+        let link = name(scratch, "symlink");
+        std::os::unix::fs::symlink(canary, &link)?;
+        fs::remove_file(&link)
+    }
+
+    fn link_canary(scratch: &Path, canary: &Path) -> io::Result<()> {
+        let link = name(scratch, "link");
+        fs::hard_link(canary, &link)?;
+        fs::remove_file(&link)
+    }
+
+    fn rename_out(scratch: &Path, canary: &Path) -> io::Result<()> {
+        let inside = name(scratch, "rename");
+        fs::write(&inside, b"x")?;
+        let outside = canary
+            .parent()
+            .unwrap_or(Path::new("/"))
+            .join(inside.file_name().unwrap_or_default());
+        let result = fs::rename(&inside, &outside);
+        match result {
+            // It worked, so nothing confines us and removing it is possible.
+            Ok(()) => fs::remove_file(&outside),
+            Err(e) => {
+                fs::remove_file(&inside)?;
+                Err(e)
+            }
+        }
+    }
+
+    fn make_node(scratch: &Path, kind: SFlag, device: nix::libc::dev_t) -> io::Result<()> {
+        let node = name(scratch, "node");
+        mknod(&node, kind, Mode::S_IRUSR | Mode::S_IWUSR, device)?;
+        fs::remove_file(&node)
+    }
+}
 
 /// There is no check without a platform to run it on; a backend for such a system brings its own.
 #[cfg(not(unix))]
@@ -359,5 +517,41 @@ mod tests {
             );
         }
         assert_eq!(std::fs::read(canary.path()).unwrap(), b"canary\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn unconfined_every_scratch_attempt_that_must_be_refused_works_and_the_folder_is_left_empty() {
+        let canary = crate::Canary::create().unwrap();
+        let scratch =
+            std::env::temp_dir().join(format!("sandbox-check-scratch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir(&scratch).unwrap();
+        let outcomes = run_scratch(SCRATCH, &scratch, canary.path());
+        assert_eq!(outcomes.len(), SCRATCH.len());
+        for o in &outcomes {
+            match o.expect {
+                Expect::Works => assert!(o.passed(), "{}: {}", o.name, o.happened()),
+                // Root may make a device; anyone else is refused one even unconfined.
+                _ if o.name.contains("device") => {}
+                _ => assert!(
+                    !o.passed(),
+                    "{} passed unconfined: {}",
+                    o.name,
+                    o.happened()
+                ),
+            }
+        }
+        assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+        assert_eq!(std::fs::read(canary.path()).unwrap(), b"canary\n");
+        std::fs::remove_dir(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_cross_device_error_counts_only_where_it_is_expected() {
+        let exdev = || Err(io::Error::from(io::ErrorKind::CrossesDevices));
+        assert!(outcome(Expect::DeniedOrCrossDevice, exdev()).passed());
+        assert!(!outcome(Expect::Denied, exdev()).passed());
+        assert!(!outcome(Expect::DeniedOrCrossDevice, Ok(())).passed());
     }
 }

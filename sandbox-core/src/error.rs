@@ -125,6 +125,12 @@ pub enum WireError {
         /// The value found.
         value: OsString,
     },
+    /// A scratch folder's bound in a form this format does not have, or a second scratch folder.
+    #[error("--scratch {value:?}: the bound must be BYTES:ENTRIES:home|tmp (positive decimal numbers), once per request")]
+    Scratch {
+        /// The value found.
+        value: OsString,
+    },
     /// A path in the request does not make a valid policy.
     #[error("the policy")]
     Policy(#[from] PolicyError),

@@ -366,8 +366,18 @@ fn run(
         }
     }
     phases.enter("environment")?;
+    let mut env =
+        crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env);
+    // The scratch folder's variables come last, so that they win over a caller's of the same name.
+    env.extend(
+        request
+            .policy
+            .scratch()
+            .map(|s| s.environment())
+            .unwrap_or_default(),
+    );
     let launch = Launch {
-        env: crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env),
+        env,
         temp_dir: std::env::temp_dir(),
         request,
         parent,
@@ -395,7 +405,15 @@ fn run(
         }
     }
     phases.enter("verify")?;
-    let outcomes = backend.verify(&launch.check_context());
+    let mut outcomes = backend.verify(&launch.check_context());
+    if let Some(scratch) = launch.request.policy.scratch() {
+        let canary = &launch.request.canary;
+        outcomes.extend(crate::check::run_scratch(
+            crate::check::SCRATCH,
+            &scratch.path,
+            canary,
+        ));
+    }
     if let Some(failure) = crate::check::first_failure(&outcomes) {
         return Err(failure.into());
     }

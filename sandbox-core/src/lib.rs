@@ -51,6 +51,7 @@ mod launch;
 mod limits;
 pub mod phases;
 mod policy;
+pub mod scratch;
 #[cfg(unix)]
 mod spawn;
 #[cfg(unix)]
@@ -72,6 +73,7 @@ pub use launch::{
 pub use limits::{bounds_fact, Limits};
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
+pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};
 #[cfg(unix)]
 pub use spawn::{Finished, RunOptions, Running, Sandbox, SpawnError};
 #[cfg(unix)]

@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::error::PolicyError;
 use crate::identity::Identity;
 use crate::limits::Limits;
+use crate::scratch::ScratchGrant;
 
 /// The paths a confined program may read, and those it may execute.
 ///
@@ -38,6 +39,7 @@ pub struct Policy {
     read: Paths,
     exec: Paths,
     limits: Limits,
+    scratch: Option<ScratchGrant>,
 }
 
 /// Paths in the order they were added, each once, with what each led to. The map makes adding
@@ -105,17 +107,17 @@ impl Policy {
         path: PathBuf,
         identity: Identity,
     ) -> Result<Self, PolicyError> {
-        check_form(&path)?;
-        if path
-            .components()
-            .any(|c| !matches!(c, Component::RootDir | Component::Normal(_)))
-            || path.components().collect::<PathBuf>().as_os_str() != path.as_os_str()
-        {
-            return Err(PolicyError::NotCanonical { path });
-        }
+        check_canonical(&path)?;
         let list = if exec { &mut self.exec } else { &mut self.read };
         list.push(path, identity);
         Ok(self)
+    }
+
+    /// Adds a scratch folder another process made, as the wire carries it: its path is checked
+    /// for form only, as [`Policy::with_resolved`] does.
+    pub(crate) fn with_resolved_scratch(self, grant: ScratchGrant) -> Result<Self, PolicyError> {
+        check_canonical(&grant.path)?;
+        Ok(self.with_scratch(grant))
     }
 
     /// The canonical paths the program may read, in the order they were added.
@@ -138,12 +140,42 @@ impl Policy {
         self.exec.seen.get(path).copied()
     }
 
+    /// Lets the program create, write, rename and remove files and folders in a scratch folder
+    /// ([`crate::Scratch::grant`]), and nothing else: no symbolic links, devices, pipes or
+    /// sockets, nothing that reaches outside it, no execution. A policy has at most one; a second
+    /// replaces the first. The launcher refuses a folder that is not empty, so give each launch a
+    /// [`crate::Scratch`] of its own. Without one, the program writes no file but `/dev/null`.
+    pub fn with_scratch(mut self, grant: ScratchGrant) -> Self {
+        self.scratch = Some(grant);
+        self
+    }
+
+    /// The scratch folder, if the policy has one.
+    pub fn scratch(&self) -> Option<&ScratchGrant> {
+        self.scratch.as_ref()
+    }
+
     /// Whether `path` lies at or beneath any path this policy grants, read or execute.
     ///
     /// The comparison is by components of canonical paths; `path` is expected to be canonical.
     pub fn covers(&self, path: &Path) -> bool {
         self.read.contains_prefix_of(path) || self.exec.contains_prefix_of(path)
     }
+}
+
+/// Refuses a path that is not absolute and in canonical form, without touching the file system.
+fn check_canonical(path: &Path) -> Result<(), PolicyError> {
+    check_form(path)?;
+    if path
+        .components()
+        .any(|c| !matches!(c, Component::RootDir | Component::Normal(_)))
+        || path.components().collect::<PathBuf>().as_os_str() != path.as_os_str()
+    {
+        return Err(PolicyError::NotCanonical {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
 }
 
 /// Refuses what no system call can take and what means something else to the launcher.

@@ -88,6 +88,7 @@ fn wire_error(w: &mut Writer, e: &WireError) {
         WireError::Limit { value } => w.s("limit").o(value),
         WireError::Variable { value } => w.s("variable").o(value),
         WireError::Identity { key, value } => w.s("identity").s(key).o(value),
+        WireError::Scratch { value } => w.s("scratch").o(value),
         WireError::Policy(p) => match p {
             PolicyError::Relative { path } => w.s("policy-relative").p(path),
             PolicyError::ContainsNul { path } => w.s("policy-nul").p(path),
@@ -181,6 +182,7 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
         "relative-program" => WireError::RelativeProgram { path: r.p()? },
         "limit" => WireError::Limit { value: r.o()? },
         "variable" => WireError::Variable { value: r.o()? },
+        "scratch" => WireError::Scratch { value: r.o()? },
         "identity" => WireError::Identity {
             key: intern(&r.s()?),
             value: r.o()?,

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::error::WireError;
 use crate::identity::Identity;
 use crate::policy::Policy;
+use crate::scratch::ScratchGrant;
 
 /// The format this build writes and reads. Parent and launcher are the same executable, so a
 /// mismatch means something else wrote the arguments. Format 2 added each path's identity.
@@ -20,6 +21,7 @@ pub const FORMAT: &str = "2";
 
 const READ: &str = "--read";
 const EXEC: &str = "--exec";
+const SCRATCH: &str = "--scratch";
 const CANARY: &str = "--canary";
 const PARENT: &str = "--parent";
 /// The descriptor the launcher reports a refusal on; it comes first, so that a request that does
@@ -76,6 +78,12 @@ pub fn encode(request: &Request) -> Vec<OsString> {
             out.push(path.clone().into_os_string());
         }
     }
+    if let Some(scratch) = policy.scratch() {
+        out.push(SCRATCH.into());
+        out.push(scratch.identity.to_token().into());
+        out.push(scratch.to_token().into());
+        out.push(scratch.path.clone().into_os_string());
+    }
     let mut pair = |key: &str, value: &OsStr| {
         out.push(key.into());
         out.push(value.to_os_string());
@@ -122,6 +130,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         let key = match key.to_str() {
             Some(READ) => READ,
             Some(EXEC) => EXEC,
+            Some(SCRATCH) => SCRATCH,
             Some(CANARY) => CANARY,
             Some(PARENT) => PARENT,
             Some(LIMIT) => LIMIT,
@@ -142,6 +151,28 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
                     })?;
                 let path = args.next().ok_or(WireError::MissingValue { key })?;
                 policy = policy.with_resolved(key == EXEC, PathBuf::from(path), identity)?;
+            }
+            SCRATCH if policy.scratch().is_some() => return Err(WireError::Scratch { value }),
+            SCRATCH => {
+                let identity = value
+                    .to_str()
+                    .and_then(Identity::from_token)
+                    .ok_or_else(|| WireError::Identity {
+                        key,
+                        value: value.clone(),
+                    })?;
+                let bound = args.next().ok_or(WireError::MissingValue { key })?;
+                let (bound, home) = bound
+                    .to_str()
+                    .and_then(ScratchGrant::parse_token)
+                    .ok_or(WireError::Scratch { value: bound })?;
+                let path = PathBuf::from(args.next().ok_or(WireError::MissingValue { key })?);
+                policy = policy.with_resolved_scratch(ScratchGrant {
+                    path,
+                    identity,
+                    bound,
+                    home,
+                })?;
             }
             CANARY => canaries.push(PathBuf::from(value)),
             LIMIT => limits.decode_word(&value)?,
@@ -296,6 +327,47 @@ mod tests {
 
     fn decode_strs(tokens: &[&str]) -> Result<Request, WireError> {
         decode(tokens.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn a_scratch_folder_survives_the_round_trip_once() {
+        let mut r = request();
+        let grant = ScratchGrant {
+            path: PathBuf::from("/tmp/sandbox-scratch-1-2-x"),
+            identity: Identity::from_token("7:8:dir").unwrap(),
+            bound: crate::scratch::Bound {
+                bytes: 4096,
+                entries: 3,
+            },
+            home: true,
+        };
+        r.policy = r.policy.with_scratch(grant.clone());
+        let encoded = encode(&r);
+        assert_eq!(decode(encoded.clone()).unwrap(), r);
+        let at = encoded.iter().position(|t| t == "--scratch").unwrap();
+        assert_eq!(
+            encoded[at..at + 4],
+            [
+                "--scratch",
+                "7:8:dir",
+                "4096:3:home",
+                "/tmp/sandbox-scratch-1-2-x"
+            ]
+            .map(OsString::from)
+        );
+        // Twice, a bad bound, a path not canonical: refused.
+        let mut twice = encoded.clone();
+        twice.splice(at..at, encoded[at..at + 4].iter().cloned());
+        assert!(matches!(decode(twice), Err(WireError::Scratch { .. })));
+        let mut bad = encoded.clone();
+        bad[at + 2] = "0:3:tmp".into();
+        assert!(matches!(decode(bad), Err(WireError::Scratch { .. })));
+        let mut odd = encoded;
+        odd[at + 3] = "/tmp/../etc".into();
+        assert!(matches!(
+            decode(odd),
+            Err(WireError::Policy(crate::PolicyError::NotCanonical { .. }))
+        ));
     }
 
     #[test]

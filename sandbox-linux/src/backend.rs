@@ -27,6 +27,7 @@ impl LinuxBackend {
         let arch = Self::arch()?;
         ll::usable_abi()?;
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
+        ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
         let program = filter::build(arch, std::process::id())?;
 
         // The program should not outlive the application that started it.

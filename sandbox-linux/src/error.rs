@@ -173,4 +173,30 @@ pub enum LinuxError {
     /// The parent exited while the launcher was confining itself.
     #[error("the parent exited during the launch")]
     ParentGone,
+    /// The scratch folder is not a place only this launch may write, or holds more than its bound.
+    #[error("the scratch folder {}: {problem}", path.display())]
+    Scratch {
+        /// The scratch folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: ScratchProblem,
+    },
+}
+
+/// Why a scratch folder is refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScratchProblem {
+    /// It lies beneath a path the program may read or execute, so it would not be private.
+    #[error("lies beneath a read or exec path of the policy; make it elsewhere")]
+    Covered,
+    /// The canary lies inside it, where the program may write.
+    #[error("holds the canary, which must lie outside every place the program may write")]
+    HoldsCanary,
+    /// It is not a fresh folder of this user's: another owner or mode, or not empty.
+    #[error("is not a fresh folder for this launch alone")]
+    NotFresh(#[source] io::Error),
+    /// The file system found there does not enforce the bound.
+    #[error("does not enforce its bound, and a scratch folder is never unbounded")]
+    Unbounded(#[source] io::Error),
 }

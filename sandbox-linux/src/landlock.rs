@@ -238,6 +238,9 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     for path in &grants.write {
         created = created.add_rule(rule(path, None, write)?)?;
     }
+    if let Some(scratch) = grants.policy.scratch() {
+        created = created.add_rule(scratch_rule(scratch, abi)?)?;
+    }
     let status = created.restrict_self()?;
     if status.ruleset != RulesetStatus::FullyEnforced || !status.no_new_privs {
         return Err(LinuxError::NotEnforced {
@@ -303,6 +306,89 @@ fn rule(
         access & !AccessFs::ReadDir
     };
     Ok(PathBeneath::new(fd, access).set_compatibility(CompatLevel::HardRequirement))
+}
+
+/// The rights in the scratch folder: make, write, truncate, rename and remove files and folders,
+/// and read them back. Not `MakeSym`, `MakeChar`, `MakeBlock`, `MakeFifo`, `MakeSock`, `Execute`
+/// or `IoctlDev`. `Refer` is granted for renames within the folder; a link or rename across
+/// folders needs it on both sides, and no other folder has it.
+pub fn scratch_rights(abi: ABI) -> BitFlags<AccessFs> {
+    let rights = AccessFs::ReadFile
+        | AccessFs::ReadDir
+        | AccessFs::WriteFile
+        | AccessFs::Truncate
+        | AccessFs::MakeReg
+        | AccessFs::MakeDir
+        | AccessFs::RemoveFile
+        | AccessFs::RemoveDir
+        | AccessFs::Refer;
+    rights & AccessFs::from_all(abi)
+}
+
+/// The scratch folder's rule, once the folder is known to be the file system the application
+/// mounted (its identity), private (beneath no read or exec path, the canary not inside), and
+/// bounded (a tmpfs no larger than the bound).
+fn scratch_rule(
+    scratch: &sandbox_core::ScratchGrant,
+    abi: ABI,
+) -> Result<PathBeneath<OwnedFd>, LinuxError> {
+    let (fd, found) = open_resolved(&scratch.path, Some(scratch.identity))?;
+    let refuse = |problem| LinuxError::Scratch {
+        path: scratch.path.clone(),
+        problem,
+    };
+    if found.kind != Kind::Folder {
+        return Err(refuse(crate::error::ScratchProblem::Unbounded(
+            std::io::Error::other("it is not a folder"),
+        )));
+    }
+    sandbox_core::scratch::check_bound(fd.as_fd(), scratch.bound)
+        .map_err(|e| refuse(crate::error::ScratchProblem::Unbounded(e)))?;
+    check_fresh(&scratch.path, fd.as_fd())
+        .map_err(|e| refuse(crate::error::ScratchProblem::NotFresh(e)))?;
+    Ok(PathBeneath::new(fd, scratch_rights(abi)).set_compatibility(CompatLevel::HardRequirement))
+}
+
+/// A folder for one launch: this user's, mode 0700, and empty, so a folder given to an earlier
+/// launch (whose program may have left anything there) is not given to another.
+fn check_fresh(path: &Path, fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<()> {
+    let stat = nix::sys::stat::fstat(fd)?;
+    if stat.st_uid != nix::unistd::geteuid().as_raw() || stat.st_mode & 0o7777 != 0o700 {
+        return Err(std::io::Error::other(format!(
+            "it has owner {} and mode {:o}, not this user's and 0700",
+            stat.st_uid,
+            stat.st_mode & 0o7777
+        )));
+    }
+    if std::fs::read_dir(path)?.next().is_some() {
+        return Err(std::io::Error::other(
+            "it is not empty: each launch gets a folder of its own",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a scratch folder that is not private to this launch: beneath a read or exec path, or
+/// holding the canary. Called before anything is confined.
+pub fn check_scratch(policy: &Policy, canary: &Path) -> Result<(), LinuxError> {
+    use crate::error::ScratchProblem;
+    let Some(scratch) = policy.scratch() else {
+        return Ok(());
+    };
+    let refuse = |problem| LinuxError::Scratch {
+        path: scratch.path.clone(),
+        problem,
+    };
+    if policy.covers(&scratch.path) {
+        return Err(refuse(ScratchProblem::Covered));
+    }
+    let canary = canary
+        .canonicalize()
+        .unwrap_or_else(|_| canary.to_path_buf());
+    if canary.starts_with(&scratch.path) {
+        return Err(refuse(ScratchProblem::HoldsCanary));
+    }
+    Ok(())
 }
 
 impl From<landlock::RulesetError> for LinuxError {
@@ -394,6 +480,77 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_scratch_folder_beneath_a_read_path_or_holding_the_canary_is_refused() {
+        use crate::error::ScratchProblem;
+        let (scratch, dir, policy) = granted("scratch");
+        let grant = |path: PathBuf| sandbox_core::ScratchGrant {
+            identity: Identity::of_metadata(&std::fs::metadata(&path).unwrap()),
+            path,
+            bound: sandbox_core::Bound::DEFAULT,
+            home: false,
+        };
+        let inside = dir.join("inside");
+        std::fs::create_dir(&inside).unwrap();
+        let covered = policy.clone().with_scratch(grant(inside.clone()));
+        assert!(matches!(
+            check_scratch(&covered, Path::new("/nonexistent-canary")),
+            Err(LinuxError::Scratch {
+                problem: ScratchProblem::Covered,
+                ..
+            })
+        ));
+        let apart = scratch.join("apart");
+        std::fs::create_dir(&apart).unwrap();
+        std::fs::write(apart.join("canary"), b"canary").unwrap();
+        let holding = policy.clone().with_scratch(grant(apart.clone()));
+        assert!(matches!(
+            check_scratch(&holding, &apart.join("canary")),
+            Err(LinuxError::Scratch {
+                problem: ScratchProblem::HoldsCanary,
+                ..
+            })
+        ));
+        assert!(check_scratch(&holding, &scratch.join("canary")).is_ok());
+        assert!(check_scratch(&policy, &apart.join("canary")).is_ok());
+        // Not a tmpfs: no bound, refused before any rule is made.
+        let rule = scratch_rule(holding.scratch().unwrap(), ABI::V3);
+        assert!(matches!(
+            rule,
+            Err(LinuxError::Scratch {
+                problem: ScratchProblem::Unbounded(_),
+                ..
+            })
+        ));
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    #[test]
+    fn a_scratch_folder_must_be_this_users_mode_0700_and_empty() {
+        use std::os::unix::fs::PermissionsExt;
+        let (scratch, dir, _) = granted("fresh");
+        let check = |path: &Path| {
+            let (fd, _) = open_resolved(path, None).unwrap();
+            check_fresh(path, fd.as_fd()).map_err(|e| e.to_string())
+        };
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let owner = std::fs::metadata(&dir).unwrap().uid();
+        assert_eq!(
+            check(&dir),
+            Err(format!(
+                "it has owner {owner} and mode 755, not this user's and 0700"
+            ))
+        );
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(check(&dir), Ok(()));
+        std::fs::write(dir.join("left"), b"by an earlier launch").unwrap();
+        assert_eq!(
+            check(&dir),
+            Err("it is not empty: each launch gets a folder of its own".to_owned())
+        );
         std::fs::remove_dir_all(&scratch).unwrap();
     }
 }

@@ -62,4 +62,4 @@ pub mod syscalls;
 #[cfg(target_os = "linux")]
 pub use backend::LinuxBackend;
 #[cfg(target_os = "linux")]
-pub use error::{LinuxError, LoaderProblem};
+pub use error::{LinuxError, LoaderProblem, ScratchProblem};

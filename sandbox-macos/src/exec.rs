@@ -26,10 +26,14 @@ pub(crate) enum LauncherCopy {
 /// The profile for `launch`'s policy (the launcher is in its exec list by then).
 pub(crate) fn profile_for(launch: &Launch) -> Result<Profile, ProfileError> {
     let policy = &launch.request.policy;
-    Profile::new(Grants {
+    let profile = Profile::new(Grants {
         exec: policy.exec_paths(),
         read: policy.read_paths(),
-    })
+    })?;
+    match policy.scratch() {
+        Some(scratch) => profile.with_scratch(&scratch.path),
+        None => Ok(profile),
+    }
 }
 
 /// `sandbox-exec <profile options> <launcher> <flag> [request]`, with the program's environment
@@ -218,6 +222,42 @@ mod tests {
                 ..request
             },
             launch.request
+        );
+    }
+
+    #[test]
+    fn a_scratch_folder_reaches_the_profile_and_the_launch_is_refused() {
+        let mut launch = launch();
+        assert!(crate::check_no_scratch(&launch).is_ok());
+        let folder =
+            "/private/var/folders/x/T/sandbox-scratch-1-2-0123456789abcdef0123456789abcdef";
+        let mut tokens: Vec<OsString> = vec![wire::FORMAT.into()];
+        tokens.extend(
+            [
+                "--scratch",
+                "1:2:dir",
+                "4096:10:tmp",
+                folder,
+                "--canary",
+                "/c",
+                "--",
+                "/bin/sh",
+            ]
+            .map(OsString::from),
+        );
+        let scratch = wire::decode(tokens)
+            .unwrap()
+            .policy
+            .scratch()
+            .cloned()
+            .unwrap();
+        launch.request.policy = launch.request.policy.with_scratch(scratch);
+        let profile = profile_for(&launch).unwrap();
+        let last = profile.params().last().unwrap();
+        assert_eq!((last.name(), last.value()), ("POLICY_SCRATCH", folder));
+        assert_eq!(
+            sandbox_core::one_line(&crate::check_no_scratch(&launch).unwrap_err()),
+            format!("the scratch folder {folder}: no bound on it can be enforced on macOS, and a scratch folder is never unbounded")
         );
     }
 

@@ -78,6 +78,12 @@ pub enum MacosError {
         /// Where it is.
         path: PathBuf,
     },
+    /// The policy has a scratch folder, and nothing here can bound it.
+    #[error("the scratch folder {}: no bound on it can be enforced on macOS, and a scratch folder is never unbounded", path.display())]
+    ScratchUnbounded {
+        /// The folder.
+        path: PathBuf,
+    },
     /// The policy holds a path the profile cannot grant.
     #[error("the policy cannot be written as a sandbox profile")]
     Profile(#[from] ProfileError),
@@ -159,6 +165,7 @@ impl Backend for MacosBackend {
     /// failure. Before that it starts a copy that exits at once under the same profile, so a
     /// profile this Mac rejects is refused while the launcher can still say why.
     fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
+        check_no_scratch(launch).map_err(BackendError::new)?;
         #[cfg(target_os = "macos")]
         match exec::reexec(launch) {
             Ok(never) => match never {},
@@ -176,6 +183,17 @@ impl Backend for MacosBackend {
     }
 }
 
+/// macOS has no size-limited file system an application can mount, so no scratch folder can be
+/// bounded, and a launch with one is refused (a caller can only build one by hand:
+/// [`sandbox_core::Scratch`] refuses to make one here).
+pub(crate) fn check_no_scratch(launch: &Launch) -> Result<(), MacosError> {
+    match launch.request.policy.scratch() {
+        Some(scratch) => Err(MacosError::ScratchUnbounded {
+            path: scratch.path.clone(),
+        }),
+        None => Ok(()),
+    }
+}
 fn not_macos() -> MacosError {
     MacosError::NotMacos {
         os: std::env::consts::OS,

@@ -27,6 +27,9 @@ pub const EXEC_PARAM_PREFIX: &str = "POLICY_EXEC_";
 /// The prefix of the parameters that carry the read paths.
 pub const READ_PARAM_PREFIX: &str = "POLICY_READ_";
 
+/// The parameter that carries the scratch folder.
+pub const SCRATCH_PARAM: &str = "POLICY_SCRATCH";
+
 /// The paths a profile grants, as [`sandbox_core::Policy`] lists them.
 ///
 /// Every path must be absolute and canonical: no `.` or `..` component, no repeated or trailing
@@ -183,6 +186,24 @@ impl Profile {
         Ok(Self { text, params })
     }
 
+    /// The same profile with a scratch folder: the program may read it, and create regular files
+    /// and folders in it, write, rename and remove them; not symbolic or hard links, FIFOs,
+    /// sockets or devices (`vnode-type` limits what `file-write-create` makes; `file-link` is not
+    /// allowed), and not change modes, owners, times or flags. `path` follows the contract of
+    /// [`Grants`]: canonical, so `/private/tmp/...`, never `/tmp/...`.
+    pub fn with_scratch(mut self, path: &Path) -> Result<Self, ProfileError> {
+        let value = checked(path)?;
+        let _infallible = write!(
+            self.text,
+            "{SCRATCH_COMMENT}(allow file-read* file-write-data file-write-unlink\n    (subpath (param \"{SCRATCH_PARAM}\")))\n(allow file-write-create\n    (require-all (subpath (param \"{SCRATCH_PARAM}\")) (vnode-type REGULAR-FILE DIRECTORY)))\n"
+        );
+        self.params.push(Param {
+            name: SCRATCH_PARAM.to_owned(),
+            value,
+        });
+        Ok(self)
+    }
+
     /// The profile text, for `sandbox-exec -p`. It holds no path: only parameter names.
     pub fn text(&self) -> &str {
         &self.text
@@ -225,6 +246,10 @@ const FOOTER: &str = "\
 (allow sysctl-read)
 ; Programs open /dev/null to discard output; no other file may be written.
 (allow file-write-data (literal \"/dev/null\"))
+";
+
+const SCRATCH_COMMENT: &str = "\
+; The scratch folder: the one place it may write, and only files and folders there.
 ";
 
 fn push_rule(text: &mut String, operation: &str, names: &[&str]) {
@@ -421,5 +446,46 @@ mod tests {
             "/tmp/x: on macOS this lies behind a symbolic link, and the sandbox matches the \
              resolved path; give /private/tmp/x"
         );
+    }
+
+    #[test]
+    fn a_scratch_folder_is_written_as_its_own_parameter_with_files_and_folders_only() {
+        let exec = paths(&["/usr/bin/python3"]);
+        let profile = Profile::new(Grants {
+            exec: &exec,
+            read: &[],
+        })
+        .unwrap()
+        .with_scratch(Path::new("/private/tmp/sandbox-scratch-1-2-\"x\" (y)"))
+        .unwrap();
+        let text = profile.text();
+        assert!(!text.contains("sandbox-scratch"), "{text}");
+        assert!(text.ends_with(
+            "(allow file-read* file-write-data file-write-unlink\n    (subpath (param \"POLICY_SCRATCH\")))\n(allow file-write-create\n    (require-all (subpath (param \"POLICY_SCRATCH\")) (vnode-type REGULAR-FILE DIRECTORY)))\n"
+        ), "{text}");
+        // Everything else stays as without it: one write rule besides, for /dev/null.
+        assert_eq!(text.matches("file-write").count(), 4, "{text}");
+        assert!(!text.contains("file-link") && !text.contains("file-write*"));
+        let last = profile.params().last().unwrap();
+        assert_eq!(
+            (last.name(), last.value()),
+            (
+                "POLICY_SCRATCH",
+                "/private/tmp/sandbox-scratch-1-2-\"x\" (y)"
+            )
+        );
+    }
+
+    #[test]
+    fn a_scratch_folder_behind_a_link_is_refused() {
+        let profile = Profile::new(Grants {
+            exec: &[],
+            read: &[],
+        })
+        .unwrap();
+        assert!(matches!(
+            profile.with_scratch(Path::new("/tmp/sandbox-scratch-1")),
+            Err(ProfileError::BehindLink { .. })
+        ));
     }
 }

@@ -45,6 +45,13 @@ pub struct Cli {
     #[arg(long = "exec", value_name = "PATH")]
     exec: Vec<PathBuf>,
 
+    /// Give the program a scratch folder, its TMPDIR, the one place it may write: private, at most
+    /// SIZE bytes (64M by default; K, M, G are powers of 1024) and 10,000 entries, removed when it
+    /// ends. Without a program, the self-test runs with one and tries it too.
+    #[arg(long, value_name = "SIZE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "64M", value_parser = parse_size)]
+    scratch: Option<u64>,
+
     /// After the program ends, report on standard error what the sandbox refused it and which
     /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
     #[arg(long, requires = "program")]
@@ -91,6 +98,8 @@ pub struct Run {
     pub program: OsString,
     /// Its arguments.
     pub args: Vec<OsString>,
+    /// The scratch folder's size in bytes, if the program gets one.
+    pub scratch: Option<u64>,
     /// Print the report on standard error.
     pub json: bool,
     /// Report what was refused (with `json`, as JSON lines).
@@ -145,6 +154,8 @@ pub enum Mode {
     SelfTest {
         /// One JSON object per attempt.
         json: bool,
+        /// The scratch folder's size in bytes, if the self-test runs with one.
+        scratch: Option<u64>,
     },
     /// Run a program confined.
     Run(Run),
@@ -180,7 +191,10 @@ impl Cli {
             };
             return match flag {
                 Some(flag) => Err(Usage::NoProgram { flag }),
-                None => Ok(Mode::SelfTest { json: self.json }),
+                None => Ok(Mode::SelfTest {
+                    json: self.json,
+                    scratch: self.scratch,
+                }),
             };
         };
         Ok(Mode::Run(Run {
@@ -188,11 +202,17 @@ impl Cli {
             exec: self.exec,
             program: first,
             args: program.collect(),
+            scratch: self.scratch,
             json: self.json,
             explain: self.explain,
             report: self.report,
         }))
     }
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    sandbox_core::Bound::parse_bytes(text)
+        .ok_or_else(|| format!("{text:?} is not a size such as 64M, 512K or 1G"))
 }
 
 /// Parses the process's arguments; `--help`, `--version` and errors exit here.

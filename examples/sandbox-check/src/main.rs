@@ -15,6 +15,7 @@ mod explain;
 mod program;
 mod report;
 mod run;
+mod scratch;
 mod selftest;
 #[cfg(unix)]
 mod signals;
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
     match mode {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
-        cli::Mode::SelfTest { json } => selftest::outer(json),
+        cli::Mode::SelfTest { json, scratch } => selftest::outer(json, scratch),
         cli::Mode::Run(run) => run::run(&run),
     }
 }

@@ -85,6 +85,9 @@ mod launch {
         /// The launcher's command could not be built.
         #[error(transparent)]
         Command(#[from] CommandError),
+        /// The scratch folder could not be made.
+        #[error(transparent)]
+        Scratch(#[from] sandbox_core::ScratchError),
         /// The traced run of `--explain` failed.
         #[error(transparent)]
         Explain(#[from] crate::explain::ExplainFailed),
@@ -160,6 +163,10 @@ mod launch {
         let given = Path::new(&run.program);
         let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
         crate::program::check(&program, given, &policy)?;
+        let scratch = run.scratch.map(crate::scratch::create).transpose()?;
+        if let Some(scratch) = &scratch {
+            policy = policy.with_scratch(scratch.grant(false));
+        }
         let canary = Canary::create()?;
         check_canary(run, &policy, canary.path())?;
         let mut command =
@@ -167,6 +174,7 @@ mod launch {
         if run.explain {
             let status = crate::explain::launch(run, &policy, &program, command)?;
             drop(canary);
+            crate::scratch::report(scratch);
             return Ok(status);
         }
         crate::signals::block().map_err(Refused::Signals)?;
@@ -174,6 +182,7 @@ mod launch {
         let child = command.spawn().map_err(Refused::Spawn)?;
         let status = crate::signals::wait_forwarding(child, user);
         drop(canary);
+        crate::scratch::report(scratch);
         Ok(status.map_err(Refused::Wait)?)
     }
 

@@ -31,7 +31,7 @@ impl Drop for Readable {
 
 /// The parent's half: prints what the backend found, launches the confined half, and turns its
 /// result into the exit status.
-pub fn outer(json: bool) -> ExitCode {
+pub fn outer(json: bool, scratch: Option<u64>) -> ExitCode {
     let backend = crate::backend::backend();
     let support = backend.support();
     if json {
@@ -47,7 +47,7 @@ pub fn outer(json: bool) -> ExitCode {
         );
         return ExitCode::from(EXIT_NO_SANDBOX);
     }
-    match launch(&backend, json) {
+    match launch(&backend, json, scratch) {
         Ok(0) => ExitCode::from(EXIT_OK),
         Ok(_) => ExitCode::from(EXIT_GAP),
         Err(e) => {
@@ -57,12 +57,20 @@ pub fn outer(json: bool) -> ExitCode {
     }
 }
 
-fn launch(backend: &dyn Backend, json: bool) -> Result<i32, Box<dyn std::error::Error>> {
+fn launch(
+    backend: &dyn Backend,
+    json: bool,
+    scratch: Option<u64>,
+) -> Result<i32, Box<dyn std::error::Error>> {
+    let scratch = scratch.map(crate::scratch::create).transpose()?;
     let canary = Canary::create()?;
     let readable = Readable::create()?;
     let mut policy = Policy::new().allow_read(&readable.0)?;
     for folder in library_folders() {
         policy = policy.allow_read(folder)?;
+    }
+    if let Some(scratch) = &scratch {
+        policy = policy.with_scratch(scratch.grant(false));
     }
     let exe = std::env::current_exe()?;
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
@@ -182,6 +190,15 @@ pub fn inner(inner: &Inner) -> ExitCode {
         temp_dir: inner.temp_dir.clone(),
     };
     let mut outcomes = crate::backend::backend().verify(&context);
+    // Only a launch with a scratch folder gives the program a TMPDIR: the folder.
+    if let Some(scratch) = std::env::var_os("TMPDIR") {
+        let scratch = PathBuf::from(scratch);
+        outcomes.extend(sandbox_core::check::run_scratch(
+            sandbox_core::check::SCRATCH,
+            &scratch,
+            &inner.canary,
+        ));
+    }
     outcomes.extend(EXTRAS.iter().map(|extra| Outcome {
         name: extra.name,
         expect: extra.expect,

@@ -34,8 +34,20 @@ def syscall(nr, *args):
     return r
 "#;
 
+/// The variable that runs the escape tests with a scratch folder: `SANDBOX_TEST_SCRATCH=64M cargo
+/// test -p sandbox-check --test adversary --test refusals --test expectations` gives every program
+/// they launch `--scratch=64M` (a self-test too), to show a scratch folder widens writing to that
+/// folder only.
+pub const SCRATCH_VARIABLE: &str = "SANDBOX_TEST_SCRATCH";
+
 pub fn sandbox_check() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sandbox-check"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sandbox-check"));
+    if let Some(size) = std::env::var_os(SCRATCH_VARIABLE) {
+        let mut flag = std::ffi::OsString::from("--scratch=");
+        flag.push(size);
+        command.arg(flag).env_remove(SCRATCH_VARIABLE);
+    }
+    command
 }
 
 /// `sandbox-check --read /usr [--read EXTRA]... -- python3 -I -c PRELUDE+code [ARGS]`.

@@ -1,0 +1,529 @@
+//! The scratch folder (issue 17), through the real binary: real programs write there, the bound
+//! holds with `ENOSPC` and the outcome says so, the folder is gone however the launch ends, and
+//! nothing made or found there reaches outside it.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::*;
+use nix::sys::signal::Signal;
+
+/// `sandbox-check --read /usr [--read EXTRA]... --scratch[=SIZE] -- python3 -I -c PRELUDE+code`.
+fn scratch_python(size: Option<&str>, read: &[&Path], code: &str) -> Command {
+    let mut command = sandbox_check();
+    match size {
+        Some(size) => command.arg(format!("--scratch={size}")),
+        None => command.arg("--scratch"),
+    };
+    command.arg("--read").arg("/usr");
+    for path in read {
+        command.arg("--read").arg(path);
+    }
+    command
+        .arg("--")
+        .args([PYTHON, "-I", "-c"])
+        .arg(format!("{PRELUDE}\n{code}"))
+        .stdin(Stdio::null());
+    command
+}
+
+/// The first line the program prints: where its scratch folder is.
+fn scratch_of(child: &mut Child) -> (PathBuf, BufReader<std::process::ChildStdout>) {
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    (PathBuf::from(line.trim_end()), stdout)
+}
+
+fn is_mount_point(path: &Path) -> bool {
+    let parent = path.parent().unwrap();
+    std::fs::metadata(path).unwrap().dev() != std::fs::metadata(parent).unwrap().dev()
+}
+
+/// The scratch folder a program reports, checked for what the application promises: in the
+/// temporary directory, named for the process that made it, mode 0700, a file system of its own.
+fn assert_private(folder: &Path, maker: u32) {
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    assert!(
+        name.starts_with(&format!("sandbox-scratch-{maker}-")),
+        "{name}"
+    );
+    assert_eq!(
+        folder.parent().unwrap(),
+        std::env::temp_dir().canonicalize().unwrap()
+    );
+    assert_eq!(std::fs::metadata(folder).unwrap().mode() & 0o7777, 0o700);
+    assert!(
+        is_mount_point(folder),
+        "{} is not a mount",
+        folder.display()
+    );
+}
+
+#[test]
+fn pythons_tempfile_and_sqlite_work_and_the_folder_is_gone_afterwards() {
+    let code = r#"
+import os, tempfile, sqlite3
+print(os.environ["TMPDIR"], flush=True)
+print("home=" + os.environ.get("HOME", "unset"))
+print("gettempdir=" + str(tempfile.gettempdir() == os.environ["TMPDIR"]))
+with tempfile.TemporaryDirectory() as d, tempfile.NamedTemporaryFile(dir=d) as f:
+    f.write(b"x" * 100000); f.flush()
+    db = sqlite3.connect(os.path.join(d, "cells.db"))
+    db.execute("create table t(x)")
+    db.executemany("insert into t values (?)", [(i,) for i in range(1000)])
+    db.commit()
+    print("sqlite=" + str(db.execute("select sum(x) from t").fetchone()[0]))
+    db.close()
+fd, name = tempfile.mkstemp()
+os.write(fd, b"kept until the end")
+os.close(fd)
+print("left=" + str(os.listdir(os.environ["TMPDIR"]) == [os.path.basename(name)]))
+"#;
+    let mut child = scratch_python(None, &[], code)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let maker = child.id();
+    let (folder, mut rest) = scratch_of(&mut child);
+    assert_private(&folder, maker);
+    let mut lines = String::new();
+    std::io::Read::read_to_string(&mut rest, &mut lines).unwrap();
+    let output = child.wait_with_output().unwrap();
+    eprintln!("{lines}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        lines,
+        "home=unset\ngettempdir=True\nsqlite=499500\nleft=True\n"
+    );
+    assert!(output.stderr.is_empty());
+    assert!(!folder.exists(), "{} was left", folder.display());
+}
+
+#[test]
+fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_removal() {
+    let source = Scratch::new("scratch-tar");
+    std::fs::create_dir(source.0.join("d")).unwrap();
+    std::fs::write(source.0.join("d/f"), b"extracted\n").unwrap();
+    let archive = source.0.join("a.tar");
+    let made = Command::new("tar")
+        .arg("-cf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&source.0)
+        .arg("d")
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // tar runs in the folder; modes, owners and times stay refused everywhere (seccomp cannot
+    // tell the scratch folder from /etc), so tar is told not to set them.
+    let mut command = sandbox_check();
+    command
+        .args(["--scratch", "--read", "/usr", "--exec", "/usr/bin/tar", "--read"])
+        .arg(&archive)
+        .args(["--", PYTHON, "-I", "-c"])
+        .arg(
+            "import os, sys\nprint(os.environ['TMPDIR'], flush=True)\nsys.stdin.readline()\n\
+             os.chdir(os.environ['TMPDIR'])\n\
+             os.execv('/usr/bin/tar', ['tar', '-x', '-m', '--no-same-owner', '--no-same-permissions', '-f', sys.argv[1]])",
+        )
+        .arg(&archive)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let application = child.id();
+    let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
+    // Stopped, the application keeps the folder while tar ends; then it is read, as a caller
+    // reads a converter's output before the folder is dropped. tar starts once the application
+    // has stopped, so the application cannot have reaped it.
+    signal(application, Signal::SIGSTOP);
+    wait_for_state(application, 'T');
+    let tar = wait_for_child(application);
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    wait_for_state(tar, 'Z');
+    assert_eq!(
+        std::fs::read(folder.join("d/f")).unwrap(),
+        b"extracted\n",
+        "tar's output"
+    );
+    signal(application, Signal::SIGCONT);
+    let output = child.wait_with_output().unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stderr.is_empty());
+    assert!(!folder.exists(), "{} was left", folder.display());
+}
+
+#[test]
+fn writing_past_the_bound_fails_with_enospc_and_the_outcome_says_so() {
+    let code = r#"
+import os
+d = os.environ["TMPDIR"]
+def big():
+    with open(os.path.join(d, "big"), "wb") as f:
+        f.write(b"x" * (2 << 20))
+attempt("write 2 MiB", big)
+os.remove(os.path.join(d, "big"))
+def many():
+    for n in range(20000):
+        open(os.path.join(d, "f%d" % n), "w").close()
+attempt("make 20000 files", many)
+print("files=%d" % len(os.listdir(d)))
+"#;
+    let output = run(scratch_python(Some("1M"), &[], code));
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout,
+        "write 2 MiB=ENOSPC\nmake 20000 files=ENOSPC\nfiles=10000\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: the scratch folder was full (0 bytes and 10000 entries used of 1048576 bytes and 10000 entries): writes past it failed with ENOSPC\n"
+    );
+}
+
+#[test]
+fn a_full_folder_of_bytes_is_said_so_too() {
+    let code = r#"
+import os
+def big():
+    with open(os.path.join(os.environ["TMPDIR"], "big"), "wb") as f:
+        f.write(b"x" * (1 << 20))
+        f.flush()
+        f.write(b"x")
+        f.flush()
+attempt("write one byte past 1 MiB", big)
+"#;
+    let output = run(scratch_python(Some("1M"), &[], code));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "write one byte past 1 MiB=ENOSPC\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: the scratch folder was full (1048576 bytes and 1 entries used of 1048576 bytes and 10000 entries): writes past it failed with ENOSPC\n"
+    );
+}
+
+/// A program that writes a file in its folder, reports the folder, and waits for a line on its
+/// input.
+fn waiting_program() -> Child {
+    let code = r#"
+import os, sys
+open(os.path.join(os.environ["TMPDIR"], "f"), "w").write("x")
+print(os.environ["TMPDIR"], flush=True)
+sys.stdin.readline()
+"#;
+    scratch_python(None, &[], code)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn after_a_sigkill_of_the_program_the_folder_is_gone() {
+    let mut child = waiting_program();
+    let application = child.id();
+    let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
+    let program = wait_for_child(application);
+    signal(program, Signal::SIGKILL);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(137));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: the program or its launcher was killed by signal 9 (SIGKILL)\n"
+    );
+    assert!(!folder.exists(), "{} was left", folder.display());
+}
+
+#[test]
+fn what_a_killed_application_left_is_swept_by_the_next_launch() {
+    let mut child = waiting_program();
+    let application = child.id();
+    let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
+    signal(application, Signal::SIGKILL);
+    // Not yet reaped, the application still counts as running, so no sweep takes the folder.
+    assert!(folder.join("f").exists());
+    assert!(is_mount_point(&folder));
+    child.wait().unwrap();
+    let output = run(scratch_python(None, &[], "pass"));
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!folder.exists(), "{} was not swept", folder.display());
+}
+
+#[test]
+fn links_renames_out_devices_fifos_and_sockets_are_refused_and_planted_links_lead_nowhere() {
+    let outside = Scratch::new("scratch-outside");
+    let readable = outside.0.join("readable");
+    std::fs::write(&readable, b"readable\n").unwrap();
+    let secret = Scratch::new("scratch-secret");
+    let unreadable = secret.0.join("secret");
+    std::fs::write(&unreadable, b"secret\n").unwrap();
+    let code = r##"
+import os, socket, stat, sys
+d = os.environ["TMPDIR"]
+readable, unreadable = sys.argv[1], sys.argv[2]
+print(d, flush=True)
+p = lambda name: os.path.join(d, name)
+os.mkdir(p("a")); os.mkdir(p("b"))
+open(p("a/f"), "w").write("x")
+attempt("rename between its folders", lambda: os.rename(p("a/f"), p("b/f")))
+attempt("hard link inside it", lambda: os.link(p("b/f"), p("a/g")))
+attempt("symbolic link to a file outside", lambda: os.symlink(unreadable, p("s")))
+attempt("symbolic link to a name inside", lambda: os.symlink("b/f", p("t")))
+attempt("hard link to a readable file outside", lambda: os.link(readable, p("h")))
+attempt("hard link to an unreadable file outside", lambda: os.link(unreadable, p("u")))
+attempt("rename out of it", lambda: os.rename(p("b/f"), os.path.join(os.path.dirname(readable), "moved")))
+attempt("rename a readable file into it", lambda: os.rename(readable, p("in")))
+attempt("FIFO", lambda: os.mkfifo(p("fifo")))
+attempt("character device", lambda: os.mknod(p("null"), 0o600 | stat.S_IFCHR, os.makedev(1, 3)))
+attempt("block device", lambda: os.mknod(p("blk"), 0o600 | stat.S_IFBLK, os.makedev(7, 0)))
+def unix_socket():
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(p("sock"))
+attempt("unix socket", unix_socket)
+attempt("execute a file from it", lambda: (open(p("x"), "w").write("#!/bin/sh\n"), os.chmod(p("x"), 0o700)))
+# The application plants links while the program waits: they lead nowhere it may not go.
+sys.stdin.readline()
+attempt("write through a planted link to an unreadable file", lambda: open(p("to-secret"), "w"))
+attempt("read through a planted link to an unreadable file", lambda: open(p("to-secret")).read())
+attempt("write through a planted link to a readable file", lambda: open(p("to-readable"), "a"))
+attempt("read through a planted link to a readable file", lambda: open(p("to-readable")).read())
+attempt("write through a planted link to /etc/passwd", lambda: open(p("to-passwd"), "a"))
+attempt("make a file through a planted link to a folder outside", lambda: open(p("to-outside/new"), "w"))
+"##;
+    let mut command = scratch_python(None, &[&outside.0], code);
+    command
+        .arg(&readable)
+        .arg(&unreadable)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let (folder, mut rest) = scratch_of(&mut child);
+    // Links are planted only in a scratch folder, never wherever a wrong line would point.
+    assert_private(&folder, child.id());
+    let mut stdin = child.stdin.take().unwrap();
+    // The first results arrive before the program waits; the links are planted after them.
+    let mut before = String::new();
+    for _ in 0..13 {
+        rest.read_line(&mut before).unwrap();
+    }
+    for (name, target) in [
+        ("to-secret", unreadable.as_path()),
+        ("to-readable", readable.as_path()),
+        ("to-passwd", Path::new("/etc/passwd")),
+        ("to-outside", outside.0.as_path()),
+    ] {
+        std::os::unix::fs::symlink(target, folder.join(name)).unwrap();
+    }
+    let passwd = file_state(Path::new("/etc/passwd"));
+    writeln!(stdin, "go").unwrap();
+    drop(stdin);
+    let mut after = String::new();
+    std::io::Read::read_to_string(&mut rest, &mut after).unwrap();
+    let output = child.wait_with_output().unwrap();
+    eprintln!(
+        "{before}{after}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let got = (before + &after)
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    assert_results(
+        &got,
+        &[
+            ("rename between its folders", "ok"),
+            ("hard link inside it", "ok"),
+            ("symbolic link to a file outside", "EACCES"),
+            ("symbolic link to a name inside", "EACCES"),
+            // A file system of its own: the kernel refuses before Landlock is asked.
+            ("hard link to a readable file outside", "EXDEV"),
+            ("hard link to an unreadable file outside", "EXDEV"),
+            ("rename out of it", "EXDEV"),
+            ("rename a readable file into it", "EXDEV"),
+            ("FIFO", "EACCES"),
+            ("character device", "EACCES"),
+            ("block device", "EACCES"),
+            // seccomp refuses the socket before Landlock's MakeSock is asked.
+            ("unix socket", "EPERM"),
+            // Changing a mode stays refused, as everywhere.
+            ("execute a file from it", "EPERM"),
+            (
+                "write through a planted link to an unreadable file",
+                "EACCES",
+            ),
+            (
+                "read through a planted link to an unreadable file",
+                "EACCES",
+            ),
+            ("write through a planted link to a readable file", "EACCES"),
+            ("read through a planted link to a readable file", "ok"),
+            ("write through a planted link to /etc/passwd", "EACCES"),
+            (
+                "make a file through a planted link to a folder outside",
+                "EACCES",
+            ),
+        ],
+    );
+    assert_eq!(std::fs::read(&readable).unwrap(), b"readable\n");
+    assert_eq!(std::fs::read(&unreadable).unwrap(), b"secret\n");
+    assert_eq!(file_state(Path::new("/etc/passwd")), passwd);
+    assert_eq!(entries(&outside.0), ["readable"]);
+    assert!(!folder.exists());
+}
+
+#[test]
+fn a_program_cannot_execute_what_it_wrote() {
+    // The folder is mounted noexec, is not an exec path, and modes cannot change: a file written
+    // there runs neither as a program nor as a library mapped executable.
+    let code = r#"
+import mmap, os
+p = os.path.join(os.environ["TMPDIR"], "x")
+open(p, "wb").write(b"\x7fELF" + b"\0" * 4092)
+attempt("execute it", lambda: os.execv(p, [p]))
+def map_exec():
+    with open(p, "rb") as f:
+        mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+attempt("map it executable", map_exec)
+"#;
+    let got = results(&run(scratch_python(None, &[], code)));
+    assert_results(
+        &got,
+        &[("execute it", "EACCES"), ("map it executable", "EPERM")],
+    );
+}
+
+#[test]
+fn without_the_flag_nothing_changes_and_a_bad_size_is_a_usage_error() {
+    let code = r#"
+import os
+print("tmpdir=" + os.environ.get("TMPDIR", "unset"))
+"#;
+    let output = run(python_command(&[], code, &[]));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "tmpdir=unset\n");
+
+    let output = run({
+        let mut command = sandbox_check();
+        command.args(["--scratch=12X", "--", "/bin/true"]);
+        command
+    });
+    assert_eq!(output.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(
+        "invalid value '12X' for '--scratch[=<SIZE>]': \"12X\" is not a size such as 64M, 512K or 1G"
+    ));
+}
+
+#[test]
+fn the_self_test_with_a_scratch_folder_tries_it() {
+    let output = run({
+        let mut command = sandbox_check();
+        command.arg("--scratch=1");
+        command
+    });
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "[ok  ] write, rename and remove in the scratch folder: expected works, worked",
+        "[ok  ] create a symbolic link in the scratch folder: expected denied, EACCES (Permission denied)",
+        "[ok  ] hard-link the canary into the scratch folder: expected denied, EXDEV (Invalid cross-device link)",
+        "[ok  ] rename a file out of the scratch folder: expected denied, EXDEV (Invalid cross-device link)",
+        "[ok  ] create a FIFO in the scratch folder: expected denied, EACCES (Permission denied)",
+        "[ok  ] create a device in the scratch folder: expected denied, EACCES (Permission denied)",
+        "[ok  ] create a file in the temporary directory: expected denied, EACCES (Permission denied)",
+    ] {
+        assert!(stdout.lines().any(|l| l == line), "missing: {line}");
+    }
+    // Without the flag, the self-test has no scratch folder and tries none.
+    let output = run(sandbox_check());
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("scratch"));
+}
+
+#[test]
+fn an_application_that_cannot_bound_the_folder_is_refused_it() {
+    // Without CAP_SYS_ADMIN no tmpfs can be mounted, and the folder is never made unbounded.
+    if !nix::unistd::geteuid().is_root() {
+        let output = run(scratch_python(None, &[], "print('ran')"));
+        assert_refused_unbounded(&output);
+        return;
+    }
+    let mut command = Command::new("/usr/bin/setpriv");
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args([
+            "--scratch",
+            "--read",
+            "/usr",
+            "--",
+            PYTHON,
+            "-I",
+            "-c",
+            "print('ran')",
+        ])
+        .env("TMPDIR", "/tmp")
+        .stdin(Stdio::null());
+    assert_refused_unbounded(&run(command));
+}
+
+fn assert_refused_unbounded(output: &std::process::Output) {
+    assert_eq!(output.status.code(), Some(97));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr,
+        "sandbox: refused: no bound on a scratch folder can be enforced here (mounting a size-limited tmpfs needs CAP_SYS_ADMIN), and it is never made unbounded: Operation not permitted (os error 1)\n"
+    );
+    let leftovers = std::fs::read_dir("/tmp")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.uid() == 65534)
+                && e.file_name()
+                    .to_string_lossy()
+                    .starts_with("sandbox-scratch-")
+        })
+        .count();
+    assert_eq!(leftovers, 0, "a refused folder was left");
+}
+
+#[test]
+fn the_smallest_bound_is_one_page_and_the_check_fits_in_it() {
+    let code = r#"
+import os
+p = os.path.join(os.environ["TMPDIR"], "page")
+def write(mode, data):
+    with open(p, mode) as f:
+        f.write(data)
+attempt("write one page", lambda: write("wb", b"x" * 4096))
+attempt("write one byte more", lambda: write("ab", b"x"))
+"#;
+    let output = run(scratch_python(Some("1"), &[], code));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "write one page=ok\nwrite one byte more=ENOSPC\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: the scratch folder was full (4096 bytes and 1 entries used of 1 bytes and 10000 entries): writes past it failed with ENOSPC\n"
+    );
+}
