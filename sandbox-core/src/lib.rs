@@ -75,6 +75,8 @@ pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
 pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};
 #[cfg(unix)]
-pub use spawn::{Finished, RunOptions, Running, Sandbox, SpawnError};
+pub use spawn::{
+    launch_command_reporting, Finished, RunOptions, Running, Sandbox, SpawnError, StatusChannel,
+};
 #[cfg(unix)]
 pub use status::{MalformedReport, ReportedError};

@@ -240,6 +240,96 @@ fn collect_capped(
     }
 }
 
+/// [`launch_command`](crate::launch_command) with the launcher's report channel, for an expert
+/// caller that must hand the program standard streams of its own choosing (a command-line tool
+/// passing on its terminal), where [`Sandbox`] gives pipes by construction.
+///
+/// The caller spawns the command (keeping the thread that spawned it alive while the program
+/// runs: the program dies with that thread) and then calls [`StatusChannel::outcome`] with the
+/// command, which tells a launcher that refused from a program that ran, whatever the program
+/// prints or exits with.
+///
+/// ```no_run
+/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// use sandbox_core::{Canary, Policy, SpawnError};
+///
+/// let policy = Policy::new().allow_read("/usr")?;
+/// let canary = Canary::create()?;
+/// let (mut command, channel) =
+///     sandbox_core::launch_command_reporting(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
+/// let mut child = command.spawn()?;
+/// match channel.outcome(command) {
+///     Ok(()) => println!("the program ran and exited with {}", child.wait()?),
+///     Err(SpawnError::Refused(refusal)) => {
+///         child.wait()?;
+///         println!("refused: {}", sandbox_core::one_line(&refusal));
+///     }
+///     Err(other) => return Err(other.into()),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn launch_command_reporting<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+) -> Result<(Command, StatusChannel), SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<OsString> = args
+        .into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect();
+    let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+    let mut command = crate::launch::build(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        args,
+        crate::launch::Extras {
+            launcher: None,
+            status: Some(STATUS_FD),
+            env: Vec::new(),
+        },
+    )?;
+    crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
+    Ok((command, StatusChannel { report }))
+}
+
+/// The read end of the launcher's report channel of a command built by
+/// [`launch_command_reporting`].
+#[derive(Debug)]
+pub struct StatusChannel {
+    report: std::os::fd::OwnedFd,
+}
+
+impl StatusChannel {
+    /// Once `command` has been spawned: drops it (closing this process's copy of the channel's
+    /// write end, which the command holds) and reads the launcher's report to its end. `Ok(())`
+    /// means the launcher executed the program (the `exec` closed its end unwritten);
+    /// [`SpawnError::Refused`] carries the launcher's typed refusal, and the launcher then exits
+    /// with [`REFUSED_EXIT_CODE`](crate::REFUSED_EXIT_CODE) at once. A launcher killed before it
+    /// could do either also reads as `Ok(())`: its status then says how it ended.
+    pub fn outcome(self, command: Command) -> Result<(), SpawnError> {
+        drop(command);
+        let mut bytes = Vec::new();
+        std::fs::File::from(self.report)
+            .read_to_end(&mut bytes)
+            .map_err(SpawnError::Status)?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        Err(match crate::status::decode(&bytes) {
+            Ok(refusal) => SpawnError::Refused(refusal),
+            Err(malformed) => SpawnError::Report(malformed),
+        })
+    }
+}
+
 /// Starts `command` from a thread this library keeps for the life of the process. On Linux the
 /// launcher asks for SIGKILL when the thread that started it exits (the parent-death signal is
 /// tied to that thread, not the process), so a caller's short-lived thread would take the program

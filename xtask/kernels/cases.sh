@@ -70,3 +70,9 @@ run rtprio $B sh -c "ulimit -r 99; $SC --exec $B -- $B sh -c 'ulimit -r'"
 # The launch's own cgroup (the guest mounts cgroup v2): the program sits in sandbox-<pid> with
 # the default memory and task bounds. Shell built-ins only, since the program can start nothing.
 run cgroup $SC --exec $B --read /proc --read /sys/fs/cgroup -- $B sh -c 'read l < /proc/self/cgroup; echo "${l%-*}"; read m < "/sys/fs/cgroup${l#0::}/memory.max"; echo "memory.max $m"; read p < "/sys/fs/cgroup${l#0::}/pids.max"; echo "pids.max $p"'
+
+# Memory held in a memory file counts in no RLIMIT_AS, only in the launch's memory cgroup: with a
+# 64 MiB bound the program, not sandbox-check, is killed on the way to 128 MiB; unconfined it
+# holds them.
+run memfd-control /probe memfd 128
+run memfd $SC --memory 64M --exec /probe -- /probe memfd 128

@@ -1069,6 +1069,14 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
             "cgroup",
             launch(0, &["0::/sandbox", "memory.max 1073741824", "pids.max 256"]),
         ),
+        ("memfd-control", exactly(0, &["memfd: holds 128 MiB"])),
+        (
+            "memfd",
+            launch(
+                137,
+                &["sandbox-check: the program or its launcher was killed by signal 9 (SIGKILL)"],
+            ),
+        ),
     ]
 }
 
@@ -1227,6 +1235,8 @@ mod tests {
                 "rtprio-control",
                 "rtprio",
                 "cgroup",
+                "memfd-control",
+                "memfd",
                 "the guest reached `@@done@@`"
             ]
         );
@@ -1261,7 +1271,7 @@ mod tests {
             };
             if [
                 "marker", "write", "append", "socket", "process", "probe", "crash", "rtprio",
-                "cgroup",
+                "cgroup", "memfd",
             ]
             .contains(&id)
             {

@@ -52,6 +52,12 @@ pub struct Cli {
           default_missing_value = "64M", value_parser = parse_size)]
     scratch: Option<u64>,
 
+    /// With a program: bound its memory (memory files and kernel memory included) to SIZE (K, M,
+    /// G are powers of 1024) instead of the default 1G. Enforced by the launch's cgroup, where
+    /// this machine gives the application one it may write (the self-test's facts say).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "program")]
+    memory: Option<u64>,
+
     /// After the program ends, report on standard error what the sandbox refused it and which
     /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
     #[arg(long, requires = "program")]
@@ -100,6 +106,8 @@ pub struct Run {
     pub args: Vec<OsString>,
     /// The scratch folder's size in bytes, if the program gets one.
     pub scratch: Option<u64>,
+    /// The memory bound in bytes, instead of the default.
+    pub memory: Option<u64>,
     /// Print the report on standard error.
     pub json: bool,
     /// Report what was refused (with `json`, as JSON lines).
@@ -203,6 +211,7 @@ impl Cli {
             program: first,
             args: program.collect(),
             scratch: self.scratch,
+            memory: self.memory,
             json: self.json,
             explain: self.explain,
             report: self.report,

@@ -27,7 +27,8 @@ pub enum Outcome {
         /// Why.
         reason: String,
     },
-    /// `sandbox-check` refused the launch before starting anything.
+    /// The launch was refused: by `sandbox-check` before starting anything, or by the launcher,
+    /// which said so on its report channel.
     Refused {
         /// The text of the `sandbox: refused:` line.
         reason: String,
@@ -39,14 +40,9 @@ pub enum Outcome {
     },
     /// The launched process exited with `code`.
     Exited {
-        /// Its exit status.
+        /// Its exit status: the program's own, since the launcher's report channel said it ran
+        /// the program (a refusal is `Refused`, whatever the program prints or exits with).
         code: i32,
-        /// Set when `code` is the launcher's refusal status: the launcher refuses with it
-        /// after the launch started (its `sandbox: refused:` line is on standard error), and a
-        /// program may exit with it too. Which one it was needs a status the program cannot
-        /// forge, which the launcher does not send yet.
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        launcher_may_have_refused: bool,
     },
     /// The launched process was killed by a signal.
     Killed {

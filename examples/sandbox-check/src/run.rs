@@ -85,6 +85,10 @@ mod launch {
         /// The launcher's command could not be built.
         #[error(transparent)]
         Command(#[from] CommandError),
+        /// The launcher's command could not be built with its report channel, or the channel
+        /// could not be read.
+        #[error("the launcher's report")]
+        Report(#[source] sandbox_core::SpawnError),
         /// The scratch folder could not be made.
         #[error(transparent)]
         Scratch(#[from] sandbox_core::ScratchError),
@@ -139,7 +143,17 @@ mod launch {
     /// from running, if anything did.
     pub fn run(backend: &dyn Backend, run: &Run) -> Report {
         match launch(backend, run) {
-            Ok(status) => ended(status),
+            Ok((_, Some(refusal))) => {
+                // The launcher printed its one line itself; the report says it from the typed
+                // value it sent, which the program cannot forge.
+                Report {
+                    outcome: Outcome::Refused {
+                        reason: sandbox_core::one_line(&refusal),
+                    },
+                    exit_code: REFUSED_EXIT_CODE as u8,
+                }
+            }
+            Ok((status, None)) => ended(status),
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::NotStarted(e)) => {
                 let reason = e.to_string();
@@ -152,7 +166,11 @@ mod launch {
         }
     }
 
-    fn launch(backend: &dyn Backend, run: &Run) -> Result<ExitStatus, Stop> {
+    /// Launches the program: how it ended, and the launcher's typed refusal if it refused.
+    fn launch(
+        backend: &dyn Backend,
+        run: &Run,
+    ) -> Result<(ExitStatus, Option<sandbox_core::Refusal>), Stop> {
         let mut policy = Policy::new();
         for path in &run.read {
             policy = policy.allow_read(path)?;
@@ -163,27 +181,43 @@ mod launch {
         let given = Path::new(&run.program);
         let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
         crate::program::check(&program, given, &policy)?;
+        if let Some(bytes) = run.memory {
+            let mut limits = *policy.limits();
+            limits.memory = Some(bytes);
+            policy = policy.with_limits(limits);
+        }
         let scratch = run.scratch.map(crate::scratch::create).transpose()?;
         if let Some(scratch) = &scratch {
             policy = policy.with_scratch(scratch.grant(false));
         }
         let canary = Canary::create()?;
         check_canary(run, &policy, canary.path())?;
-        let mut command =
-            sandbox_core::launch_command(backend, &policy, &canary, &program, &run.args)?;
         if run.explain {
+            let command =
+                sandbox_core::launch_command(backend, &policy, &canary, &program, &run.args)?;
             let status = crate::explain::launch(run, &policy, &program, command)?;
             drop(canary);
             crate::scratch::report(scratch);
-            return Ok(status);
+            return Ok((status, None));
         }
+        let (mut command, channel) =
+            sandbox_core::launch_command_reporting(backend, &policy, &canary, &program, &run.args)
+                .map_err(|e| match e {
+                    sandbox_core::SpawnError::Command(e) => Refused::Command(e),
+                    other => Refused::Report(other),
+                })?;
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
         let child = command.spawn().map_err(Refused::Spawn)?;
+        let refusal = match channel.outcome(command) {
+            Ok(()) => None,
+            Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
+            Err(other) => return Err(Refused::Report(other).into()),
+        };
         let status = crate::signals::wait_forwarding(child, user);
         drop(canary);
         crate::scratch::report(scratch);
-        Ok(status.map_err(Refused::Wait)?)
+        Ok((status.map_err(Refused::Wait)?, refusal))
     }
 
     /// Refuses a policy that covers the canary, naming the flag and where to move the canary.
@@ -227,10 +261,8 @@ mod launch {
         })
     }
 
-    /// How the launched process ended. The launcher exits 97 when it refuses after the launch
-    /// started, and a program may exit 97 too: the one place that tells them apart once the
-    /// launcher reports its refusal on a channel of its own (sandbox-core, to come; its `exec`
-    /// error then goes through `program::exec_failure`).
+    /// How the launched process ended, once the launcher's channel said it ran the program: an
+    /// exit of 97 here is the program's own.
     fn ended(status: ExitStatus) -> Report {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
@@ -248,10 +280,7 @@ mod launch {
         let code = status.code().unwrap_or(1);
         Report {
             exit_code: code as u8,
-            outcome: Outcome::Exited {
-                code,
-                launcher_may_have_refused: code == REFUSED_EXIT_CODE,
-            },
+            outcome: Outcome::Exited { code },
         }
     }
 }

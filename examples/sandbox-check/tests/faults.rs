@@ -134,6 +134,14 @@ fn a_launcher_stopped_at_each_phase_is_unconfined_or_wholly_confined_and_dies_cl
             parent: child.id(),
         };
         let fields = only_fields(&status_fields(launcher));
+        // The launcher's report channel (descriptor 3) must be close-on-exec once the inherited
+        // descriptors are dealt with, so the program never holds it.
+        let status_flags = std::fs::read_to_string(format!("/proc/{launcher}/fdinfo/3"))
+            .ok()
+            .and_then(|info| {
+                let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+                u32::from_str_radix(flags.trim(), 8).ok()
+            });
         let descriptors = {
             let mut fds: Vec<String> = std::fs::read_dir(format!("/proc/{launcher}/fd"))
                 .unwrap()
@@ -149,7 +157,12 @@ fn a_launcher_stopped_at_each_phase_is_unconfined_or_wholly_confined_and_dies_cl
         let expected = if index > confine_at { &confined } else { &own };
         assert_eq!(&fields, expected, "stopped before {phase}");
         if index > descriptors_at {
-            assert_eq!(descriptors, ["0", "1", "2"], "stopped before {phase}");
+            assert_eq!(descriptors, ["0", "1", "2", "3"], "stopped before {phase}");
+            let cloexec = status_flags.expect("descriptor 3's flags") & libc::O_CLOEXEC as u32;
+            assert_ne!(
+                cloexec, 0,
+                "stopped before {phase}: the report channel is inheritable"
+            );
         }
         assert_eq!(output.status.code(), Some(128 + 9), "{phase}: {output:?}");
         assert!(output.stdout.is_empty(), "{phase}: the program ran");

@@ -216,8 +216,8 @@ fn json_reports_how_the_program_ended() {
             127,
             r#"{"outcome":"not_started","reason":"no-such-program-13: command not found","exit_code":127}"#,
         ),
-        // A program that exits 97 cannot be told from a launcher that refused after the launch
-        // started, until the launcher reports on a channel of its own; the report says so.
+        // A program that prints a refusal line and exits 97 is a program that exited 97: the
+        // launcher's report channel, which the program never holds, said it ran the program.
         (
             &[
                 "--json",
@@ -229,7 +229,7 @@ fn json_reports_how_the_program_ended() {
                 "echo 'sandbox: refused: fake' >&2; exit 97",
             ],
             97,
-            r#"{"outcome":"exited","code":97,"launcher_may_have_refused":true,"exit_code":97}"#,
+            r#"{"outcome":"exited","code":97,"exit_code":97}"#,
         ),
     ];
     for (args, code, line) in cases {
@@ -265,6 +265,31 @@ fn json_reports_a_refusal_with_its_reason() {
              {{\"outcome\":\"refused\",\"reason\":\"{reason}\",\"exit_code\":97}}\n"
         )
     );
+}
+
+/// A refusal the launcher makes after the launch started arrives on its report channel, typed,
+/// so the report says `refused` with the launcher's reason, not `exited` with 97.
+#[test]
+fn json_reports_a_launchers_refusal_from_its_channel() {
+    for phase in ["confine", "verify", "exec"] {
+        let output = run({
+            let mut c = sandbox_check();
+            c.args(["--json", "--read", "/usr", "--", "/usr/bin/true"])
+                .env("TMPDIR", "/tmp")
+                .env("SANDBOX_FAULT", phase)
+                .stdin(Stdio::null());
+            c
+        });
+        assert_eq!(output.status.code(), Some(97), "{phase}");
+        assert_eq!(
+            stderr(&output),
+            format!(
+                "sandbox: refused: a fault was injected before {phase}\n\
+                 {{\"outcome\":\"refused\",\"reason\":\"a fault was injected before {phase}\",\"exit_code\":97}}\n"
+            ),
+            "{phase}"
+        );
+    }
 }
 
 #[test]
