@@ -87,25 +87,13 @@ fn sweep_once(dir: &Path) {
         }
         swept.push(dir.to_path_buf());
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+    let maker = |name: &str| {
+        let (pid, counter) = name.strip_prefix(PREFIX)?.split_once('-')?;
+        counter.parse::<u32>().ok()?;
+        pid.parse::<i32>().ok()
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(PREFIX))
-            .and_then(|n| n.split_once('-'))
-            .and_then(|(pid, n)| n.parse::<u32>().ok().and(pid.parse::<i32>().ok()))
-            .filter(|&pid| pid > 0)
-        else {
-            continue;
-        };
-        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-            == Err(nix::errno::Errno::ESRCH);
-        if gone {
-            let _ignored = std::fs::remove_file(entry.path());
-        }
+    for path in crate::sweep::left_by_gone_processes(dir, maker) {
+        let _ignored = std::fs::remove_file(path);
     }
 }
 

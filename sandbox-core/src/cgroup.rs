@@ -267,24 +267,9 @@ fn make_and_join(dir: &Path, files: &[(&'static str, String)]) -> Result<PathBuf
 /// Removes the launches' cgroups in `dir` whose process is gone. A cgroup still holding a
 /// process cannot be removed, so a pid taken again by another process costs nothing but a delay.
 fn sweep(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(PREFIX))
-            .and_then(|n| n.parse::<i32>().ok())
-            .filter(|&p| p > 0)
-        else {
-            continue;
-        };
-        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-            == Err(nix::errno::Errno::ESRCH);
-        if gone {
-            let _ignored = std::fs::remove_dir(entry.path());
-        }
+    let maker = |name: &str| name.strip_prefix(PREFIX)?.parse::<i32>().ok();
+    for path in crate::sweep::left_by_gone_processes(dir, maker) {
+        let _ignored = std::fs::remove_dir(path);
     }
 }
 

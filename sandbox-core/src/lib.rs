@@ -57,6 +57,8 @@ mod spawn;
 #[cfg(unix)]
 mod status;
 #[cfg(unix)]
+mod sweep;
+#[cfg(unix)]
 mod sys;
 pub mod wire;
 

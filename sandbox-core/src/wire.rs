@@ -142,25 +142,13 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         let value = args.next().ok_or(WireError::MissingValue { key })?;
         match key {
             READ | EXEC => {
-                let identity = value
-                    .to_str()
-                    .and_then(Identity::from_token)
-                    .ok_or_else(|| WireError::Identity {
-                        key,
-                        value: value.clone(),
-                    })?;
+                let identity = identity(key, &value)?;
                 let path = args.next().ok_or(WireError::MissingValue { key })?;
                 policy = policy.with_resolved(key == EXEC, PathBuf::from(path), identity)?;
             }
             SCRATCH if policy.scratch().is_some() => return Err(WireError::Scratch { value }),
             SCRATCH => {
-                let identity = value
-                    .to_str()
-                    .and_then(Identity::from_token)
-                    .ok_or_else(|| WireError::Identity {
-                        key,
-                        value: value.clone(),
-                    })?;
+                let identity = identity(key, &value)?;
                 let bound = args.next().ok_or(WireError::MissingValue { key })?;
                 let (bound, home) = bound
                     .to_str()
@@ -198,6 +186,17 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         status,
         env,
     })
+}
+
+/// The identity token that follows `key`.
+fn identity(key: &'static str, value: &OsString) -> Result<Identity, WireError> {
+    value
+        .to_str()
+        .and_then(Identity::from_token)
+        .ok_or_else(|| WireError::Identity {
+            key,
+            value: value.clone(),
+        })
 }
 
 /// `NAME=VALUE`, split at the first `=`; the name is not empty.
