@@ -77,6 +77,26 @@ pub fn run() -> Result<(), Failed> {
             &[],
         )?;
         step(&mut tally, "cargo", &["test", "--workspace", "--doc"], &[])?;
+        // The escape tests of the default policy again, every launch with a scratch folder: it
+        // widens writing to that folder and nothing else.
+        step(
+            &mut tally,
+            "cargo",
+            &[
+                "test",
+                "-p",
+                "sandbox-check",
+                "--test",
+                "adversary",
+                "--test",
+                "refusals",
+                "--test",
+                "expectations",
+                "--test",
+                "beyond",
+            ],
+            &[("SANDBOX_TEST_SCRATCH", "64M")],
+        )?;
         // The launcher's argument and policy decoding under cargo-fuzz, and its corpus.
         crate::fuzz::ci()?;
         // Debian's 6.1 (Landlock ABI 2, and without Landlock) and 6.12 kernels under QEMU.
