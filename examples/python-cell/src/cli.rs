@@ -3,6 +3,12 @@
 use std::time::Duration;
 
 use clap::Parser;
+use sandbox_core::Bound;
+
+/// The scratch folder's size where the command line names none, on a system where python-cell
+/// gives one by default (Linux): room for temporary files, small enough that a cell's folder
+/// (memory, on a tmpfs) is no burden.
+pub const DEFAULT_SCRATCH: u64 = 16 << 20;
 
 /// Evaluates a Python snippet confined, as a spreadsheet's Python cell would, and prints what the
 /// cell shows: the value of its last expression, or an error such as `#BLOCKED!`.
@@ -57,6 +63,19 @@ pub struct Cli {
           value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub memory_limit: u64,
 
+    /// The size of the cell's scratch folder: its TMPDIR, the one place it may write (so
+    /// `tempfile` works), a tmpfs of this many bytes (`16M`, `512K`, `1G`) and 10,000 entries,
+    /// made for each cell (with --warm, for each runner: its cells share it) and removed after.
+    /// A write past it fails with ENOSPC. On by default on Linux at 16M; making it needs
+    /// CAP_SYS_ADMIN, and without that every cell shows #BLOCKED! (use --no-scratch). Other
+    /// systems have none unless asked, and then refuse.
+    #[arg(long, value_name = "SIZE", value_parser = size, conflicts_with = "no_scratch")]
+    pub scratch: Option<u64>,
+
+    /// No scratch folder: the cell writes no file at all.
+    #[arg(long)]
+    pub no_scratch: bool,
+
     /// The snippet, such as `1+1`; `-` reads it from standard input.
     #[arg(allow_hyphen_values = true, required_unless_present = "warm")]
     pub snippet: Option<String>,
@@ -76,6 +95,11 @@ fn input(text: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.to_owned()))
 }
 
+fn size(text: &str) -> Result<u64, String> {
+    Bound::parse_bytes(text)
+        .ok_or_else(|| format!("{text:?} is not a size such as 16M, 512K or 1G (more than 0)"))
+}
+
 fn seconds(text: &str) -> Result<Duration, String> {
     let value: f64 = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
     // NaN is not more than 0 either.
@@ -86,6 +110,18 @@ fn seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl Cli {
+    /// The scratch folder each launch gets, if any.
+    pub fn scratch(&self) -> Option<Bound> {
+        if self.no_scratch {
+            return None;
+        }
+        let default = cfg!(target_os = "linux").then_some(DEFAULT_SCRATCH);
+        self.scratch.or(default).map(|bytes| Bound {
+            bytes,
+            entries: Bound::DEFAULT.entries,
+        })
+    }
+
     /// Two inputs with one name: the cell would see only one of them.
     pub fn duplicate_input(&self) -> Option<&str> {
         self.inputs.iter().enumerate().find_map(|(i, (name, _))| {
@@ -117,6 +153,29 @@ mod tests {
         assert!(seconds("0").is_err());
         assert!(seconds("nan").is_err());
         assert!(seconds("-1").is_err());
+        assert_eq!(size("16M").unwrap(), 16 << 20);
+        assert!(size("0").is_err());
+        assert!(size("1.5M").is_err());
+    }
+
+    #[test]
+    fn the_scratch_folder_is_on_by_default_on_linux_and_can_be_refused() {
+        let bound = |bytes| Bound {
+            bytes,
+            entries: 10_000,
+        };
+        let cli = Cli::try_parse_from(["python-cell", "1"]).unwrap();
+        assert_eq!(
+            cli.scratch(),
+            cfg!(target_os = "linux").then(|| bound(DEFAULT_SCRATCH))
+        );
+        let cli = Cli::try_parse_from(["python-cell", "--scratch", "1M", "1"]).unwrap();
+        assert_eq!(cli.scratch(), Some(bound(1 << 20)));
+        let cli = Cli::try_parse_from(["python-cell", "--no-scratch", "1"]).unwrap();
+        assert_eq!(cli.scratch(), None);
+        assert!(
+            Cli::try_parse_from(["python-cell", "--scratch", "1M", "--no-scratch", "1"]).is_err()
+        );
     }
 
     #[test]
