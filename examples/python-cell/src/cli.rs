@@ -5,10 +5,9 @@ use std::time::Duration;
 use clap::Parser;
 use sandbox_core::Bound;
 
-/// The scratch folder's size where the command line names none, on a system where python-cell
-/// gives one by default (Linux): room for temporary files, small enough that a cell's folder
-/// (memory, on a tmpfs) is no burden.
-pub const DEFAULT_SCRATCH: u64 = 16 << 20;
+/// The scratch folder's size for a bare `--scratch`: room for temporary files, small enough that
+/// a cell's folder (memory, on a tmpfs) is no burden.
+const DEFAULT_SCRATCH: &str = "16M";
 
 /// Evaluates a Python snippet confined, as a spreadsheet's Python cell would, and prints what the
 /// cell shows: the value of its last expression, or an error such as `#BLOCKED!`.
@@ -63,18 +62,14 @@ pub struct Cli {
           value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub memory_limit: u64,
 
-    /// The size of the cell's scratch folder: its TMPDIR, the one place it may write (so
-    /// `tempfile` works), a tmpfs of this many bytes (`16M`, `512K`, `1G`) and 10,000 entries,
-    /// made for each cell (with --warm, for each runner: its cells share it) and removed after.
-    /// A write past it fails with ENOSPC. On by default on Linux at 16M; making it needs
-    /// CAP_SYS_ADMIN, and without that every cell shows #BLOCKED! (use --no-scratch). Other
-    /// systems have none unless asked, and then refuse.
-    #[arg(long, value_name = "SIZE", value_parser = size, conflicts_with = "no_scratch")]
+    /// Gives the cell a scratch folder: its TMPDIR, the one place it may write (so `tempfile`
+    /// works), a tmpfs of SIZE bytes (`16M`, `512K`, `1G`; 16M when no SIZE is given) and
+    /// 10,000 entries, made for the cell (with --warm, for each runner: the cells it serves share
+    /// it) and removed after. A write past it fails with ENOSPC. Making it needs CAP_SYS_ADMIN
+    /// on Linux, and macOS has none: where it cannot be made, the cell shows #BLOCKED!.
+    #[arg(long, value_name = "SIZE", value_parser = size, num_args = 0..=1,
+          require_equals = true, default_missing_value = DEFAULT_SCRATCH)]
     pub scratch: Option<u64>,
-
-    /// No scratch folder: the cell writes no file at all.
-    #[arg(long)]
-    pub no_scratch: bool,
 
     /// The snippet, such as `1+1`; `-` reads it from standard input.
     #[arg(allow_hyphen_values = true, required_unless_present = "warm")]
@@ -112,11 +107,7 @@ fn seconds(text: &str) -> Result<Duration, String> {
 impl Cli {
     /// The scratch folder each launch gets, if any.
     pub fn scratch(&self) -> Option<Bound> {
-        if self.no_scratch {
-            return None;
-        }
-        let default = cfg!(target_os = "linux").then_some(DEFAULT_SCRATCH);
-        self.scratch.or(default).map(|bytes| Bound {
+        self.scratch.map(|bytes| Bound {
             bytes,
             entries: Bound::DEFAULT.entries,
         })
@@ -159,23 +150,19 @@ mod tests {
     }
 
     #[test]
-    fn the_scratch_folder_is_on_by_default_on_linux_and_can_be_refused() {
+    fn the_scratch_folder_is_asked_for_with_or_without_its_size() {
         let bound = |bytes| Bound {
             bytes,
             entries: 10_000,
         };
         let cli = Cli::try_parse_from(["python-cell", "1"]).unwrap();
-        assert_eq!(
-            cli.scratch(),
-            cfg!(target_os = "linux").then(|| bound(DEFAULT_SCRATCH))
-        );
-        let cli = Cli::try_parse_from(["python-cell", "--scratch", "1M", "1"]).unwrap();
-        assert_eq!(cli.scratch(), Some(bound(1 << 20)));
-        let cli = Cli::try_parse_from(["python-cell", "--no-scratch", "1"]).unwrap();
         assert_eq!(cli.scratch(), None);
-        assert!(
-            Cli::try_parse_from(["python-cell", "--scratch", "1M", "--no-scratch", "1"]).is_err()
-        );
+        let cli = Cli::try_parse_from(["python-cell", "--scratch", "1"]).unwrap();
+        assert_eq!(cli.scratch(), Some(bound(16 << 20)));
+        assert_eq!(cli.snippet.as_deref(), Some("1"));
+        let cli = Cli::try_parse_from(["python-cell", "--scratch=1M", "1"]).unwrap();
+        assert_eq!(cli.scratch(), Some(bound(1 << 20)));
+        assert!(Cli::try_parse_from(["python-cell", "--scratch=0", "1"]).is_err());
     }
 
     #[test]

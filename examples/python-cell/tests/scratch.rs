@@ -77,7 +77,7 @@ fn left(folder: &str) -> (bool, bool) {
 
 #[test]
 fn a_cold_cell_may_use_tempfile_and_its_folder_is_gone_after() {
-    let got = run(python_cell(&[TEMPFILE]), None);
+    let got = run(python_cell(&["--scratch", TEMPFILE]), None);
     if refused_without_mount(&got) {
         return;
     }
@@ -86,7 +86,10 @@ fn a_cold_cell_may_use_tempfile_and_its_folder_is_gone_after() {
     assert_eq!(got.code, Some(0));
 
     let got = run(
-        python_cell(&["import tempfile\nprint(tempfile.gettempdir())\n1"]),
+        python_cell(&[
+            "--scratch",
+            "import tempfile\nprint(tempfile.gettempdir())\n1",
+        ]),
         None,
     );
     assert_eq!(got.stdout, "1\n");
@@ -99,14 +102,25 @@ fn a_cold_cell_may_use_tempfile_and_its_folder_is_gone_after() {
     assert_eq!(left(&folder), (false, false), "{folder} was left behind");
 }
 
+/// The variables a cell sees, with `LANG` set and nothing else of the parent's.
+fn environment(args: &[&str]) -> Run {
+    let mut all = args.to_vec();
+    all.push("import os\nsorted(os.environ)");
+    let mut command = python_cell(&all);
+    command
+        .env("LANG", "C.UTF-8")
+        .env("HOME", "/root")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env_remove("TZ");
+    run(command, None)
+}
+
 #[test]
-fn without_a_scratch_folder_a_cell_writes_nothing() {
-    let got = run(
-        python_cell(&["--no-scratch", "import os\nsorted(os.environ)"]),
-        None,
-    );
+fn by_default_a_cell_has_no_scratch_folder_and_with_one_only_tmpdir_is_new() {
+    let got = environment(&[]);
     assert_eq!(got.stdout, "['LANG', 'PATH']\n");
-    let got = run(python_cell(&["--no-scratch", TEMPFILE]), None);
+    let got = run(python_cell(&[TEMPFILE]), None);
     assert_eq!(got.stdout, "#PYTHON!\n");
     assert!(
         got.note()
@@ -114,18 +128,24 @@ fn without_a_scratch_folder_a_cell_writes_nothing() {
         "{}",
         got.note()
     );
+    let got = environment(&["--scratch"]);
+    if refused_without_mount(&got) {
+        return;
+    }
+    // Not HOME: the driver needs none.
+    assert_eq!(got.stdout, "['LANG', 'PATH', 'TMPDIR']\n");
 }
 
 #[test]
 fn a_cold_cell_that_fills_its_folder_sees_enospc_and_the_next_cell_works() {
-    let got = run(python_cell(&["--scratch", "1M", FILL]), None);
+    let got = run(python_cell(&["--scratch=1M", FILL]), None);
     if refused_without_mount(&got) {
         return;
     }
     assert_eq!(got.stdout, "#PYTHON!\n");
     assert_eq!(got.note(), format!("python-cell: {ENOSPC}"));
     assert_eq!(got.code, Some(1));
-    let got = run(python_cell(&["--scratch", "1M", TEMPFILE]), None);
+    let got = run(python_cell(&["--scratch=1M", TEMPFILE]), None);
     assert_eq!(got.stdout, "1\n");
     assert_eq!(got.code, Some(0));
 }
@@ -137,7 +157,7 @@ fn a_warm_runner_may_use_tempfile_and_its_folder_is_gone_after() {
          import tempfile; open(tempfile.gettempdir() + '/kept').read()\n\
          import tempfile; tempfile.gettempdir()\n"
     );
-    let got = run(python_cell(&["--warm"]), Some(&input));
+    let got = run(python_cell(&["--warm", "--scratch"]), Some(&input));
     if refused_without_mount(&got) {
         return;
     }
@@ -153,7 +173,7 @@ fn a_warm_runner_may_use_tempfile_and_its_folder_is_gone_after() {
 #[test]
 fn a_warm_cell_that_fills_the_folder_sees_enospc_and_the_next_cell_works() {
     let input = format!("{FILL}\n{TEMPFILE}\n1+1\n");
-    let got = run(python_cell(&["--warm", "--scratch", "1M"]), Some(&input));
+    let got = run(python_cell(&["--warm", "--scratch=1M"]), Some(&input));
     if refused_without_mount(&got) {
         return;
     }
@@ -168,7 +188,7 @@ fn a_warm_cell_that_fills_the_folder_sees_enospc_and_the_next_cell_works() {
 #[test]
 fn a_cell_cannot_reach_another_workbooks_scratch_folder() {
     // Workbook A's runner leaves a file in its folder, and stays up while workbook B runs.
-    let mut a = python_cell(&["--warm"])
+    let mut a = python_cell(&["--warm", "--scratch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -194,7 +214,7 @@ fn a_cell_cannot_reach_another_workbooks_scratch_folder() {
     assert!(a_folder.contains("/sandbox-scratch-"), "{a_folder}");
 
     let got = run(
-        python_cell(&["--warm"]),
+        python_cell(&["--warm", "--scratch"]),
         Some(&format!(
             "open('{a_folder}/secret').read()\n\
              import os; os.listdir('{a_folder}')\n\
@@ -235,4 +255,33 @@ fn a_cell_cannot_reach_another_workbooks_scratch_folder() {
         (false, false),
         "{a_folder} was left behind"
     );
+}
+
+#[test]
+fn without_cap_sys_admin_a_cell_with_a_scratch_folder_is_refused_and_nothing_runs() {
+    // Root runs python-cell as `nobody`, which may not mount; anyone else runs it as themselves.
+    let shown = |warm: bool| {
+        let mut command = if warm {
+            python_cell(&["--warm", "--scratch"])
+        } else {
+            python_cell(&["--scratch", "print('ran')\n1"])
+        };
+        if nix::unistd::geteuid().is_root() {
+            std::os::unix::process::CommandExt::uid(&mut command, 65534);
+            std::os::unix::process::CommandExt::gid(&mut command, 65534);
+        }
+        command.env("TMPDIR", "/tmp");
+        run(command, warm.then_some("print('ran'); 1\n"))
+    };
+    let reason = "the cell's scratch folder cannot be made: no bound on a scratch folder can be \
+                  enforced here (mounting a size-limited tmpfs needs CAP_SYS_ADMIN), and it is \
+                  never made unbounded: Operation not permitted (os error 1)";
+    let got = shown(false);
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    assert_eq!(got.stderr, format!("python-cell: {reason}\n"));
+    assert_eq!(got.code, Some(3));
+    let got = shown(true);
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    assert_eq!(got.stderr, format!("python-cell: cell 1: {reason}\n"));
+    assert_eq!(got.code, Some(3));
 }

@@ -75,19 +75,3 @@ pub fn run(mut command: Command, stdin: Option<&str>) -> Run {
     }
     run
 }
-
-/// A snippet showing the cell's environment: every variable but `TMPDIR` with its value, then
-/// the folder `TMPDIR` lies in and the start of its name.
-pub const ENVIRONMENT: &str = "sorted((k, v) for k, v in os.environ.items() if k != 'TMPDIR') + \
-    [os.path.dirname(os.environ['TMPDIR']), os.path.basename(os.environ['TMPDIR'])[:16]]";
-
-/// What [`ENVIRONMENT`] shows in a cell with its scratch folder (the default), given
-/// `LANG=C.UTF-8`: nothing of the parent's but `LANG`, and `TMPDIR` a scratch folder in this
-/// process's temporary folder.
-pub fn environment_shown() -> String {
-    let temp = std::env::temp_dir().canonicalize().unwrap();
-    format!(
-        "[('LANG', 'C.UTF-8'), ('PATH', '/usr/bin:/bin'), '{}', 'sandbox-scratch-']\n",
-        temp.display()
-    )
-}
