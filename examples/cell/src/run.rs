@@ -588,6 +588,52 @@ mod tests {
         }
     }
 
+    /// A backend that says it confines, for the checks made before anything is launched.
+    struct Confines;
+
+    impl Backend for Confines {
+        fn name(&self) -> &'static str {
+            "test"
+        }
+        fn support(&self) -> sandbox_core::Support {
+            sandbox_core::Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> {
+            Err(sandbox_core::BackendError::new(io::Error::other("a test")))
+        }
+    }
+
+    #[test]
+    fn a_scratch_folder_in_the_policy_itself_is_refused_before_anything_starts() {
+        let grant = sandbox_core::ScratchGrant {
+            path: std::env::temp_dir(),
+            identity: sandbox_core::identity::Identity {
+                device: 1,
+                inode: 2,
+                kind: sandbox_core::identity::Kind::Folder,
+            },
+            bound: Bound::DEFAULT,
+            home: false,
+        };
+        let program = Program::new("/bin/true", Policy::new().with_scratch(grant));
+        let got = run(&Confines, &program, b"", &Limits::default());
+        assert!(matches!(got, Err(CellError::ScratchInPolicy)), "{got:?}");
+    }
+
+    #[test]
+    fn with_scratch_keeps_its_bound_for_each_launch() {
+        let bound = Bound {
+            bytes: 1 << 20,
+            entries: 5,
+        };
+        let program = Program::new("/bin/true", Policy::new());
+        assert_eq!(program.scratch(), None);
+        assert_eq!(
+            program.with_scratch(bound, true).scratch(),
+            Some((bound, true))
+        );
+    }
+
     #[test]
     fn the_defaults_are_documented_ones() {
         let limits = Limits::default();

@@ -27,6 +27,9 @@
 //!
 //! `python-cell --warm` runs the cells on its standard input, one a line, in one warm runner
 //! ([`cell::Runner`], `src/warm.rs`), and prints one result a line.
+//!
+//! `python-cell --scratch[=SIZE]` gives each cell (with `--warm`, each runner) a scratch folder
+//! ([`cell::Program::with_scratch`]): its `TMPDIR`, so `tempfile` works.
 #![forbid(unsafe_code)]
 
 mod backend;
