@@ -26,6 +26,10 @@
 //! has no sandbox, or the launcher refuses, the outcome is [`Outcome::Blocked`] and the program
 //! never ran: a spreadsheet shows `#BLOCKED!`.
 //!
+//! A program writes no file unless it asks for a scratch folder ([`Program::with_scratch`]): a
+//! bounded folder of its own for each launch, its `TMPDIR`, removed once the program has been
+//! waited for. Where none can be made, the outcome is [`Blocked::NoScratch`].
+//!
 //! # Many cells, one program
 //!
 //! A [`Runner`] (unix) starts the program once, confined as [`run`] confines it, and sends it one

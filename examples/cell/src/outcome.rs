@@ -110,6 +110,12 @@ pub enum Blocked {
         /// The reason, as the launcher gave it after the prefix.
         reason: String,
     },
+    /// The program asked for a scratch folder ([`crate::Program::with_scratch`]) and none with
+    /// its bound could be made here, so nothing was started.
+    NoScratch {
+        /// Why, on one line: [`sandbox_core::ScratchError`]'s message and its causes.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Blocked {
@@ -118,6 +124,9 @@ impl fmt::Display for Blocked {
             Blocked::NoSandbox { reason } => write!(f, "no sandbox on this system: {reason}"),
             Blocked::Refused { reason } => {
                 write!(f, "the sandbox refused to run the cell: {reason}")
+            }
+            Blocked::NoScratch { reason } => {
+                write!(f, "the cell's scratch folder cannot be made: {reason}")
             }
         }
     }
@@ -149,4 +158,8 @@ pub enum CellError {
     /// Reading its output failed.
     #[error("cannot read the cell's output")]
     Read(#[source] io::Error),
+    /// The program's policy holds a scratch folder of its own, which every launch of it would
+    /// share; [`crate::Program::with_scratch`] gives each launch a fresh one instead.
+    #[error("the program's policy holds a scratch folder, which its launches would share")]
+    ScratchInPolicy,
 }

@@ -11,8 +11,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use sandbox_core::{
-    launch_command, one_line, Backend, Canary, CommandError, Policy, REFUSED_EXIT_CODE,
-    REFUSED_PREFIX,
+    launch_command, one_line, Backend, Bound, Canary, CommandError, Policy, Scratch,
+    REFUSED_EXIT_CODE, REFUSED_PREFIX,
 };
 
 use crate::outcome::{Blocked, CellError, Outcome};
@@ -68,6 +68,7 @@ pub struct Program {
     path: PathBuf,
     args: Vec<OsString>,
     policy: Policy,
+    scratch: Option<(Bound, bool)>,
 }
 
 impl Program {
@@ -78,6 +79,7 @@ impl Program {
             path: path.into(),
             args: Vec::new(),
             policy,
+            scratch: None,
         }
     }
 
@@ -104,6 +106,26 @@ impl Program {
     /// What it may read and execute.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// Gives every launch of the program a scratch folder of its own, holding at most `bound`:
+    /// its `TMPDIR` (and its `HOME` too when `home`), the one place it may write
+    /// ([`sandbox_core::Scratch`]). A cold cell ([`run`]) gets a fresh folder, removed once the
+    /// program has been waited for; a warm [`crate::Runner`] gets one for the life of each
+    /// program it starts, so the cells one runner serves share that folder as they share its
+    /// interpreter, and no two runners (no two workbooks) ever share one.
+    ///
+    /// Where no bounded folder can be made (mounting it needs `CAP_SYS_ADMIN`; macOS has none),
+    /// nothing starts and the outcome is [`Blocked::NoScratch`]: a program is never run with an
+    /// unbounded folder, nor silently without the one it asked for.
+    pub fn with_scratch(mut self, bound: Bound, home: bool) -> Self {
+        self.scratch = Some((bound, home));
+        self
+    }
+
+    /// The scratch folder each launch gets, if any: its bound, and whether it is `HOME` too.
+    pub fn scratch(&self) -> Option<(Bound, bool)> {
+        self.scratch
     }
 }
 
@@ -138,34 +160,63 @@ pub fn run(
     limits: &Limits,
 ) -> Result<Outcome, CellError> {
     let started = Instant::now();
-    let (child, canary) = match start(backend, program, limits)? {
+    let Started {
+        child,
+        canary,
+        scratch,
+    } = match start(backend, program, limits)? {
         Ok(started) => started,
         Err(blocked) => return Ok(Outcome::Blocked(blocked)),
     };
     let outcome = supervise(Running::new(child), input, limits, started);
-    // Only now: the child is gone, in every case, so it cannot be looking for the canary.
+    // Only now: the child is gone, in every case, so it cannot be looking for the canary or
+    // still writing in its scratch folder.
     drop(canary);
+    drop(scratch);
     outcome
 }
 
-/// Starts `program` confined by `backend`, with three pipes and the memory limit, and returns
-/// the child with the canary it must outlive; or why nothing could start.
+/// A launched child and what it must not outlive.
+pub(crate) struct Started {
+    pub(crate) child: Child,
+    pub(crate) canary: Canary,
+    /// Its scratch folder, if the program asked for one; removed when dropped.
+    pub(crate) scratch: Option<Scratch>,
+}
+
+/// Starts `program` confined by `backend`, with three pipes, the memory limit and a fresh
+/// scratch folder if it asked for one; or says why nothing could start.
 pub(crate) fn start(
     backend: &dyn Backend,
     program: &Program,
     limits: &Limits,
-) -> Result<Result<(Child, Canary), Blocked>, CellError> {
+) -> Result<Result<Started, Blocked>, CellError> {
     if let Some(blocked) = blocked(backend) {
         return Ok(Err(blocked));
     }
+    // A folder in the policy itself would be given to every launch of it: to every cell, and
+    // to every workbook's runner.
+    if program.policy.scratch().is_some() {
+        return Err(CellError::ScratchInPolicy);
+    }
+    let mut policy = program.policy.clone();
+    let scratch = match program.scratch {
+        None => None,
+        Some((bound, home)) => match Scratch::create(bound) {
+            Ok(scratch) => {
+                policy = policy.with_scratch(scratch.grant(home));
+                Some(scratch)
+            }
+            Err(e) => {
+                return Ok(Err(Blocked::NoScratch {
+                    reason: one_line(&e),
+                }))
+            }
+        },
+    };
     let canary = Canary::create().map_err(CellError::Canary)?;
-    let mut command = match launch_command(
-        backend,
-        &program.policy,
-        &canary,
-        &program.path,
-        &program.args,
-    ) {
+    let mut command = match launch_command(backend, &policy, &canary, &program.path, &program.args)
+    {
         Ok(command) => command,
         Err(CommandError::NoSandbox(reason)) => {
             return Ok(Err(Blocked::NoSandbox {
@@ -182,7 +233,11 @@ pub(crate) fn start(
         crate::memory::limit_address_space(&mut command, bytes)?;
     }
     let child = command.spawn().map_err(CellError::Spawn)?;
-    Ok(Ok((child, canary)))
+    Ok(Ok(Started {
+        child,
+        canary,
+        scratch,
+    }))
 }
 
 /// The child, killed and waited for when dropped unless it has been already.
@@ -531,6 +586,52 @@ mod tests {
                 "{code} {stdout:?} {stderr:?}"
             );
         }
+    }
+
+    /// A backend that says it confines, for the checks made before anything is launched.
+    struct Confines;
+
+    impl Backend for Confines {
+        fn name(&self) -> &'static str {
+            "test"
+        }
+        fn support(&self) -> sandbox_core::Support {
+            sandbox_core::Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> {
+            Err(sandbox_core::BackendError::new(io::Error::other("a test")))
+        }
+    }
+
+    #[test]
+    fn a_scratch_folder_in_the_policy_itself_is_refused_before_anything_starts() {
+        let grant = sandbox_core::ScratchGrant {
+            path: std::env::temp_dir(),
+            identity: sandbox_core::identity::Identity {
+                device: 1,
+                inode: 2,
+                kind: sandbox_core::identity::Kind::Folder,
+            },
+            bound: Bound::DEFAULT,
+            home: false,
+        };
+        let program = Program::new("/bin/true", Policy::new().with_scratch(grant));
+        let got = run(&Confines, &program, b"", &Limits::default());
+        assert!(matches!(got, Err(CellError::ScratchInPolicy)), "{got:?}");
+    }
+
+    #[test]
+    fn with_scratch_keeps_its_bound_for_each_launch() {
+        let bound = Bound {
+            bytes: 1 << 20,
+            entries: 5,
+        };
+        let program = Program::new("/bin/true", Policy::new());
+        assert_eq!(program.scratch(), None);
+        assert_eq!(
+            program.with_scratch(bound, true).scratch(),
+            Some((bound, true))
+        );
     }
 
     #[test]

@@ -24,7 +24,11 @@
 //! Every cell a runner serves shares its process with the cells before it. Only the cells of one
 //! trust domain (one workbook, one author) may share a runner; the program decides what one cell
 //! can leave behind for the next (python-cell's driver gives each a fresh namespace, but imported
-//! modules and changed builtins stay).
+//! modules and changed builtins stay). A program given a scratch folder
+//! ([`Program::with_scratch`]) gets one per start, kept for that program's life: the cells it
+//! serves share that folder as they share the process, and what one cell leaves there the next
+//! finds (a full folder included). Each new program, after a recycle or a cell that cost the
+//! runner, starts with a fresh, empty one; two runners never share one.
 #![cfg(unix)]
 
 use std::io::{self, Read, Write};
@@ -35,10 +39,10 @@ use std::time::{Duration, Instant};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use sandbox_core::{Backend, Canary, REFUSED_EXIT_CODE};
+use sandbox_core::{Backend, Canary, Scratch, REFUSED_EXIT_CODE};
 
 use crate::outcome::{Blocked, CellError, Outcome};
-use crate::run::{refusal, start, text, Limits, Program, Running, ERROR_EXIT, VALUE_EXIT};
+use crate::run::{refusal, start, text, Limits, Program, Running, Started, ERROR_EXIT, VALUE_EXIT};
 
 /// The most bytes an answer's header (`STATUS LEN\n`) may take before it is garbled.
 const HEADER_MAX: usize = 48;
@@ -79,7 +83,7 @@ pub struct Runner<'a> {
 }
 
 /// A running program and its pipes. The fields drop in order: the program is killed and waited
-/// for before the canary goes.
+/// for before its scratch folder is removed and the canary goes.
 struct Live {
     running: Running,
     stdin: ChildStdin,
@@ -87,6 +91,7 @@ struct Live {
     stderr: ChildStderr,
     started: Instant,
     served: usize,
+    _scratch: Option<Scratch>,
     _canary: Canary,
 }
 
@@ -161,7 +166,11 @@ impl<'a> Runner<'a> {
             .checked_add(self.limits.timeout)
             .unwrap_or_else(|| started + Duration::from_secs(u64::from(u32::MAX)));
         if self.live.is_none() {
-            let (child, canary) = match start(self.backend, &self.program, &self.limits)? {
+            let Started {
+                child,
+                canary,
+                scratch,
+            } = match start(self.backend, &self.program, &self.limits)? {
                 Ok(started) => started,
                 Err(blocked) => return Ok(Outcome::Blocked(blocked)),
             };
@@ -186,6 +195,7 @@ impl<'a> Runner<'a> {
                 stderr,
                 started,
                 served: 0,
+                _scratch: scratch,
                 _canary: canary,
             });
         }

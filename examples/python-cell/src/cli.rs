@@ -3,6 +3,11 @@
 use std::time::Duration;
 
 use clap::Parser;
+use sandbox_core::Bound;
+
+/// The scratch folder's size for a bare `--scratch`: room for temporary files, small enough that
+/// a cell's folder (memory, on a tmpfs) is no burden.
+const DEFAULT_SCRATCH: &str = "16M";
 
 /// Evaluates a Python snippet confined, as a spreadsheet's Python cell would, and prints what the
 /// cell shows: the value of its last expression, or an error such as `#BLOCKED!`.
@@ -57,6 +62,15 @@ pub struct Cli {
           value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub memory_limit: u64,
 
+    /// Gives the cell a scratch folder: its TMPDIR, the one place it may write (so `tempfile`
+    /// works), a tmpfs of SIZE bytes (`16M`, `512K`, `1G`; 16M when no SIZE is given) and
+    /// 10,000 entries, made for the cell (with --warm, for each runner: the cells it serves share
+    /// it) and removed after. A write past it fails with ENOSPC. Making it needs CAP_SYS_ADMIN
+    /// on Linux, and macOS has none: where it cannot be made, the cell shows #BLOCKED!.
+    #[arg(long, value_name = "SIZE", value_parser = size, num_args = 0..=1,
+          require_equals = true, default_missing_value = DEFAULT_SCRATCH)]
+    pub scratch: Option<u64>,
+
     /// The snippet, such as `1+1`; `-` reads it from standard input.
     #[arg(allow_hyphen_values = true, required_unless_present = "warm")]
     pub snippet: Option<String>,
@@ -76,6 +90,11 @@ fn input(text: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.to_owned()))
 }
 
+fn size(text: &str) -> Result<u64, String> {
+    Bound::parse_bytes(text)
+        .ok_or_else(|| format!("{text:?} is not a size such as 16M, 512K or 1G (more than 0)"))
+}
+
 fn seconds(text: &str) -> Result<Duration, String> {
     let value: f64 = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
     // NaN is not more than 0 either.
@@ -86,6 +105,14 @@ fn seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl Cli {
+    /// The scratch folder each launch gets, if any.
+    pub fn scratch(&self) -> Option<Bound> {
+        self.scratch.map(|bytes| Bound {
+            bytes,
+            entries: Bound::DEFAULT.entries,
+        })
+    }
+
     /// Two inputs with one name: the cell would see only one of them.
     pub fn duplicate_input(&self) -> Option<&str> {
         self.inputs.iter().enumerate().find_map(|(i, (name, _))| {
@@ -117,6 +144,25 @@ mod tests {
         assert!(seconds("0").is_err());
         assert!(seconds("nan").is_err());
         assert!(seconds("-1").is_err());
+        assert_eq!(size("16M").unwrap(), 16 << 20);
+        assert!(size("0").is_err());
+        assert!(size("1.5M").is_err());
+    }
+
+    #[test]
+    fn the_scratch_folder_is_asked_for_with_or_without_its_size() {
+        let bound = |bytes| Bound {
+            bytes,
+            entries: 10_000,
+        };
+        let cli = Cli::try_parse_from(["python-cell", "1"]).unwrap();
+        assert_eq!(cli.scratch(), None);
+        let cli = Cli::try_parse_from(["python-cell", "--scratch", "1"]).unwrap();
+        assert_eq!(cli.scratch(), Some(bound(16 << 20)));
+        assert_eq!(cli.snippet.as_deref(), Some("1"));
+        let cli = Cli::try_parse_from(["python-cell", "--scratch=1M", "1"]).unwrap();
+        assert_eq!(cli.scratch(), Some(bound(1 << 20)));
+        assert!(Cli::try_parse_from(["python-cell", "--scratch=0", "1"]).is_err());
     }
 
     #[test]

@@ -118,6 +118,10 @@ def answer(data, errors):
         traceback.print_exception(type(error), error, tb, file=errors)
         text = traceback.format_exception_only(type(error), error)[-1].strip()
         status = 1
+        # The traceback's frames lead back to this one, which would hold them: a cycle that
+        # only the garbage collector frees, keeping the cell's objects (an open temporary file
+        # filling the scratch folder) alive into the cells after it.
+        del tb
     errors.flush()
     return status, text.encode("utf-8", "backslashreplace")
 

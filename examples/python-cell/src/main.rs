@@ -27,6 +27,9 @@
 //!
 //! `python-cell --warm` runs the cells on its standard input, one a line, in one warm runner
 //! ([`cell::Runner`], `src/warm.rs`), and prints one result a line.
+//!
+//! `python-cell --scratch[=SIZE]` gives each cell (with `--warm`, each runner) a scratch folder
+//! ([`cell::Program::with_scratch`]): its `TMPDIR`, so `tempfile` works.
 #![forbid(unsafe_code)]
 
 mod backend;
@@ -64,6 +67,15 @@ pub(crate) fn limits(cli: &cli::Cli) -> Limits {
     }
 }
 
+/// `program` with the scratch folder the command line asks for, if any; never as `HOME`, which
+/// the driver does not need.
+pub(crate) fn with_scratch(program: cell::Program, cli: &cli::Cli) -> cell::Program {
+    match cli.scratch() {
+        Some(bound) => program.with_scratch(bound, false),
+        None => program,
+    }
+}
+
 /// Evaluates the cell, prints what it shows, and returns the exit status.
 fn evaluate(cli: &cli::Cli) -> u8 {
     let backend = backend::backend();
@@ -81,7 +93,7 @@ fn evaluate(cli: &cli::Cli) -> u8 {
         snippet.to_owned()
     };
     let program = match python_cell::program() {
-        Ok(program) => program,
+        Ok(program) => with_scratch(program, cli),
         Err(e) => return setup_failed(&one_line(&e)),
     };
     let input = request::encode(&code, &cli.inputs);

@@ -83,7 +83,7 @@ impl Serving<'_> {
 /// The workbook's runner, or why there is none.
 #[cfg(unix)]
 fn runner<'a>(backend: &'a dyn sandbox_core::Backend, cli: &Cli) -> Result<Serving<'a>, String> {
-    let program = python_cell::warm_program().map_err(|e| one_line(&e))?;
+    let program = crate::with_scratch(python_cell::warm_program().map_err(|e| one_line(&e))?, cli);
     let recycle = Recycle {
         cells: usize::try_from(cli.max_cells).unwrap_or(usize::MAX),
         age: cli.max_age,
