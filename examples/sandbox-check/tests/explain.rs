@@ -9,6 +9,7 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::io::Write as _;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -24,7 +25,10 @@ fn users() -> Vec<Option<u32>> {
     if nix::unistd::Uid::effective().is_root() {
         vec![None, Some(NOBODY)]
     } else {
-        eprintln!(
+        // Written past the test harness, which hides what a passing test prints with the
+        // macros, so the CI summary counts it.
+        let _ = writeln!(
+            std::io::stderr(),
             "SKIPPED: the run as nobody needs root to switch users; this user's run stands for it"
         );
         vec![None]
