@@ -154,6 +154,15 @@ fn usable_v2(
         .collect()
 }
 
+/// Whether a launch's memory bound is enforced here: a cgroup v2 memory controller this
+/// application may write.
+pub fn memory_bounded() -> bool {
+    let found = Hierarchies::find();
+    found.v2.as_deref().is_some_and(|dir| {
+        usable_v2(dir, found.v2_is_root, &wanted(&Limits::default()), false).contains(&MEMORY)
+    })
+}
+
 /// What bounds the cgroups give on this machine, as `support()` reports it.
 pub fn fact() -> Fact {
     let limits = Limits::default();

@@ -72,7 +72,7 @@ pub use launch::{
     handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
     REFUSED_EXIT_CODE, REFUSED_PREFIX,
 };
-pub use limits::{bounds_fact, Limits};
+pub use limits::{bounds_fact, memory_is_bounded, Limits};
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
 pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};

@@ -203,6 +203,17 @@ pub fn bounds_fact() -> crate::Fact {
     )
 }
 
+/// Whether [`Limits::memory`] is enforced on this machine (a cgroup v2 memory controller the
+/// application may write, on Linux). Where it is not, memory is bounded only by the resource
+/// limits, which leave memory files and kernel memory out: a caller that asked for a bound can
+/// refuse to run without one.
+pub fn memory_is_bounded() -> bool {
+    #[cfg(target_os = "linux")]
+    return crate::cgroup::memory_bounded();
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
 /// Sets the process-wide limits on the calling process (the launcher, before confinement): the
 /// resource limits, the nice value and the OOM score. The cgroup bounds are `cgroup.rs`'s.
 #[cfg(unix)]

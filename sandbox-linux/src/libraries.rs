@@ -71,17 +71,17 @@ pub fn dynamic(path: &Path) -> Result<Dynamic, ElfError> {
         return Ok(Dynamic::default());
     };
     let mut loads = Vec::new();
-    let mut section = None;
+    let mut sections = Vec::new();
     for entry in headers.entries() {
         match elf::u32_at(entry, 0) {
             PT_LOAD => loads.push((u64_at(entry, 16), u64_at(entry, 8), u64_at(entry, 32))),
-            PT_DYNAMIC if section.is_none() => {
-                section = Some((u64_at(entry, 8), u64_at(entry, 32)));
-            }
+            PT_DYNAMIC => sections.push((u64_at(entry, 8), u64_at(entry, 32))),
             _ => {}
         }
     }
-    let Some((offset, size)) = section else {
+    // One dynamic section, or none read: with two, this reading and the loader's (which takes
+    // the last) could differ, and the program would choose what the advice says.
+    let [(offset, size)] = sections[..] else {
         return Ok(Dynamic::default());
     };
     let count = (size / 16).min(MAX_ENTRIES);
@@ -150,7 +150,14 @@ fn search_path(program: &Path, dynamic: &Dynamic) -> Vec<PathBuf> {
         dirs.extend(dynamic.rpath.iter().map(expand));
     }
     dirs.extend(dynamic.runpath.iter().map(expand));
-    dirs.extend(ld_so_conf(Path::new("/etc/ld.so.conf"), 0));
+    dirs.extend(system_folders());
+    dirs
+}
+
+/// The folders the system searches for every program: `/etc/ld.so.conf`'s, then the default
+/// ones. Only the system administrator chooses these.
+fn system_folders() -> Vec<PathBuf> {
+    let mut dirs = ld_so_conf(Path::new("/etc/ld.so.conf"), 0);
     for system in ["/lib", "/usr/lib"] {
         dirs.push(Path::new(system).join(MULTIARCH));
     }
@@ -206,24 +213,33 @@ fn ld_so_conf(path: &Path, depth: usize) -> Vec<PathBuf> {
 /// The libraries `program` needs that the loader would find outside every path of `policy`.
 /// A library found nowhere, or a program that cannot be read, gives nothing: the loader, or the
 /// launch, reports those itself.
+///
+/// The names come from the program's own file, so the advice is limited to what the program
+/// cannot choose: a plain name (a path in `DT_NEEDED` is left to the loader) found in a folder of
+/// the system's own search path (`/etc/ld.so.conf` and the system folders, never the program's
+/// `DT_RPATH` or `DT_RUNPATH`), so that no header can make the launcher ask the user to grant
+/// `/root` as a "library folder".
 pub fn unreadable(policy: &Policy, program: &Path) -> Vec<Unreadable> {
     let Ok(dynamic) = dynamic(program) else {
         return Vec::new();
     };
     let dirs = search_path(program, &dynamic);
+    let system = system_folders();
     let mut missing = Vec::new();
     for name in &dynamic.needed {
-        let candidates: Vec<PathBuf> = if name.as_bytes().contains(&b'/') {
-            vec![PathBuf::from(name)]
-        } else {
-            dirs.iter().map(|dir| dir.join(name)).collect()
-        };
-        let Some(found) = candidates
-            .iter()
-            .find_map(|path| path.canonicalize().ok().filter(|p| p.is_file()))
-        else {
+        if name.as_bytes().contains(&b'/') || name.is_empty() {
+            continue;
+        }
+        // The first folder of the loader's order that holds it: where it would be loaded from.
+        let Some((dir, found)) = dirs.iter().find_map(|dir| {
+            let path = dir.join(name).canonicalize().ok().filter(|p| p.is_file())?;
+            Some((dir, path))
+        }) else {
             continue;
         };
+        if !system.contains(dir) {
+            continue;
+        }
         if !policy.covers(&found) {
             missing.push(Unreadable {
                 name: name.clone(),
@@ -270,6 +286,24 @@ mod tests {
             dynamic(Path::new("/etc/passwd")).unwrap(),
             Dynamic::default()
         );
+    }
+
+    /// A program chooses its `DT_NEEDED` names and its run paths, so neither may steer the
+    /// advice toward a folder of secrets (a name `/root/.bashrc`, a run path `/root`).
+    #[test]
+    fn names_with_a_slash_and_run_paths_give_no_advice() {
+        let dir = std::env::temp_dir().join(format!("sandbox-libs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("libsecret.so"), b"x").unwrap();
+        let runpath = Dynamic {
+            needed: vec!["libsecret.so".into()],
+            rpath: vec![],
+            runpath: vec![dir.clone().into_os_string()],
+        };
+        let dirs = search_path(Path::new("/usr/bin/x"), &runpath);
+        assert_eq!(dirs[0], dir);
+        assert!(!system_folders().contains(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

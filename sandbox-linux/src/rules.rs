@@ -743,6 +743,8 @@ pub const MADV_MERGEABLE: Constant = Constant::new("MADV_MERGEABLE", 12);
 pub const MADV_HWPOISON: Constant = Constant::new("MADV_HWPOISON", 100);
 /// `MADV_SOFT_OFFLINE`: takes a physical page out of use.
 pub const MADV_SOFT_OFFLINE: Constant = Constant::new("MADV_SOFT_OFFLINE", 101);
+/// `POSIX_FADV_DONTNEED`: drop the file's pages from the page cache.
+pub const POSIX_FADV_DONTNEED: Constant = Constant::new("POSIX_FADV_DONTNEED", 4);
 /// `RLIMIT_CORE`.
 pub const RLIMIT_CORE: Constant = Constant::new("RLIMIT_CORE", 4);
 /// `EOPNOTSUPP`: what a file system without extended attributes answers.
@@ -930,6 +932,17 @@ pub static RULES: &[Rule] = &[
     always(
         "connect",
         "connects a socket, such as an inherited standard stream",
+    ),
+    always(
+        "shutdown",
+        "shuts down a socket the program holds, such as a standard stream the application shares \
+         with it: the application's end would stop working for good",
+    ),
+    always(
+        "setsockopt",
+        "changes a socket the program holds, such as a standard stream the application shares \
+         with it: a locked socket filter (SO_ATTACH_FILTER, SO_LOCK_FILTER) made the \
+         application's end deaf after the program ended",
     ),
     always("bind", "names a socket"),
     always("listen", "accepts connections on a socket"),
@@ -1248,6 +1261,20 @@ pub static RULES: &[Rule] = &[
         "inotify_init1",
         "an inotify instance counts against the user's 128, and a watch, its only use, is \
          refused",
+    ),
+    always(
+        "mincore",
+        "tells which pages of a mapped file are in the page cache, the probe of the same side \
+         channel as cachestat (evict, then poll, to see another process read the file)",
+    ),
+    eperm(
+        "fadvise64",
+        Condition::Command {
+            arg: Arg::new(3, "advice"),
+            commands: &[POSIX_FADV_DONTNEED],
+        },
+        "evicts a file's pages from the page cache, the other half of that side channel; the \
+         advice that only reads ahead or says how a file will be read still works",
     ),
     always(
         "cachestat",
@@ -1573,6 +1600,7 @@ mod tests {
             (TIOCOUTQ, libc::TIOCOUTQ as u64),
             (MADV_MERGEABLE, libc::MADV_MERGEABLE as u64),
             (RLIMIT_CORE, libc::RLIMIT_CORE as u64),
+            (POSIX_FADV_DONTNEED, libc::POSIX_FADV_DONTNEED as u64),
             (EOPNOTSUPP, libc::EOPNOTSUPP as u64),
             (O_ASYNC, libc::O_ASYNC as u64),
             (CLONE_THREAD, libc::CLONE_THREAD as u64),

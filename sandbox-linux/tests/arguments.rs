@@ -166,14 +166,16 @@ const WITNESSES: &[Witness] = &[
     ("prctl", &[0x5356_4d41, 1], EPERM), // PR_SET_VMA, not ANON_NAME
     ("prctl", &[0x5356_4d41, 0], ALLOW), // PR_SET_VMA_ANON_NAME
     // futex: waits, and private wakes and requeues.
-    ("futex", &[0, 4, 1], EPERM),       // FUTEX_CMP_REQUEUE, shared
-    ("futex", &[0, 0x84, 1], ALLOW),    // FUTEX_CMP_REQUEUE_PRIVATE
-    ("futex", &[0, 0x86, 1], EPERM),    // FUTEX_LOCK_PI_PRIVATE
-    ("futex", &[0, 0, 1], ALLOW),       // FUTEX_WAIT, shared
-    ("futex", &[0, 3, 1], EPERM),       // FUTEX_REQUEUE, shared
-    ("futex", &[0, 1, 1], ALLOW),       // FUTEX_WAKE, shared
-    ("madvise", &[0, 4096, 12], EPERM), // MADV_MERGEABLE
-    ("madvise", &[0, 4096, 4], ALLOW),  // MADV_DONTNEED
+    ("futex", &[0, 4, 1], EPERM),        // FUTEX_CMP_REQUEUE, shared
+    ("futex", &[0, 0x84, 1], ALLOW),     // FUTEX_CMP_REQUEUE_PRIVATE
+    ("futex", &[0, 0x86, 1], EPERM),     // FUTEX_LOCK_PI_PRIVATE
+    ("futex", &[0, 0, 1], ALLOW),        // FUTEX_WAIT, shared
+    ("futex", &[0, 3, 1], EPERM),        // FUTEX_REQUEUE, shared
+    ("futex", &[0, 1, 1], ALLOW),        // FUTEX_WAKE, shared
+    ("fadvise64", &[0, 0, 0, 4], EPERM), // POSIX_FADV_DONTNEED
+    ("fadvise64", &[0, 0, 0, 3], ALLOW), // POSIX_FADV_WILLNEED
+    ("madvise", &[0, 4096, 12], EPERM),  // MADV_MERGEABLE
+    ("madvise", &[0, 4096, 4], ALLOW),   // MADV_DONTNEED
     // Another process's clocks; the program's own.
     ("clock_gettime", &[0xffff_fff7, 0], EPERM),
     ("clock_gettime", &[0xffff_fffa, 0], ALLOW),

@@ -89,6 +89,16 @@ mod launch {
         /// could not be read.
         #[error("the launcher's report")]
         Report(#[source] sandbox_core::SpawnError),
+        /// `--memory` was given where no memory bound can be enforced.
+        #[error(
+            "--memory {bytes} cannot be enforced here: no cgroup v2 memory controller this \
+                 application may write (see the self-test's cgroup fact); run without --memory \
+                 to take the default bounds as they are"
+        )]
+        MemoryUnbounded {
+            /// The bound asked for, in bytes.
+            bytes: u64,
+        },
         /// The scratch folder could not be made.
         #[error(transparent)]
         Scratch(#[from] sandbox_core::ScratchError),
@@ -182,6 +192,10 @@ mod launch {
         let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
         crate::program::check(&program, given, &policy)?;
         if let Some(bytes) = run.memory {
+            // The user asked for a bound: never run without it.
+            if !sandbox_core::memory_is_bounded() {
+                return Err(Refused::MemoryUnbounded { bytes }.into());
+            }
             let mut limits = *policy.limits();
             limits.memory = Some(bytes);
             policy = policy.with_limits(limits);

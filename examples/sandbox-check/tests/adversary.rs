@@ -661,3 +661,122 @@ attempt("list /etc", lambda: os.listdir("/etc"))
         "reading did not update the access time"
     );
 }
+
+/// The program's own `DT_NEEDED` names a file of the user's (`-soname` of a library it links
+/// against): the launcher's advice must not turn it into "add --read" of that folder, which
+/// would ask the user to grant the program a folder of secrets.
+#[test]
+fn a_needed_library_named_by_path_gets_no_advice() {
+    let scratch = Scratch::new("needed-path");
+    let secret = scratch.0.join("secret");
+    std::fs::write(&secret, b"hunter2\n").unwrap();
+    let library = scratch.0.join("libx.c");
+    std::fs::write(&library, b"int x(void) { return 0; }\n").unwrap();
+    let program = scratch.0.join("main.c");
+    std::fs::write(&program, b"int x(void); int main(void) { return x(); }\n").unwrap();
+    let gcc = |args: &[&std::ffi::OsStr]| {
+        let status = Command::new("gcc").args(args).status().expect("gcc runs");
+        assert!(status.success(), "gcc {args:?}");
+    };
+    let so = scratch.0.join("libx.so");
+    let soname = format!("-Wl,-soname,{}", secret.display());
+    gcc(&[
+        "-shared".as_ref(),
+        "-fPIC".as_ref(),
+        soname.as_ref(),
+        "-o".as_ref(),
+        so.as_os_str(),
+        library.as_os_str(),
+    ]);
+    let exe = scratch.0.join("prog");
+    gcc(&[
+        "-o".as_ref(),
+        exe.as_os_str(),
+        program.as_os_str(),
+        so.as_os_str(),
+    ]);
+    let output = run({
+        let mut c = sandbox_check();
+        c.args(["--read", "/usr", "--"])
+            .arg(&exe)
+            .stdin(Stdio::null());
+        c
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("add --read"), "{stderr}");
+    // The loader itself cannot open the file: the program never started.
+    assert_eq!(output.status.code(), Some(127), "{stderr}");
+    assert!(
+        stderr.contains("error while loading shared libraries"),
+        "{stderr}"
+    );
+}
+
+/// A socket the application hands the program as a standard stream stays the application's: the
+/// program can send and receive on it, but neither shut it down nor load a locked filter into
+/// it that would outlive the program.
+#[test]
+fn a_socket_stream_cannot_be_shut_or_filtered_for_good() {
+    use std::os::fd::OwnedFd;
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let code = r#"
+import socket, struct
+s = socket.socket(fileno=0)
+attempt("send", lambda: s.send(b"x"))
+attempt("shutdown", lambda: s.shutdown(socket.SHUT_RDWR))
+drop_all = struct.pack("HBBI", 6, 0, 0, 0)  # BPF_RET 0: drop every packet
+prog = ctypes.create_string_buffer(drop_all)
+fprog = struct.pack("HL", 1, ctypes.addressof(prog))
+attempt("SO_ATTACH_FILTER", lambda: s.setsockopt(socket.SOL_SOCKET, 26, fprog))
+attempt("SO_LOCK_FILTER", lambda: s.setsockopt(socket.SOL_SOCKET, 44, 1))
+s.detach()
+"#;
+    let mut command = python_command(&[], code, &[]);
+    command.stdin(Stdio::from(OwnedFd::from(theirs)));
+    let got = results(&run(command));
+    assert_results(
+        &got,
+        &[
+            ("send", "ok"),
+            ("shutdown", "EPERM"),
+            ("SO_ATTACH_FILTER", "EPERM"),
+            ("SO_LOCK_FILTER", "EPERM"),
+        ],
+    );
+    // The application's end still receives what the program sent.
+    let mut byte = [0u8; 1];
+    std::io::Read::read_exact(&mut &ours, &mut byte).unwrap();
+    assert_eq!(&byte, b"x");
+}
+
+/// The page cache of a file the program may read: evicting it and asking which pages came back
+/// would show when another process read the file.
+#[test]
+fn the_page_cache_is_neither_evicted_nor_probed() {
+    let scratch = Scratch::new("page-cache");
+    let file = scratch.0.join("data");
+    std::fs::write(&file, vec![7u8; 1 << 16]).unwrap();
+    let code = r#"
+import mmap, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+attempt("POSIX_FADV_DONTNEED", lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED))
+attempt("POSIX_FADV_WILLNEED", lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED))
+m = mmap.mmap(fd, 1 << 16, mmap.MAP_SHARED, mmap.PROT_READ)
+vec = ctypes.create_string_buffer(16)
+start = [int(l.split("-")[0], 16) for l in open("/proc/self/maps") if sys.argv[1] in l][0]
+attempt("mincore", lambda: syscall({"x86_64": 27, "aarch64": 232}[os.uname().machine], start, 1 << 16, vec))
+"#;
+    let got = results(&run(python_command(
+        &[&scratch.0, Path::new("/proc")],
+        code,
+        &[file.as_os_str()],
+    )));
+    assert_results(
+        &got,
+        &[
+            ("POSIX_FADV_DONTNEED", "EPERM"),
+            ("POSIX_FADV_WILLNEED", "ok"),
+            ("mincore", "EPERM"),
+        ],
+    );
+}

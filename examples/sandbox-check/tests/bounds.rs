@@ -226,3 +226,26 @@ fn the_caller_changes_the_bounds_through_the_policy() {
     assert_eq!(String::from_utf8_lossy(&done.stdout), "(16, 16) 19\n");
     assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL));
 }
+
+/// `--memory` asks for a bound: where none can be enforced the launch is refused, never run
+/// without it. (Where one can, `cargo xtask kernels` shows the bound killing the program.)
+#[test]
+fn a_memory_bound_that_cannot_be_enforced_is_refused() {
+    let output = run({
+        let mut c = sandbox_check();
+        c.args(["--memory", "64M", "--read", "/usr", "--", "/usr/bin/true"])
+            .stdin(std::process::Stdio::null());
+        c
+    });
+    if sandbox_core::memory_is_bounded() {
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(97));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox: refused: --memory 67108864 cannot be enforced here: no cgroup v2 memory \
+         controller this application may write (see the self-test's cgroup fact); run without \
+         --memory to take the default bounds as they are\n"
+    );
+}

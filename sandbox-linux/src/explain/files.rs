@@ -228,7 +228,14 @@ fn open_right(flags: i32, resolved: &Path) -> Right {
 /// `follow`, else all but the last component's.
 fn resolve(tid: Pid, dirfd: i64, named: &Path, follow: bool) -> Option<PathBuf> {
     let full = if named.is_absolute() {
-        named.to_path_buf()
+        // `/proc/self` is whoever looks: here the tracer, for the program its own thread.
+        match named
+            .strip_prefix("/proc/self")
+            .or_else(|_| named.strip_prefix("/proc/thread-self"))
+        {
+            Ok(rest) => Path::new("/proc").join(tid.to_string()).join(rest),
+            Err(_) => named.to_path_buf(),
+        }
     } else {
         let base = if dirfd == AT_FDCWD {
             std::fs::read_link(format!("/proc/{tid}/cwd")).ok()?

@@ -93,7 +93,13 @@ pub struct Report {
     pub files: Vec<FileRefusal>,
     /// Refused system calls, in the order first seen.
     pub calls: Vec<CallRefusal>,
+    /// Refused file accesses past the first [`MAX_DISTINCT`] distinct ones, only counted: the
+    /// program chooses the paths, and the unconfined tracer must not grow without end.
+    pub more_files: u64,
 }
+
+/// The most distinct refused file accesses (and calls) a report keeps.
+pub const MAX_DISTINCT: usize = 256;
 
 /// Why nothing grants writing.
 const WRITING: &str = "a confined program writes no file but /dev/null, and creates, removes and \
@@ -111,6 +117,7 @@ impl Report {
             seen,
             files: Vec::new(),
             calls: Vec::new(),
+            more_files: 0,
         }
     }
 
@@ -121,8 +128,10 @@ impl Report {
 
     /// Counts a refused access.
     pub fn add_file(&mut self, access: Access, call: &str) {
+        let full = self.files.len() >= MAX_DISTINCT;
         match self.files.iter_mut().find(|f| f.access == access) {
             Some(known) => known.count += 1,
+            None if full => self.more_files += 1,
             None => self.files.push(FileRefusal {
                 access,
                 call: call.to_owned(),
@@ -133,8 +142,10 @@ impl Report {
 
     /// Counts a refused call.
     pub fn add_call(&mut self, refused: Refused) {
+        let full = self.calls.len() >= MAX_DISTINCT;
         match self.calls.iter_mut().find(|c| c.refused == refused) {
             Some(known) => known.count += 1,
+            None if full => {}
             None => self.calls.push(CallRefusal { refused, count: 1 }),
         }
     }
@@ -161,11 +172,13 @@ impl Report {
             })
             .collect();
         // A name with control characters (an escape sequence for the terminal) or that is not
-        // UTF-8 is listed, escaped, but never put into a command line to copy.
+        // UTF-8 is listed, escaped, but never put into a command line to copy; nor is a process's
+        // folder in /proc, which names another process on the next run.
         grants.retain(|g| {
             g.path()
                 .to_str()
                 .is_some_and(|text| !text.chars().any(char::is_control))
+                && !is_process_folder(g.path())
         });
         grants.sort();
         grants.dedup();
@@ -237,6 +250,17 @@ pub fn rule_line(rule: &crate::rules::Rule) -> String {
     format!("{} when {}", rule.calls, rule.when)
 }
 
+/// Whether `path` lies in a process's own folder of `/proc` (`/proc/1234/...`).
+fn is_process_folder(path: &std::path::Path) -> bool {
+    let mut parts = path.components().skip(1);
+    parts.next().is_some_and(|c| c.as_os_str() == "proc")
+        && parts.next().is_some_and(|c| {
+            c.as_os_str()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+}
+
 impl fmt::Display for Report {
     /// The report as lines starting `explain: `, for standard error.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -266,6 +290,13 @@ impl fmt::Display for Report {
                 write!(f, " (resolved: {})", shown(&a.resolved))?;
             }
             writeln!(f, " by {}, {} time(s)", file.call, file.count)?;
+        }
+        if self.more_files > 0 {
+            writeln!(
+                f,
+                "explain: {} more refused file accesses, past the first {MAX_DISTINCT}, not listed",
+                self.more_files
+            )?;
         }
         for call in &self.calls {
             let rules: Vec<String> = call.refused.rules.iter().map(|r| rule_line(r)).collect();
@@ -306,6 +337,36 @@ mod tests {
             call: "openat".to_owned(),
             count: 1,
         }
+    }
+
+    /// A process's folder in /proc names another process on the next run: never suggested.
+    #[test]
+    fn a_process_folder_is_never_suggested() {
+        let mut report = Report::new(Seen::Everything);
+        report.files = vec![
+            refused(Right::Read, "/proc/1234/status"),
+            refused(Right::Read, "/proc/cpuinfo"),
+        ];
+        let grants: Vec<String> = report
+            .grants()
+            .iter()
+            .map(|g| g.path().display().to_string())
+            .collect();
+        assert_eq!(grants, ["/proc/cpuinfo"]);
+    }
+
+    /// The program chooses the paths it is refused: past a bound they are only counted.
+    #[test]
+    fn distinct_refusals_are_bounded() {
+        let mut report = Report::new(Seen::Everything);
+        for i in 0..MAX_DISTINCT + 10 {
+            let access = refused(Right::Read, &format!("/etc/x{i}")).access;
+            report.add_file(access.clone(), "openat");
+            report.add_file(access, "openat");
+        }
+        assert_eq!(report.files.len(), MAX_DISTINCT);
+        assert_eq!(report.more_files, 20);
+        assert!(report.to_string().contains("20 more refused file accesses"));
     }
 
     #[test]
