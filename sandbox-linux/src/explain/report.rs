@@ -93,7 +93,7 @@ pub struct Report {
     pub files: Vec<FileRefusal>,
     /// Refused system calls, in the order first seen.
     pub calls: Vec<CallRefusal>,
-    /// Refused file accesses past the first [`MAX_DISTINCT`] distinct ones, only counted: the
+    /// Refused file accesses past the first `MAX_DISTINCT` distinct ones, only counted: the
     /// program chooses the paths, and the unconfined tracer must not grow without end.
     pub more_files: u64,
 }
