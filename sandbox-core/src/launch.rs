@@ -215,7 +215,13 @@ fn running_executable() -> std::io::Result<PathBuf> {
 /// `#[tokio::main]`, whose threads start first):
 ///
 /// ```no_run
-/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// fn main() {
 ///     sandbox_core::handle_args(backend());
 ///     // Only now the runtime and its threads, for example

@@ -79,7 +79,13 @@ impl<'b> Sandbox<'b> {
     /// `PATH` (`env::KEPT`, `env::PATH`), which a variable named here replaces.
     ///
     /// ```no_run
-    /// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
     /// let sandbox = Sandbox::new(backend()).env("LANG", "C.UTF-8").env("PYTHONHASHSEED", "0");
     /// let done = sandbox.run(&Policy::new(), "/usr/bin/env", [""; 0], &RunOptions::new())?;
@@ -98,7 +104,13 @@ impl<'b> Sandbox<'b> {
     /// as `env!("CARGO_BIN_EXE_sandbox-check")`.
     ///
     /// ```no_run
-    /// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
     /// let launcher = std::path::Path::new("/path/to/target/debug/sandbox-check");
     /// let sandbox = Sandbox::new(backend()).with_launcher(launcher);
@@ -250,7 +262,13 @@ fn collect_capped(
 /// prints or exits with.
 ///
 /// ```no_run
-/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Canary, Policy, SpawnError};
 ///
 /// let policy = Policy::new().allow_read("/usr")?;
@@ -369,7 +387,13 @@ fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
 /// owns) and, on Linux, its cgroup can go. It may be waited for on any thread.
 ///
 /// ```no_run
-/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use std::io::{Read, Write};
 /// use sandbox_core::{Policy, Sandbox};
 ///
@@ -542,7 +566,13 @@ impl RunOptions {
 /// How a program run by [`Sandbox::run`] ended.
 ///
 /// ```no_run
-/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, RunOptions, Sandbox};
 /// let options = RunOptions::new().timeout(std::time::Duration::from_secs(1)).output_cap(1024);
 /// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/yes", [""; 0], &options)?;
@@ -571,7 +601,13 @@ pub struct Finished {
 /// A confined program could not be started.
 ///
 /// ```no_run
-/// # fn backend() -> &'static dyn sandbox_core::Backend { unimplemented!() }
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};
 /// match Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new()) {
 ///     Ok(done) => println!("the program's own status: {:?}", done.status),
