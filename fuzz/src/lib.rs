@@ -73,6 +73,9 @@ pub fn wire_kind(error: &WireError) -> &'static str {
         WireError::NoProgram => "no-program",
         WireError::RelativeProgram { .. } => "relative-program",
         WireError::Identity { .. } => "identity",
+        WireError::Scratch { .. } => "scratch",
+        WireError::Variable { .. } => "variable",
+        WireError::Limit { .. } => "limit",
         WireError::Policy(policy_error) => policy_kind(policy_error),
         other => panic!("a WireError these checks do not know; name it in wire_kind: {other}"),
     }
