@@ -483,6 +483,13 @@ attempt("clock_gettime monotonic", lambda: syscall(nr(228, 113), 1, ts))
 req = (ctypes.c_uint64 * 4)(32, 0xffffffffffffffff, 0, 0)
 ids = (ctypes.c_uint64 * 16)()
 attempt("listmount", lambda: syscall(458, req, ids, 16, 0))
+attempt("statmount", lambda: syscall(457, req, ids, 128, 0))
+attempt("clock_getres of another process", lambda: syscall(nr(229, 114), other_clock, ts))
+timer = ctypes.c_int(0)
+attempt("timer_create on another process's clock", lambda: syscall(nr(222, 107), other_clock, 0, ctypes.byref(timer)))
+attempt("sched_getscheduler other", lambda: os.sched_getscheduler(ppid))
+attempt("ioprio_get other", lambda: syscall(nr(252, 31), 1, ppid))
+attempt("futex_requeue", lambda: syscall(456, 0, 0, 1, 1))
 futex_word = ctypes.c_uint32(0)
 attempt("FUTEX_LOCK_PI", lambda: syscall(nr(202, 98), ctypes.byref(futex_word), 6 | 128, 0, 0, 0, 0))
 attempt("FUTEX_WAKE_PRIVATE", lambda: syscall(nr(202, 98), ctypes.byref(futex_word), 1 | 128, 1, 0, 0, 0))
@@ -513,6 +520,12 @@ attempt("cachestat", lambda: syscall(451, 0, crange, cstat, 0))
             ("clock_gettime own process", "ok"),
             ("clock_gettime monotonic", "ok"),
             ("listmount", "EPERM"),
+            ("statmount", "EPERM"),
+            ("clock_getres of another process", "EPERM"),
+            ("timer_create on another process's clock", "EPERM"),
+            ("sched_getscheduler other", "EPERM"),
+            ("ioprio_get other", "EPERM"),
+            ("futex_requeue", "EPERM"),
             ("FUTEX_LOCK_PI", "EPERM"),
             ("FUTEX_WAKE_PRIVATE", "ok"),
             ("getpgid other", "EPERM"),
