@@ -4,7 +4,9 @@ use std::fmt;
 
 use crate::check::{self, Context, Outcome};
 use crate::error::BackendError;
+use crate::explain::{ExplainError, Tracer};
 use crate::launch::Launch;
+use crate::policy::Policy;
 
 /// A platform's way of confining the calling process.
 ///
@@ -47,6 +49,23 @@ pub trait Backend: Send + Sync {
     /// in place answers `false`, and such a start is refused.
     fn confines_by_reexec(&self) -> bool {
         false
+    }
+
+    /// A watcher for one explained launch ([`RunOptions::explain`](crate::RunOptions::explain))
+    /// of `program` under `policy` by the launcher executable `launcher`, which says afterwards
+    /// what the sandbox refused the program. It must not change the launch: the same policy,
+    /// confinement and check. The default: this backend cannot explain, and an explained launch
+    /// is refused before anything runs.
+    fn tracer(
+        &self,
+        policy: &Policy,
+        program: &std::path::Path,
+        launcher: &std::path::Path,
+    ) -> Result<Box<dyn Tracer>, ExplainError> {
+        let _unused = (policy, program, launcher);
+        Err(ExplainError::Unsupported {
+            backend: self.name(),
+        })
     }
 }
 

@@ -44,6 +44,7 @@ pub mod check;
 pub mod conformance;
 pub mod env;
 mod error;
+pub mod explain;
 #[cfg(unix)]
 mod fds;
 pub mod identity;

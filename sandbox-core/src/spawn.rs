@@ -12,12 +12,13 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::error::{CanaryError, CommandError, Refusal};
+use crate::explain::{ExplainError, Explanation, Tracer};
 use crate::policy::Policy;
 use crate::status::MalformedReport;
 
@@ -140,7 +141,48 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.start(policy, program.as_ref(), args, false)
+    }
+
+    /// [`Sandbox::spawn`], explained: once the program has ended ([`Running::wait`]),
+    /// [`Running::explanation`] says what the sandbox refused it. The launch is the same (policy,
+    /// confinement, check); the backend watches it from a thread of this library's that lives as
+    /// long as the program. Fails with [`SpawnError::Explain`] where the backend cannot explain.
+    pub fn spawn_explained<I, S>(
+        &self,
+        policy: &Policy,
+        program: impl AsRef<Path>,
+        args: I,
+    ) -> Result<Running, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.start(policy, program.as_ref(), args, true)
+    }
+
+    fn start<I, S>(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: I,
+        explain: bool,
+    ) -> Result<Running, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let started = Instant::now();
+        let tracer = if explain {
+            let launcher = match self.launcher {
+                Some(path) => path.to_path_buf(),
+                None => std::env::current_exe().map_err(SpawnError::Spawn)?,
+            };
+            let tracer = self.backend.tracer(policy, program, &launcher);
+            Some(tracer.map_err(SpawnError::Explain)?)
+        } else {
+            None
+        };
         let args: Vec<OsString> = args
             .into_iter()
             .map(|a| a.as_ref().to_os_string())
@@ -151,7 +193,7 @@ impl<'b> Sandbox<'b> {
             self.backend,
             policy,
             &canary,
-            program.as_ref(),
+            program,
             args,
             crate::launch::Extras {
                 launcher: self.launcher,
@@ -164,23 +206,29 @@ impl<'b> Sandbox<'b> {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
-        let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
+        let (pipes, mut process) = match tracer {
+            None => {
+                let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
+                (Pipes::of(&mut child), Process::Plain(child))
+            }
+            Some(tracer) => spawn_traced(command, tracer).map_err(SpawnError::Spawn)?,
+        };
 
         let mut report_bytes = Vec::new();
         let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
         if report_bytes.is_empty() && read.is_ok() {
             return Ok(Running {
-                stdin: child.stdin.take(),
-                stdout: child.stdout.take(),
-                stderr: child.stderr.take(),
-                child,
+                stdin: pipes.stdin,
+                stdout: pipes.stdout,
+                stderr: pipes.stderr,
+                process,
                 waited: false,
                 started,
                 _canary: canary,
             });
         }
         // The launcher refused and exits at once: reap it before the canary goes.
-        let _status = child.wait();
+        let _status = process.wait();
         read.map_err(SpawnError::Status)?;
         Err(match crate::status::decode(&report_bytes) {
             Ok(refusal) => SpawnError::Refused(refusal),
@@ -203,7 +251,7 @@ impl<'b> Sandbox<'b> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let mut running = self.spawn(policy, program, args)?;
+        let mut running = self.start(policy, program.as_ref(), args, options.explain)?;
         running.started = started;
         running.finish(options)
     }
@@ -381,6 +429,159 @@ fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
         .map_err(|_| io::Error::other("the spawning thread is gone"))?
 }
 
+/// The parent's ends of a child's standard streams.
+struct Pipes {
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+}
+
+impl Pipes {
+    fn of(child: &mut Child) -> Self {
+        Self {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            stderr: child.stderr.take(),
+        }
+    }
+}
+
+/// Starts `command` watched by `tracer`, from a thread of its own that spawns it, follows it and
+/// reaps it: the tracer must be the thread that spawned the child, and the program dies when that
+/// thread exits, so it lives exactly as long as the program. Returns once the command has been
+/// spawned and this process's copy of it dropped (closing the status pipe's write end here).
+fn spawn_traced(mut command: Command, tracer: Box<dyn Tracer>) -> io::Result<(Pipes, Process)> {
+    tracer.prepare(&mut command);
+    let reaped = Arc::new(Mutex::new(false));
+    let (reply, answer) = mpsc::channel::<io::Result<(u32, Pipes)>>();
+    let marker = reaped.clone();
+    let thread = std::thread::Builder::new()
+        .name("sandbox-explain".into())
+        .spawn(move || {
+            let spawned = command.spawn();
+            drop(command);
+            let pid = match spawned {
+                Ok(mut child) => {
+                    let pid = child.id();
+                    let _ignored = reply.send(Ok((pid, Pipes::of(&mut child))));
+                    pid
+                }
+                Err(e) => {
+                    let _ignored = reply.send(Err(e));
+                    return Err(ExplainError::Gone);
+                }
+            };
+            let outcome = tracer.follow(pid);
+            // The lock may be poisoned only by a panic while it is held, which nothing does.
+            if let Ok(mut reaped) = marker.lock() {
+                *reaped = true;
+            }
+            outcome
+        })?;
+    let (pid, pipes) = answer
+        .recv()
+        .map_err(|_| io::Error::other("the explaining thread is gone"))??;
+    Ok((
+        pipes,
+        Process::Traced(Traced {
+            pid,
+            reaped,
+            thread: Some(thread),
+            ended: None,
+        }),
+    ))
+}
+
+/// The launcher and the program it becomes, as the parent holds it.
+#[derive(Debug)]
+enum Process {
+    /// Spawned by the library's spawning thread; waited for here.
+    Plain(Child),
+    /// Spawned, followed and reaped by a thread of its own ([`spawn_traced`]).
+    Traced(Traced),
+}
+
+type Followed = Result<(ExitStatus, Explanation), ExplainError>;
+
+#[derive(Debug)]
+struct Traced {
+    pid: u32,
+    /// Set, under the lock, once the tracer has reaped the launcher; from then on its process ID
+    /// may name another process, so nothing signals it. (The moment between the reaping and the
+    /// flag is the one a `kill` could still reach a reused ID in: the kernel hands out IDs in
+    /// order, so that needs every other ID to be used in between.)
+    reaped: Arc<Mutex<bool>>,
+    thread: Option<std::thread::JoinHandle<Followed>>,
+    ended: Option<(ExitStatus, Explanation)>,
+}
+
+impl Traced {
+    fn join(&mut self) -> io::Result<ExitStatus> {
+        if let Some(thread) = self.thread.take() {
+            let followed = thread.join().unwrap_or(Err(ExplainError::Gone));
+            self.ended = Some(followed.map_err(io::Error::other)?);
+        }
+        match &self.ended {
+            Some((status, _)) => Ok(*status),
+            None => Err(io::Error::other(ExplainError::Gone)),
+        }
+    }
+}
+
+impl Process {
+    fn id(&self) -> u32 {
+        match self {
+            Process::Plain(child) => child.id(),
+            Process::Traced(traced) => traced.pid,
+        }
+    }
+
+    fn wait(&mut self) -> io::Result<ExitStatus> {
+        match self {
+            Process::Plain(child) => child.wait(),
+            Process::Traced(traced) => traced.join(),
+        }
+    }
+
+    fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        match self {
+            Process::Plain(child) => child.try_wait(),
+            Process::Traced(traced) => {
+                if traced.thread.as_ref().is_some_and(|t| !t.is_finished()) {
+                    return Ok(None);
+                }
+                traced.join().map(Some)
+            }
+        }
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        match self {
+            Process::Plain(child) => child.kill(),
+            Process::Traced(traced) => {
+                let reaped = traced
+                    .reaped
+                    .lock()
+                    .map_err(|_| io::Error::other("the explaining thread panicked"))?;
+                if *reaped {
+                    return Ok(());
+                }
+                let pid = nix::unistd::Pid::from_raw(traced.pid as i32);
+                // A traced process stopped by its tracer still dies of SIGKILL.
+                nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL)
+                    .map_err(io::Error::from)
+            }
+        }
+    }
+
+    fn explanation(&self) -> Option<&Explanation> {
+        match self {
+            Process::Plain(_) => None,
+            Process::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
+        }
+    }
+}
+
 /// A confined program that is running, with the pipes to its standard streams.
 ///
 /// Dropping it without waiting kills the program and waits for it, so that its canary (which it
@@ -414,7 +615,7 @@ pub struct Running {
     pub stdout: Option<ChildStdout>,
     /// The program's standard error, a pipe.
     pub stderr: Option<ChildStderr>,
-    child: Child,
+    process: Process,
     waited: bool,
     started: Instant,
     // Declared last, so it goes after the child has been waited for.
@@ -424,14 +625,20 @@ pub struct Running {
 impl Running {
     /// The program's process ID.
     pub fn id(&self) -> u32 {
-        self.child.id()
+        self.process.id()
+    }
+
+    /// What the sandbox refused the program, once it has ended, if it was started by
+    /// [`Sandbox::spawn_explained`] (or run with [`RunOptions::explain`]); `None` before.
+    pub fn explanation(&self) -> Option<&Explanation> {
+        self.process.explanation()
     }
 
     /// Closes the program's input and waits for it to end. Its exit status is its own: a status
     /// of 97 here is the program's, never a refusal.
     pub fn wait(&mut self) -> io::Result<ExitStatus> {
         drop(self.stdin.take());
-        let status = self.child.wait()?;
+        let status = self.process.wait()?;
         self.waited = true;
         Ok(status)
     }
@@ -471,7 +678,7 @@ impl Running {
         let mut timed_out = false;
         let mut killed = false;
         let status = loop {
-            if let Some(status) = self.child.try_wait().map_err(SpawnError::Wait)? {
+            if let Some(status) = self.process.try_wait().map_err(SpawnError::Wait)? {
                 break status;
             }
             let now = Instant::now();
@@ -480,7 +687,7 @@ impl Running {
             }
             if !killed && (timed_out || capped.load(Ordering::Relaxed)) {
                 // Not yet reaped, so the process ID is still this child's.
-                let _ignored = self.child.kill();
+                let _ignored = self.process.kill();
                 killed = true;
             }
             let wait = deadline
@@ -498,20 +705,21 @@ impl Running {
             capped: capped.load(Ordering::Relaxed),
             timed_out,
             elapsed,
+            explanation: self.process.explanation().cloned(),
         })
     }
 
     /// Kills the program (SIGKILL). Wait for it afterwards.
     pub fn kill(&mut self) -> io::Result<()> {
-        self.child.kill()
+        self.process.kill()
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         if !self.waited {
-            let _ignored = self.child.kill();
-            let _ignored = self.child.wait();
+            let _ignored = self.process.kill();
+            let _ignored = self.process.wait();
         }
     }
 }
@@ -536,6 +744,9 @@ pub struct RunOptions {
     /// How many bytes of standard output and error together are kept; past it the program is
     /// killed.
     pub output_cap: Option<usize>,
+    /// Whether to say what the sandbox refused the program ([`Finished::explanation`]). It costs
+    /// a stop of the program at every system call; the launch is otherwise the same.
+    pub explain: bool,
 }
 
 impl RunOptions {
@@ -559,6 +770,12 @@ impl RunOptions {
     /// Sets the output cap, in bytes.
     pub fn output_cap(mut self, bytes: usize) -> Self {
         self.output_cap = Some(bytes);
+        self
+    }
+
+    /// Asks for an explanation of the run: what the sandbox refused the program.
+    pub fn explain(mut self, explain: bool) -> Self {
+        self.explain = explain;
         self
     }
 }
@@ -596,6 +813,32 @@ pub struct Finished {
     pub timed_out: bool,
     /// From the call to the end of the program.
     pub elapsed: Duration,
+    /// What the sandbox refused the program, when [`RunOptions::explain`] asked.
+    pub explanation: Option<Explanation>,
+}
+
+impl Finished {
+    /// What the sandbox refused the program, when [`RunOptions::explain`] asked.
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use sandbox_core::{Policy, RunOptions, Sandbox};
+    /// let options = RunOptions::new().explain(true);
+    /// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/python3", ["-c", "import ssl"], &options)?;
+    /// for sentence in done.explanation().map(|e| e.sentences()).unwrap_or_default() {
+    ///     eprintln!("{sentence}"); // reading /etc/ssl/openssl.cnf was refused
+    /// }
+    /// # Ok::<(), sandbox_core::SpawnError>(())
+    /// ```
+    pub fn explanation(&self) -> Option<&Explanation> {
+        self.explanation.as_ref()
+    }
 }
 
 /// A confined program could not be started.
@@ -640,4 +883,7 @@ pub enum SpawnError {
     /// Waiting for the program failed.
     #[error("waiting for the program")]
     Wait(#[source] io::Error),
+    /// An explanation was asked for and the backend cannot give one; nothing ran.
+    #[error("explaining the launch")]
+    Explain(#[source] ExplainError),
 }

@@ -109,4 +109,16 @@ impl Backend for LinuxBackend {
         outcomes.extend(check::run(LINUX_CHECKS, context));
         outcomes
     }
+
+    /// The parent traces the program (`crate::explain`); the launch is the same.
+    fn tracer(
+        &self,
+        policy: &sandbox_core::Policy,
+        program: &std::path::Path,
+        launcher: &std::path::Path,
+    ) -> Result<Box<dyn sandbox_core::explain::Tracer>, sandbox_core::explain::ExplainError> {
+        let explainer = crate::explain::Explainer::for_launcher(policy, program, launcher)
+            .map_err(crate::explain::into_core)?;
+        Ok(Box::new(explainer))
+    }
 }

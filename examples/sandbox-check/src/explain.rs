@@ -15,7 +15,7 @@ cfg_if::cfg_if! {
 
         use nix::sys::signal::{kill, SigSet, Signal};
         use nix::unistd::Pid;
-        use sandbox_linux::explain::{Explainer, Report, Seen};
+        use sandbox_linux::explain::{Explainer, Explanation as Report, Seen};
 
         /// Spawns `command` (the launch of `run`, under `policy`, of `program`) traced, passes
         /// on the signals a plain run passes on, and prints the report once it has ended.
@@ -40,7 +40,7 @@ cfg_if::cfg_if! {
                 })
                 .map_err(ExplainFailed::SignalThread)?;
             let explained = traced.wait()?;
-            let report = &explained.report;
+            let report = &explained.explanation;
             if run.json {
                 for line in json_lines(run, report) {
                     eprintln!("{line}");
@@ -121,13 +121,13 @@ cfg_if::cfg_if! {
                     let quoted: Vec<String> = items.iter().map(|i| string(i)).collect();
                     format!("[{}]", quoted.join(","))
                 };
-                let rules = call.refused.rules.iter();
+                let rules = call.rules.iter();
                 lines.push(format!(
                     "{{\"explain\":\"call\",\"call\":{},\"answer\":{},\"rules\":{},\"reasons\":{},\"count\":{}}}",
-                    string(&call.refused.name),
-                    string(&call.refused.answer),
-                    list(rules.clone().map(|r| sandbox_linux::explain::rule_line(r)).collect()),
-                    list(rules.map(|r| r.reason.to_owned()).collect()),
+                    string(&call.name),
+                    string(&call.answer),
+                    list(rules.clone().map(|r| r.rule.clone()).collect()),
+                    list(rules.map(|r| r.reason.clone()).collect()),
                     call.count
                 ));
             }

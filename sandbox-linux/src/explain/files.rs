@@ -6,7 +6,6 @@
 //! through `/proc/TID/mem` and resolved against its `/proc/TID/cwd` or `/proc/TID/fd/N`, in this
 //! process's view of the file system, which is the program's: the sandbox is no container.
 
-use std::fmt;
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
@@ -14,65 +13,7 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Pid;
 
-/// A right Landlock checks, in the words a report uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Right {
-    /// Reading a file.
-    Read,
-    /// Listing a folder.
-    List,
-    /// Executing a program.
-    Execute,
-    /// Writing a file.
-    Write,
-    /// Emptying a file (`O_TRUNC`, `truncate`).
-    Truncate,
-    /// Making a file, folder, link or device node.
-    Create,
-    /// Removing or renaming away a file or folder.
-    Remove,
-    /// An `ioctl` on a device.
-    Ioctl,
-}
-
-impl Right {
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Right::Read => "read",
-            Right::List => "list",
-            Right::Execute => "execute",
-            Right::Write => "write",
-            Right::Truncate => "truncate",
-            Right::Create => "create",
-            Right::Remove => "remove",
-            Right::Ioctl => "ioctl",
-        }
-    }
-
-    /// Whether a policy can grant it (`--read`, `--exec`); nothing grants the others.
-    pub fn grantable(self) -> bool {
-        matches!(self, Right::Read | Right::List | Right::Execute)
-    }
-}
-
-impl fmt::Display for Right {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// One path a failed call needed a right on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Access {
-    /// The path as the program named it (relative paths stay relative); for a call on a
-    /// descriptor, the descriptor's path.
-    pub named: PathBuf,
-    /// The path resolved: absolute, links followed where the call follows them.
-    pub resolved: PathBuf,
-    /// The right.
-    pub right: Right,
-}
+pub use sandbox_core::explain::{Access, Right};
 
 const AT_FDCWD: i64 = libc::AT_FDCWD as i64;
 

@@ -2,9 +2,12 @@
 //! needed, each refused system call with the row of the refusal table, the flags that would
 //! allow what a policy can allow, and what no policy allows.
 //!
-//! Opt-in per launch: [`Explainer::spawn`] the command from [`sandbox_core::launch_command`]
-//! instead of `Command::spawn`, and [`Traced::wait`] for it. A launch without it is unchanged
-//! and pays nothing.
+//! Opt-in per launch. Through the embedding API, `RunOptions::explain` (or
+//! `Sandbox::spawn_explained`) asks [`LinuxBackend`](crate::LinuxBackend) for an [`Explainer`]
+//! as its [`Tracer`]; the command line tool [`Explainer::spawn`]s the command from
+//! [`sandbox_core::launch_command`] instead of `Command::spawn`, and [`Traced::wait`]s for it.
+//! Either way the report is a [`sandbox_core::explain::Explanation`]. A launch without it is
+//! unchanged and pays nothing.
 //!
 //! **How it sees.** The unconfined parent traces its own child with ptrace, which the kernel
 //! allows as root and as an unprivileged user alike (Yama's default scope lets a process trace
@@ -45,8 +48,11 @@ use nix::unistd::Pid;
 use sandbox_core::{Policy, PolicyError};
 
 pub use attribute::Refused;
-pub use files::{Access, Right};
-pub use report::{rule_line, CallRefusal, FileRefusal, Grant, Never, Report, Seen};
+pub use report::rule_line;
+use sandbox_core::explain::Tracer;
+pub use sandbox_core::explain::{
+    Access, CallRefusal, Explanation, FileRefusal, Grant, Never, Right, Seen,
+};
 
 use crate::eval::StackError;
 use crate::filter::{Arch, FilterError};
@@ -102,19 +108,28 @@ pub struct Explained {
     /// Its exit status, as `Child::wait` would have given it.
     pub status: ExitStatus,
     /// The report.
-    pub report: Report,
+    pub explanation: Explanation,
 }
 
 impl Explainer {
     /// For a launch of `program` under `policy` by this executable: the grants are those the
     /// launcher computes, the program and the launcher joining the exec list as they do there.
     pub fn new(policy: &Policy, program: &Path) -> Result<Self, ExplainError> {
+        let launcher = std::env::current_exe().map_err(ExplainError::CurrentExe)?;
+        Self::for_launcher(policy, program, &launcher)
+    }
+
+    /// For a launch of `program` under `policy` by the launcher executable `launcher` (this
+    /// executable, or the one `Sandbox::with_launcher` names).
+    pub fn for_launcher(
+        policy: &Policy,
+        program: &Path,
+        launcher: &Path,
+    ) -> Result<Self, ExplainError> {
         let arch = Arch::current().ok_or(ExplainError::Architecture {
             arch: std::env::consts::ARCH,
         })?;
-        let launcher = std::env::current_exe()
-            .and_then(|exe| exe.canonicalize())
-            .map_err(ExplainError::CurrentExe)?;
+        let launcher = launcher.canonicalize().map_err(ExplainError::CurrentExe)?;
         let policy = policy.clone().allow_exec(program)?.allow_exec(&launcher)?;
         let grants = Grants::for_policy(&policy, &launcher)?;
         Ok(Self { arch, grants })
@@ -159,7 +174,7 @@ impl Explainer {
         let mut collector = Collector {
             seccomp,
             grants: &self.grants,
-            report: Report::new(Seen::Everything),
+            report: Explanation::new(Seen::Everything),
         };
         let end =
             trace::run(Pid::from_raw(pid as i32), &mut collector).map_err(ExplainError::Trace)?;
@@ -172,8 +187,32 @@ impl Explainer {
         };
         Ok(Explained {
             status: ExitStatus::from_raw(end.raw),
-            report,
+            explanation: report,
         })
+    }
+}
+
+/// The embedding API's way in: `Sandbox` prepares the command, spawns it from a thread of its
+/// own and follows it from that thread, as [`Explainer::spawn`] does for itself.
+impl Tracer for Explainer {
+    fn prepare(&self, command: &mut Command) {
+        sys::trace_me_before_exec(command);
+    }
+
+    fn follow(
+        self: Box<Self>,
+        pid: u32,
+    ) -> Result<(ExitStatus, Explanation), sandbox_core::explain::ExplainError> {
+        let explained = Explainer::follow(&self, pid).map_err(into_core)?;
+        Ok((explained.status, explained.explanation))
+    }
+}
+
+/// `error` as the embedding API carries it.
+pub fn into_core(error: ExplainError) -> sandbox_core::explain::ExplainError {
+    sandbox_core::explain::ExplainError::Backend {
+        backend: "linux",
+        source: sandbox_core::BackendError::new(error),
     }
 }
 
@@ -199,13 +238,13 @@ impl Traced {
 struct Collector<'a> {
     seccomp: attribute::Seccomp,
     grants: &'a Grants,
-    report: Report,
+    report: Explanation,
 }
 
 impl trace::Observer for Collector<'_> {
     fn failed(&mut self, tid: Pid, call: &trace::Entry, errno: i32) {
         if let Some(refused) = self.seccomp.refused(call, Some(errno)) {
-            self.report.add_call(refused);
+            report::add_call(&mut self.report, refused);
             return;
         }
         if errno != libc::EACCES {
@@ -229,7 +268,7 @@ impl trace::Observer for Collector<'_> {
 
     fn killed(&mut self, _tid: Pid, call: &trace::Entry) {
         if let Some(refused) = self.seccomp.refused(call, None) {
-            self.report.add_call(refused);
+            report::add_call(&mut self.report, refused);
         }
     }
 }

@@ -1,423 +1,50 @@
-//! The report: what was refused, counted, and what would allow it.
+//! The Linux side of the report: a refused call's rows of the refusal table, in the words of
+//! [`sandbox_core::explain`], whose [`Explanation`] the command line and the library share.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use sandbox_core::explain::{Explanation, Rule};
 
 use super::attribute::Refused;
-use super::files::{Access, Right};
 
-/// A refused file access and how often it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileRefusal {
-    /// The path and the right.
-    pub access: Access,
-    /// The call that first asked for it (`openat`, `execve`, `mkdir`).
-    pub call: String,
-    /// How many times.
-    pub count: u64,
-}
-
-/// A refused system call and how often it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallRefusal {
-    /// The call and the rule.
-    pub refused: Refused,
-    /// How many times.
-    pub count: u64,
-}
-
-/// A flag of `sandbox-check` (or a `Policy` method) that would allow part of what was refused.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Grant {
-    /// `--read PATH`, `Policy::allow_read`.
-    Read(PathBuf),
-    /// `--exec PATH`, `Policy::allow_exec`.
-    Exec(PathBuf),
-}
-
-impl Grant {
-    /// The flag.
-    pub fn flag(&self) -> &'static str {
-        match self {
-            Grant::Read(_) => "--read",
-            Grant::Exec(_) => "--exec",
-        }
-    }
-
-    /// The path.
-    pub fn path(&self) -> &Path {
-        match self {
-            Grant::Read(path) | Grant::Exec(path) => path,
-        }
-    }
-}
-
-impl fmt::Display for Grant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.flag(), self.path().display())
-    }
-}
-
-/// Something the program was refused that no policy allows, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Never {
-    /// What: `create in /tmp`, `socket`.
-    pub what: String,
-    /// Why no policy allows it.
-    pub why: String,
-}
-
-/// How much of the program the tracer saw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Seen {
-    /// Every call of the program, from its `exec` to its end.
-    Everything,
-    /// Nothing: the kernel did not let this process trace its child (a security module refusing
-    /// `PTRACE_TRACEME`). The program ran confined as usual.
-    NotTraced,
-    /// The launcher ended before it executed the program (a refused launch): there were no
-    /// calls of the program to see.
-    NoProgram,
-    /// The program was traced, but the kernel did not describe some of its system calls
-    /// (`PTRACE_GET_SYSCALL_INFO`, Linux 5.3+): those may be missing from the report.
-    NotEveryCall,
-}
-
-/// What the sandbox refused a program, with what would allow it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// How much the tracer saw.
-    pub seen: Seen,
-    /// Refused file accesses, in the order first seen.
-    pub files: Vec<FileRefusal>,
-    /// Refused system calls, in the order first seen.
-    pub calls: Vec<CallRefusal>,
-    /// Refused file accesses past the first `MAX_DISTINCT` distinct ones, only counted: the
-    /// program chooses the paths, and the unconfined tracer must not grow without end.
-    pub more_files: u64,
-}
-
-/// The most distinct refused file accesses (and calls) a report keeps.
-pub const MAX_DISTINCT: usize = 256;
-
-/// Why nothing grants writing.
-const WRITING: &str = "a confined program writes no file but /dev/null, and creates, removes and \
-                       renames none; no flag grants it: hand data back through the standard \
-                       streams";
-/// Why nothing grants device ioctls.
-const IOCTL: &str = "Landlock's device-ioctl right is granted on no path; no flag grants it";
-/// Why no flag allows a call the table refuses.
-const TABLE: &str = "the refusal table applies to every launch; no flag changes it";
-
-impl Report {
-    /// An empty report of a run seen as `seen`.
-    pub fn new(seen: Seen) -> Self {
-        Self {
-            seen,
-            files: Vec::new(),
-            calls: Vec::new(),
-            more_files: 0,
-        }
-    }
-
-    /// Whether nothing was refused.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.calls.is_empty()
-    }
-
-    /// Counts a refused access.
-    pub fn add_file(&mut self, access: Access, call: &str) {
-        let full = self.files.len() >= MAX_DISTINCT;
-        match self.files.iter_mut().find(|f| f.access == access) {
-            Some(known) => known.count += 1,
-            None if full => self.more_files += 1,
-            None => self.files.push(FileRefusal {
-                access,
-                call: call.to_owned(),
-                count: 1,
-            }),
-        }
-    }
-
-    /// Counts a refused call.
-    pub fn add_call(&mut self, refused: Refused) {
-        let full = self.calls.len() >= MAX_DISTINCT;
-        match self.calls.iter_mut().find(|c| c.refused == refused) {
-            Some(known) => known.count += 1,
-            None if full => {}
-            None => self.calls.push(CallRefusal { refused, count: 1 }),
-        }
-    }
-
-    /// The flags that would allow every refused access a policy can allow: for a file read, its
-    /// folder (the file itself where that folder is `/` or a top-level one such as `/etc`, which
-    /// would grant far more than was asked); for a folder listed, the folder; for a program, the
-    /// program. A path beneath another of the same flag is left out.
-    pub fn grants(&self) -> Vec<Grant> {
-        let mut grants: Vec<Grant> = self
-            .files
-            .iter()
-            .filter_map(|f| {
-                let resolved = &f.access.resolved;
-                match f.access.right {
-                    Right::Read => Some(Grant::Read(match resolved.parent() {
-                        Some(folder) if folder.components().count() > 2 => folder.to_path_buf(),
-                        _ => resolved.clone(),
-                    })),
-                    Right::List => Some(Grant::Read(resolved.clone())),
-                    Right::Execute => Some(Grant::Exec(resolved.clone())),
-                    _ => None,
-                }
-            })
-            .collect();
-        // A name with control characters (an escape sequence for the terminal) or that is not
-        // UTF-8 is listed, escaped, but never put into a command line to copy; nor is a process's
-        // folder in /proc, which names another process on the next run.
-        grants.retain(|g| {
-            g.path()
-                .to_str()
-                .is_some_and(|text| !text.chars().any(char::is_control))
-                && !is_process_folder(g.path())
-        });
-        grants.sort();
-        grants.dedup();
-        let all = grants.clone();
-        grants.retain(|g| {
-            !all.iter().any(|other| {
-                other != g && other.flag() == g.flag() && g.path().starts_with(other.path())
-            })
-        });
-        grants
-    }
-
-    /// What was refused that no policy allows, and why, each once: writing, creating and
-    /// removing by folder, and every call the refusal table refused.
-    pub fn never(&self) -> Vec<Never> {
-        let mut never: Vec<Never> = Vec::new();
-        let mut push = |what: String, why: String| {
-            if !never.iter().any(|n| n.what == what) {
-                never.push(Never { what, why });
-            }
-        };
-        for file in &self.files {
-            let right = file.access.right;
-            if right.grantable() {
-                continue;
-            }
-            let resolved = &file.access.resolved;
-            let what = match right {
-                Right::Ioctl => format!("ioctl on {}", shown(resolved)),
-                _ => format!(
-                    "{right} in {}",
-                    shown(resolved.parent().unwrap_or(resolved))
-                ),
-            };
-            let why = if right == Right::Ioctl {
-                IOCTL
-            } else {
-                WRITING
-            };
-            push(what, why.to_owned());
-        }
-        for call in &self.calls {
-            let reasons: Vec<&str> = call.refused.rules.iter().map(|r| r.reason).collect();
-            push(
-                call.refused.name.clone(),
-                format!("{}; {TABLE}", reasons.join("; or ")),
-            );
-        }
-        never
-    }
-}
-
-/// `path` for a terminal: what the program named is its choice, so control characters (which
-/// could move the cursor or rewrite earlier lines) are shown as `\xNN`.
-pub fn shown(path: &Path) -> String {
-    let mut out = String::new();
-    for c in path.to_string_lossy().chars() {
-        if c.is_control() {
-            out.push_str(&format!("\\x{:02x}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A rule as one line: `` `clone` when `flags` lacks `CLONE_THREAD` ``.
+/// A row of the table as one line: `` `clone` when `flags` lacks `CLONE_THREAD` ``.
 pub fn rule_line(rule: &crate::rules::Rule) -> String {
     format!("{} when {}", rule.calls, rule.when)
 }
 
-/// Whether `path` lies in a process's own folder of `/proc` (`/proc/1234/...`).
-fn is_process_folder(path: &std::path::Path) -> bool {
-    let mut parts = path.components().skip(1);
-    parts.next().is_some_and(|c| c.as_os_str() == "proc")
-        && parts.next().is_some_and(|c| {
-            c.as_os_str()
-                .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+/// Counts `refused` in `explanation`, its rows in words.
+pub fn add_call(explanation: &mut Explanation, refused: Refused) {
+    let rules = refused
+        .rules
+        .iter()
+        .map(|r| Rule {
+            rule: rule_line(r),
+            reason: r.reason.to_owned(),
         })
-}
-
-impl fmt::Display for Report {
-    /// The report as lines starting `explain: `, for standard error.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.seen {
-            Seen::NotTraced => writeln!(
-                f,
-                "explain: nothing could be seen: the kernel refused to let this process trace the \
-                 program (PTRACE_TRACEME); it ran confined as usual"
-            )?,
-            Seen::NoProgram => writeln!(
-                f,
-                "explain: the launcher ended before it started the program, so there was nothing \
-                 to see; its `sandbox: refused:` line says why"
-            )?,
-            Seen::NotEveryCall => writeln!(
-                f,
-                "explain: some system calls could not be read (PTRACE_GET_SYSCALL_INFO failed), \
-                 so what they were refused is missing below"
-            )?,
-            Seen::Everything if self.is_empty() => writeln!(f, "explain: nothing was refused")?,
-            Seen::Everything => {}
-        }
-        for file in &self.files {
-            let a = &file.access;
-            write!(f, "explain: refused {} of {}", a.right, shown(&a.named))?;
-            if a.resolved != a.named {
-                write!(f, " (resolved: {})", shown(&a.resolved))?;
-            }
-            writeln!(f, " by {}, {} time(s)", file.call, file.count)?;
-        }
-        if self.more_files > 0 {
-            writeln!(
-                f,
-                "explain: {} more refused file accesses, past the first {MAX_DISTINCT}, not listed",
-                self.more_files
-            )?;
-        }
-        for call in &self.calls {
-            let rules: Vec<String> = call.refused.rules.iter().map(|r| rule_line(r)).collect();
-            writeln!(
-                f,
-                "explain: refused call {} ({}) by the rule {}, {} time(s)",
-                call.refused.name,
-                call.refused.answer,
-                rules.join(" or "),
-                call.count
-            )?;
-        }
-        for grant in self.grants() {
-            writeln!(f, "explain: a policy can allow: {grant}")?;
-        }
-        for never in self.never() {
-            writeln!(
-                f,
-                "explain: no policy allows: {}: {}",
-                never.what, never.why
-            )?;
-        }
-        Ok(())
-    }
+        .collect();
+    explanation.add_call(refused.name, refused.answer, rules);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sandbox_core::explain::Seen;
 
-    fn refused(right: Right, path: &str) -> FileRefusal {
-        FileRefusal {
-            access: Access {
-                named: PathBuf::from(path),
-                resolved: PathBuf::from(path),
-                right,
-            },
-            call: "openat".to_owned(),
-            count: 1,
-        }
-    }
-
-    /// A process's folder in /proc names another process on the next run: never suggested.
     #[test]
-    fn a_process_folder_is_never_suggested() {
-        let mut report = Report::new(Seen::Everything);
-        report.files = vec![
-            refused(Right::Read, "/proc/1234/status"),
-            refused(Right::Read, "/proc/cpuinfo"),
-        ];
-        let grants: Vec<String> = report
-            .grants()
+    fn a_refused_call_carries_its_rows_in_words() {
+        let row = crate::rules::RULES
             .iter()
-            .map(|g| g.path().display().to_string())
-            .collect();
-        assert_eq!(grants, ["/proc/cpuinfo"]);
-    }
-
-    /// The program chooses the paths it is refused: past a bound they are only counted.
-    #[test]
-    fn distinct_refusals_are_bounded() {
-        let mut report = Report::new(Seen::Everything);
-        for i in 0..MAX_DISTINCT + 10 {
-            let access = refused(Right::Read, &format!("/etc/x{i}")).access;
-            report.add_file(access.clone(), "openat");
-            report.add_file(access, "openat");
-        }
-        assert_eq!(report.files.len(), MAX_DISTINCT);
-        assert_eq!(report.more_files, 20);
-        assert!(report.to_string().contains("20 more refused file accesses"));
-    }
-
-    #[test]
-    fn grants_are_the_smallest_folders_that_cover_the_refusals() {
-        let mut report = Report::new(Seen::Everything);
-        report.files = vec![
-            refused(Right::Read, "/etc/ssl/openssl.cnf"),
-            refused(Right::Read, "/etc/ssl/certs/a.pem"),
-            refused(Right::Read, "/etc/passwd"),
-            refused(Right::Read, "/opt/tool/lib/x/libx.so"),
-            refused(Right::List, "/opt/tool/lib"),
-            refused(Right::Execute, "/opt/tool/bin/tool"),
-            refused(Right::Create, "/tmp/x"),
-        ];
-        assert_eq!(
-            report.grants(),
-            [
-                Grant::Read("/etc/passwd".into()),
-                Grant::Read("/etc/ssl".into()),
-                Grant::Read("/opt/tool/lib".into()),
-                Grant::Exec("/opt/tool/bin/tool".into()),
-            ]
-        );
-        assert_eq!(
-            report.never(),
-            [Never {
-                what: "create in /tmp".to_owned(),
-                why: WRITING.to_owned()
-            }]
-        );
-    }
-
-    #[test]
-    fn control_characters_are_escaped_and_never_suggested() {
-        let mut report = Report::new(Seen::Everything);
-        report.files = vec![refused(Right::Read, "/opt/a\x1b[2Jb/c")];
-        assert_eq!(report.grants(), []);
-        assert_eq!(
-            report.to_string(),
-            "explain: refused read of /opt/a\\x1b[2Jb/c by openat, 1 time(s)\n"
-        );
-    }
-
-    #[test]
-    fn an_empty_report_says_so() {
-        assert_eq!(
-            Report::new(Seen::Everything).to_string(),
-            "explain: nothing was refused\n"
-        );
-        assert!(Report::new(Seen::NotTraced)
-            .to_string()
-            .starts_with("explain: nothing could be seen:"));
+            .find(|r| r.calls.syscall() == Some("socket"))
+            .expect("a row for socket");
+        let refused = Refused {
+            name: "socket".to_owned(),
+            rules: vec![row],
+            answer: "EPERM".to_owned(),
+        };
+        let mut explanation = Explanation::new(Seen::Everything);
+        add_call(&mut explanation, refused.clone());
+        add_call(&mut explanation, refused);
+        assert_eq!(explanation.calls.len(), 1);
+        assert_eq!(explanation.calls[0].count, 2);
+        assert_eq!(explanation.calls[0].rules[0].rule, rule_line(row));
+        assert_eq!(explanation.calls[0].rules[0].reason, row.reason);
     }
 }

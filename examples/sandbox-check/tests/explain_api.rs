@@ -1,0 +1,239 @@
+//! The explanation through the embedding API: `RunOptions::explain` and
+//! `Sandbox::spawn_explained`, with the `sandbox-check` binary as the launcher (the test harness
+//! cannot be one) and this process as the application that traces.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sandbox_core::explain::{Explanation, Right, Seen};
+use sandbox_core::{Finished, Policy, RunOptions, Sandbox};
+use sandbox_linux::LinuxBackend;
+
+use common::*;
+
+const LAUNCHER: &str = env!("CARGO_BIN_EXE_sandbox-check");
+
+/// What Python needs to start, as in the command line's tests.
+const START: [&str; 3] = ["/usr", "/etc/ld.so.cache", "/etc/locale.alias"];
+
+fn sandbox() -> Sandbox<'static> {
+    Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER))
+}
+
+fn start() -> Policy {
+    START.iter().fold(Policy::new(), |policy, path| {
+        policy.allow_read(path).unwrap()
+    })
+}
+
+/// Runs Python with `code` twice, explained and not, and checks the two runs ended alike.
+fn python(code: &str) -> (Finished, Explanation) {
+    let program = format!("{PRELUDE}\n{code}");
+    let args = ["-I", "-S", "-c", &program];
+    let options = RunOptions::new().timeout(Duration::from_secs(20));
+    let plain = sandbox().run(&start(), PYTHON, args, &options).unwrap();
+    assert!(plain.explanation().is_none());
+    let explained = sandbox()
+        .run(&start(), PYTHON, args, &options.explain(true))
+        .unwrap();
+    assert_eq!(explained.status, plain.status, "{explained:?}");
+    assert_eq!(explained.stdout, plain.stdout, "{explained:?}");
+    assert_eq!(explained.stderr, plain.stderr, "{explained:?}");
+    let explanation = explained.explanation().expect("explained").clone();
+    assert_eq!(explanation.seen, Seen::Everything, "{explanation}");
+    (explained, explanation)
+}
+
+fn files(explanation: &Explanation) -> Vec<(Right, PathBuf, PathBuf)> {
+    explanation
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.access.right,
+                f.access.named.clone(),
+                f.access.resolved.clone(),
+            )
+        })
+        .collect()
+}
+
+fn calls(explanation: &Explanation) -> Vec<(String, String, Vec<String>)> {
+    explanation
+        .calls
+        .iter()
+        .map(|c| {
+            let rules = c.rules.iter().map(|r| r.rule.clone()).collect();
+            (c.name.clone(), c.answer.clone(), rules)
+        })
+        .collect()
+}
+
+#[test]
+fn python_reading_a_file_outside_the_read_paths_is_named_with_the_right_read() {
+    let (done, explanation) = python(
+        r#"
+attempt("read", lambda: open("/etc/hostname").close())
+attempt("read usr", lambda: open("/usr/bin/env", "rb").close())
+"#,
+    );
+    assert_eq!(done.stdout, b"read=EACCES\nread usr=ok\n");
+    assert_eq!(
+        files(&explanation),
+        [(
+            Right::Read,
+            PathBuf::from("/etc/hostname"),
+            PathBuf::from("/etc/hostname")
+        )],
+        "{explanation}"
+    );
+    assert_eq!(explanation.files[0].count, 1);
+    assert_eq!(explanation.files[0].call, "openat");
+    assert_eq!(calls(&explanation), [], "{explanation}");
+    assert_eq!(
+        explanation.sentences(),
+        ["reading /etc/hostname was refused"]
+    );
+    assert_eq!(
+        explanation
+            .grants()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["--read /etc/hostname"]
+    );
+}
+
+#[test]
+fn a_link_is_named_as_the_program_named_it_and_resolved() {
+    // Debian's OpenSSL configuration: /usr/lib/ssl/openssl.cnf links into /etc/ssl, so reading
+    // /usr is not enough.
+    let link = Path::new("/usr/lib/ssl/openssl.cnf");
+    let target = std::fs::canonicalize(link).expect("Debian's openssl.cnf link");
+    let (_, explanation) =
+        python(r#"attempt("cnf", lambda: open("/usr/lib/ssl/openssl.cnf").close())"#);
+    assert_eq!(
+        files(&explanation),
+        [(Right::Read, link.to_path_buf(), target.clone())],
+        "{explanation}"
+    );
+    assert_eq!(
+        explanation.sentences(),
+        [format!("reading {} was refused", target.display())]
+    );
+}
+
+#[test]
+fn a_program_with_no_refusals_gets_an_empty_explanation() {
+    let (done, explanation) = python("print(1)");
+    assert_eq!(done.stdout, b"1\n");
+    assert!(explanation.is_empty(), "{explanation}");
+    assert_eq!(explanation.to_string(), "explain: nothing was refused\n");
+}
+
+#[test]
+fn refused_calls_are_named_with_their_rules() {
+    let (done, explanation) = python(
+        r#"
+import socket
+attempt("socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))
+attempt("kill init", lambda: os.kill(1, 0))
+attempt("kill self", lambda: os.kill(os.getpid(), 0))
+"#,
+    );
+    assert_eq!(
+        done.stdout,
+        b"socket=EPERM\nkill init=EPERM\nkill self=ok\n"
+    );
+    let rule = |name: &str| {
+        let row = sandbox_linux::rules::RULES
+            .iter()
+            .find(|r| r.calls.syscall() == Some(name))
+            .unwrap();
+        sandbox_linux::explain::rule_line(row)
+    };
+    assert_eq!(
+        calls(&explanation),
+        [
+            (
+                "socket".to_owned(),
+                "EPERM".to_owned(),
+                vec![rule("socket")]
+            ),
+            ("kill".to_owned(), "EPERM".to_owned(), vec![rule("kill")]),
+        ],
+        "{explanation}"
+    );
+    assert_eq!(files(&explanation), [], "{explanation}");
+}
+
+#[test]
+fn the_timeout_and_the_output_cap_still_stop_an_explained_run() {
+    let usr = Policy::new().allow_read("/usr").unwrap();
+    let options = RunOptions::new()
+        .timeout(Duration::from_millis(300))
+        .explain(true);
+    let done = sandbox()
+        .run(&usr, "/usr/bin/sleep", ["30"], &options)
+        .unwrap();
+    assert!(done.timed_out, "{done:?}");
+    assert_eq!(done.status.signal(), Some(9), "{done:?}");
+    assert!(done.explanation().is_some());
+
+    let options = RunOptions::new().output_cap(1000).explain(true);
+    let done = sandbox()
+        .run(&usr, "/usr/bin/yes", [""; 0], &options)
+        .unwrap();
+    assert!(done.capped, "{done:?}");
+    assert_eq!(done.stdout.len(), 1000);
+    assert_eq!(done.status.signal(), Some(9), "{done:?}");
+}
+
+#[test]
+fn a_spawned_program_is_explained_once_waited_for_from_another_thread() {
+    let mut running = sandbox()
+        .spawn_explained(
+            &start(),
+            PYTHON,
+            ["-I", "-S", "-c", "open('/etc/hostname')"],
+        )
+        .unwrap();
+    assert!(running.explanation().is_none());
+    let running = std::thread::spawn(move || {
+        let status = running.wait().unwrap();
+        assert_eq!(status.code(), Some(1));
+        running
+    })
+    .join()
+    .unwrap();
+    let explanation = running.explanation().expect("explained");
+    assert_eq!(
+        explanation.sentences(),
+        ["reading /etc/hostname was refused"]
+    );
+}
+
+#[test]
+fn an_explained_launch_that_is_refused_arrives_as_its_typed_refusal() {
+    // A file the policy lets the program execute, but which is not executable: the launcher's
+    // exec fails after the whole sequence (check included), under the tracer as without it.
+    let tmp = Scratch::new("explain-api-exec");
+    let program = tmp.0.join("not-executable");
+    std::fs::write(&program, b"#!/bin/sh\n").unwrap();
+    let usr = Policy::new().allow_read("/usr").unwrap();
+    let options = RunOptions::new().explain(true);
+    match sandbox().run(&usr, &program, [""; 0], &options) {
+        Err(sandbox_core::SpawnError::Refused(sandbox_core::Refusal::Exec {
+            program: refused,
+            source,
+        })) => {
+            assert_eq!(refused, program);
+            assert_eq!(source.raw_os_error(), Some(nix::libc::EACCES));
+        }
+        other => panic!("expected a typed exec refusal, got {other:?}"),
+    }
+}
