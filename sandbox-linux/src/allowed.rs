@@ -18,7 +18,7 @@ pub struct Allowed {
 
 /// Every call the filters allow on purpose. A call of either architecture's table that no row of
 /// [`RULES`](crate::rules::RULES) names must be here; a call both here and in a row is a contradiction. Both are
-/// reported by [`Table::problems`](crate::decisions::Table::problems).
+/// reported by `decisions::Table::problems` (the `analysis` feature).
 pub static ALLOWED: &[Allowed] = &[
     Allowed {
         title: "files by path",

@@ -1006,6 +1006,7 @@ mod tests {
     /// The longest run through the program, for the calls whose rows read arguments; the
     /// [`FIRST`] calls, which programs make most, are reached before the search.
     #[test]
+    #[cfg(feature = "analysis")]
     fn argument_checks_stay_short() {
         for s in stacks() {
             let audit = s.arch.audit_value();

@@ -34,7 +34,7 @@ mod backend;
 mod bpf;
 #[cfg(target_os = "linux")]
 pub mod caps;
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "analysis"))]
 pub mod decisions;
 #[cfg(target_os = "linux")]
 pub mod elf;
