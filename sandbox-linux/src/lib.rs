@@ -5,7 +5,9 @@
 //!
 //! The refusal list is one table, [`rules::RULES`], read by the filter builder, the docs and the
 //! tests. The built filters are plain data ([`filter::build`]) so they can be inspected and
-//! evaluated without a kernel.
+//! evaluated without a kernel ([`eval`]). The `analysis` feature adds what the tests, the docs and
+//! `sandbox-check --print-filters` need and a launch does not: the evaluator's analyses of partly
+//! known calls and the decision tables (`decisions`).
 //!
 //! It is not a container: the program shares the file system view, the network namespace and the
 //! process ID space of its parent; what it may do with them is what this crate restricts.
