@@ -129,7 +129,17 @@ impl Explainer {
         let arch = Arch::current().ok_or(ExplainError::Architecture {
             arch: std::env::consts::ARCH,
         })?;
-        let launcher = launcher.canonicalize().map_err(ExplainError::CurrentExe)?;
+        // As the launcher names itself: an executable an upgrade replaced is `<path> (deleted)`
+        // here, and the file now at `<path>` is what the policy grants.
+        let launcher = launcher.canonicalize().or_else(|error| {
+            use std::os::unix::ffi::OsStrExt;
+            match launcher.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
+                Some(path) => Path::new(std::ffi::OsStr::from_bytes(path))
+                    .canonicalize()
+                    .map_err(|_| ExplainError::CurrentExe(error)),
+                None => Err(ExplainError::CurrentExe(error)),
+            }
+        })?;
         let policy = policy.clone().allow_exec(program)?.allow_exec(&launcher)?;
         let grants = Grants::for_policy(&policy, &launcher)?;
         Ok(Self { arch, grants })
