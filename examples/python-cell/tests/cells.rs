@@ -194,6 +194,22 @@ fn a_refused_launch_shows_blocked_and_runs_nothing() {
 }
 
 #[test]
+fn a_cell_that_prints_a_refusal_and_exits_97_has_crashed_not_been_blocked() {
+    // Before: the launcher's status and line were read off the program's own, and this cell
+    // showed #BLOCKED!.
+    let got = run(
+        python_cell(&["import os; os.write(2, b'sandbox: refused: x\\n'); os._exit(97)"]),
+        None,
+    );
+    assert_eq!(got.stdout, "#CRASHED!\n");
+    assert_eq!(
+        got.stderr,
+        "sandbox: refused: x\npython-cell: the cell's program ended with exit status: 97\n"
+    );
+    assert_eq!(got.code, Some(1));
+}
+
+#[test]
 fn a_name_given_twice_is_a_usage_error() {
     let got = run(
         python_cell(&["--input", "a=1", "--input", "a=2", "a"]),

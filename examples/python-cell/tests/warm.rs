@@ -220,6 +220,24 @@ fn warm_a_refused_launch_shows_blocked_and_runs_nothing() {
 }
 
 #[test]
+fn warm_a_cell_that_prints_a_refusal_and_exits_97_has_crashed_not_been_blocked() {
+    let got = warm(
+        &[],
+        &[
+            "import os; os.write(2, b'sandbox: refused: x\\n'); os._exit(97)",
+            "1+1",
+        ],
+    );
+    assert_eq!(got.stdout, "#CRASHED!\n2\n");
+    assert_eq!(
+        got.stderr,
+        "sandbox: refused: x\n\
+         python-cell: cell 1: the cell's program ended with exit status: 97\n"
+    );
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
 fn warm_a_name_given_twice_is_a_usage_error() {
     // No standard input: python-cell refuses before it would read any.
     let got = run(
