@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{python_cell, run};
+use common::{python_cell, run, PROCESS_STARTS};
 
 #[test]
 fn arithmetic_shows_its_value() {
@@ -74,14 +74,14 @@ fn writing_a_file_is_refused_and_reported() {
 
 #[test]
 fn starting_a_process_is_refused_and_said() {
-    // Before: the shell could not start, and the cell showed its status, 32512, as a value.
-    let got = run(python_cell(&["import os; os.system('ls')"]), None);
-    assert_eq!(got.stdout, "#PYTHON!\n");
-    assert_eq!(
-        got.note(),
-        "python-cell: PermissionError: [Errno 13] a cell cannot start a process: 'ls'"
-    );
-    assert_eq!(got.code, Some(1));
+    // Before: os.system showed 32512 (a shell that could not start) as a value; the other routes
+    // said only "[Errno 1] Operation not permitted".
+    for (snippet, note) in PROCESS_STARTS {
+        let got = run(python_cell(&[snippet]), None);
+        assert_eq!(got.stdout, "#PYTHON!\n", "{snippet}");
+        assert_eq!(got.note(), format!("python-cell: {note}"), "{snippet}");
+        assert_eq!(got.code, Some(1), "{snippet}");
+    }
 }
 
 #[test]

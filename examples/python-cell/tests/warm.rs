@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{python_cell, run, Run};
+use common::{python_cell, run, Run, PROCESS_STARTS};
 
 /// `python-cell --warm ARGS...` with `lines` on standard input, one cell a line.
 fn warm(args: &[&str], lines: &[&str]) -> Run {
@@ -251,12 +251,20 @@ fn warm_a_name_given_twice_is_a_usage_error() {
 
 #[test]
 fn warm_starting_a_process_is_refused_and_said() {
-    let got = warm(&[], &["import os; os.system('ls')"]);
-    assert_eq!(got.stdout, "#PYTHON!\n");
-    assert_eq!(
-        got.note(),
-        "python-cell: cell 1: PermissionError: [Errno 13] a cell cannot start a process: 'ls'"
-    );
+    let snippets: Vec<&str> = PROCESS_STARTS.iter().map(|(snippet, _)| *snippet).collect();
+    let got = warm(&[], &snippets);
+    assert_eq!(got.stdout, "#PYTHON!\n".repeat(PROCESS_STARTS.len()));
+    let notes: Vec<&str> = got
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("python-cell: "))
+        .collect();
+    let expected: Vec<String> = PROCESS_STARTS
+        .iter()
+        .enumerate()
+        .map(|(i, (_, note))| format!("python-cell: cell {}: {note}", i + 1))
+        .collect();
+    assert_eq!(notes, expected);
 }
 
 // What is the warm runner's own.
