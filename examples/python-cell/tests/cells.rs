@@ -104,11 +104,16 @@ fn printing_100_mb_is_capped() {
         None,
     );
     assert_eq!(got.stdout, "#CAPPED!\n");
-    // The note alone: the megabyte that was too much is not shown again.
+    // The head of what flooded and how much was cut: not the megabyte that was too much.
     assert_eq!(
         got.stderr,
-        "python-cell: the cell printed more than 1048576 bytes and was killed\n"
+        format!(
+            "{}\npython-cell: the cell printed more than 1048576 bytes and was killed; \
+             more than 1048376 bytes of its output were cut\n",
+            "x".repeat(200)
+        )
     );
+    assert!(got.stderr.len() < 1000, "{} bytes", got.stderr.len());
     assert_eq!(got.code, Some(1));
     // Killed at the cap, not at the timeout.
     assert!(got.took < Duration::from_secs(30), "{:?}", got.took);
@@ -119,6 +124,14 @@ fn a_cap_counts_both_streams_together() {
     let snippet = "print('e' * 600); 'v' * 600";
     let got = run(python_cell(&["--output-cap", "1000", snippet]), None);
     assert_eq!(got.stdout, "#CAPPED!\n");
+    assert_eq!(
+        got.stderr,
+        format!(
+            "{}\npython-cell: the cell printed more than 1000 bytes and was killed; \
+             more than 800 bytes of its output were cut\n",
+            "e".repeat(200)
+        )
+    );
     assert_eq!(got.code, Some(1));
     let got = run(python_cell(&["--output-cap", "1300", snippet]), None);
     assert_eq!(got.stdout, format!("{}\n", "v".repeat(600)));

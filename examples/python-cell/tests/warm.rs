@@ -124,13 +124,34 @@ fn warm_a_loop_that_never_ends_is_killed_at_the_timeout() {
 }
 
 #[test]
-fn warm_printing_100_mb_is_capped_and_only_the_note_says_so() {
+fn warm_printing_100_mb_is_capped_and_only_its_head_is_shown() {
     let got = warm(&["--timeout", "60"], &["print('x' * 100_000_000)"]);
     assert_eq!(got.stdout, "#CAPPED!\n");
     assert_eq!(
         got.stderr,
-        "python-cell: cell 1: the cell printed more than 1048576 bytes and was killed\n"
+        format!(
+            "{}\npython-cell: cell 1: the cell printed more than 1048576 bytes and was killed; \
+             more than 1048376 bytes of its output were cut\n",
+            "x".repeat(200)
+        )
     );
+    let got = warm(
+        &["--timeout", "60", "--json"],
+        &[&json_line("print('x' * 100_000_000)", &[])],
+    );
+    assert_eq!(
+        results(&got.stdout),
+        [(
+            "#CAPPED!".to_owned(),
+            Some(
+                "the cell printed more than 1048576 bytes and was killed; \
+                 more than 1048376 bytes of its output were cut"
+                    .to_owned()
+            ),
+            "x".repeat(200)
+        )]
+    );
+    assert!(got.stdout.len() < 1000, "{} bytes", got.stdout.len());
 }
 
 #[test]
@@ -367,7 +388,8 @@ fn a_timeout_a_cap_a_crash_and_an_exception_do_not_disturb_the_cells_after_them(
         notes,
         [
             "python-cell: cell 3: the cell ran longer than 1s and was killed",
-            "python-cell: cell 6: the cell printed more than 100000 bytes and was killed",
+            "python-cell: cell 6: the cell printed more than 100000 bytes and was killed; \
+             more than 99800 bytes of its output were cut",
             "python-cell: cell 8: ZeroDivisionError: division by zero",
             "python-cell: cell 11: the cell's program ended with exit status: 3",
         ]
