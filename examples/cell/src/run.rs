@@ -25,7 +25,9 @@ pub const ERROR_EXIT: i32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// Wall-clock time from the launcher's start (its confinement and check included) to the
-    /// program's exit. Past it the program is killed.
+    /// program's exit. Past it the program is killed: once it runs, since
+    /// [`sandbox_core::Sandbox`] hands over a program only when the launcher has executed it (or
+    /// refused), so a launcher that never got that far would not be killed at the timeout.
     pub timeout: Duration,
     /// The most bytes the program may print, standard output and standard error together. The
     /// first byte past it gets the program killed; what was read up to it is kept.
