@@ -98,6 +98,15 @@ fn a_loop_that_never_ends_is_killed_at_the_timeout() {
 }
 
 #[test]
+fn a_timeout_beyond_the_clock_is_no_timeout() {
+    // 10^18 seconds cannot be added to the clock: no deadline, where it would panic.
+    let got = run(python_cell(&["--timeout", "1e18", "1+1"]), None);
+    assert_eq!(got.stdout, "2\n");
+    assert_eq!(got.stderr, "");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
 fn printing_100_mb_is_capped() {
     let got = run(
         python_cell(&["--timeout", "60", "print('x' * 100_000_000)"]),
