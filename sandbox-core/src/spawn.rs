@@ -11,7 +11,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,12 @@ const STATUS_FD: i32 = 3;
 
 /// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
 const POLL: Duration = Duration::from_millis(10);
+
+/// The first look for an exit once the program has closed its output (or in
+/// [`Running::wait_timeout`]); each later look waits twice as long, up to [`POLL`]. A program that
+/// has closed its output is nearly always exiting: a fixed [`POLL`] would cost a short program
+/// half of it on average.
+const EXIT_POLL_FIRST: Duration = Duration::from_micros(50);
 
 /// Runs programs confined through a backend.
 ///
@@ -275,13 +281,15 @@ fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
 }
 
 /// Reads `stream` to its end into `kept`, keeping no more than `cap` bytes across every stream
-/// that shares `total`; past it, `capped` is set and the rest is read and dropped.
+/// that shares `total`; past it, `capped` is set, `wake` told (the first time), and the rest is
+/// read and dropped.
 fn collect_capped(
     mut stream: Box<dyn Read + Send>,
     kept: &mut Vec<u8>,
     cap: Option<usize>,
     total: &AtomicUsize,
     capped: &AtomicBool,
+    wake: &mpsc::Sender<()>,
 ) {
     let mut buffer = [0u8; 64 * 1024];
     loop {
@@ -294,8 +302,9 @@ fn collect_capped(
         let before = total.fetch_add(n, Ordering::Relaxed);
         let room = cap.map_or(n, |cap| cap.saturating_sub(before).min(n));
         kept.extend_from_slice(&buffer[..room]);
-        if room < n {
-            capped.store(true, Ordering::Relaxed);
+        if room < n && !capped.swap(true, Ordering::Relaxed) {
+            // The waiter kills the program now, not at its next look.
+            let _ignored = wake.send(());
         }
     }
 }
@@ -664,7 +673,7 @@ impl Running {
             std::thread::spawn(move || {
                 let mut kept = Vec::new();
                 if let Some(stream) = stream {
-                    collect_capped(stream, &mut kept, cap, &total, &capped);
+                    collect_capped(stream, &mut kept, cap, &total, &capped, &events);
                 }
                 let _ignored = events.send(());
                 kept
@@ -674,9 +683,12 @@ impl Running {
         let stderr = collect(self.stderr.take().map(|s| Box::new(s) as _));
         drop(events);
 
-        let deadline = options.timeout.map(|t| self.started + t);
+        // A timeout too long to add to an instant is no timeout.
+        let deadline = options.timeout.and_then(|t| self.started.checked_add(t));
         let mut timed_out = false;
         let mut killed = false;
+        let mut streams_open = true;
+        let mut pause = EXIT_POLL_FIRST;
         let status = loop {
             if let Some(status) = self.process.try_wait().map_err(SpawnError::Wait)? {
                 break status;
@@ -693,7 +705,16 @@ impl Running {
             let wait = deadline
                 .filter(|_| !killed)
                 .map_or(POLL, |d| d.saturating_duration_since(now).min(POLL));
-            let _woken = wake.recv_timeout(wait);
+            if streams_open {
+                // Woken when a stream ends or passes the cap.
+                if let Err(RecvTimeoutError::Disconnected) = wake.recv_timeout(wait) {
+                    streams_open = false;
+                }
+            } else {
+                // Both streams have ended: the channel no longer waits, so this does.
+                std::thread::sleep(pause.min(wait));
+                pause = (pause * 2).min(POLL);
+            }
         };
         self.waited = true;
         let elapsed = self.started.elapsed();
@@ -712,6 +733,61 @@ impl Running {
     /// Kills the program (SIGKILL). Wait for it afterwards.
     pub fn kill(&mut self) -> io::Result<()> {
         self.process.kill()
+    }
+
+    /// The program's exit status if it has ended, without waiting; `None` while it runs.
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use sandbox_core::{Policy, Sandbox};
+    /// let mut running = Sandbox::new(backend()).spawn(&Policy::new(), "/usr/bin/cat", [""; 0])?;
+    /// assert!(running.try_wait()?.is_none(), "cat reads its input until it is closed");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        let status = self.process.try_wait()?;
+        self.waited |= status.is_some();
+        Ok(status)
+    }
+
+    /// Waits at most `timeout` for the program to end, and returns its exit status, or `None` if
+    /// it still runs then. Unlike [`Running::wait`] it leaves the program's input open.
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use std::time::Duration;
+    /// use sandbox_core::{Policy, Sandbox};
+    /// let mut running = Sandbox::new(backend()).spawn(&Policy::new(), "/usr/bin/true", [""; 0])?;
+    /// let status = running.wait_timeout(Duration::from_secs(5))?;
+    /// assert!(status.is_some_and(|s| s.success()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn wait_timeout(&mut self, timeout: Duration) -> io::Result<Option<ExitStatus>> {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut pause = EXIT_POLL_FIRST;
+        loop {
+            if let Some(status) = self.try_wait()? {
+                return Ok(Some(status));
+            }
+            let left = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return Ok(None);
+            }
+            std::thread::sleep(pause.min(left));
+            pause = (pause * 2).min(POLL);
+        }
     }
 }
 

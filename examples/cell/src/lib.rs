@@ -1,6 +1,6 @@
 //! Evaluating untrusted code the way a spreadsheet evaluates a cell: in a confined helper
 //! process, with the code and its inputs on standard input, the value on standard output, and
-//! every limit the sandbox does not set (time, output, memory) owned by the parent.
+//! limits on its time, output and memory.
 //!
 //! This crate depends on `sandbox-core` alone. It takes the backend as a `&dyn Backend`, so the
 //! same code runs on every system; the application chooses the backend for its target at compile
@@ -10,9 +10,9 @@
 //!
 //! # What a cell does
 //!
-//! [`run`] starts the [`Program`] confined by its policy, writes the input to its standard input
-//! and closes it, and reads standard output and standard error through pipes. The program
-//! follows a small protocol:
+//! [`run`] runs the [`Program`] confined by its policy through [`sandbox_core::Sandbox::run`],
+//! with the input on its standard input, and its standard output and standard error read through
+//! pipes. The program follows a small protocol:
 //!
 //! | the program | the [`Outcome`] |
 //! | --- | --- |
@@ -24,7 +24,9 @@
 //!
 //! Whatever it prints on standard error is diagnostics, kept with the outcome. Where the system
 //! has no sandbox, or the launcher refuses, the outcome is [`Outcome::Blocked`] and the program
-//! never ran: a spreadsheet shows `#BLOCKED!`.
+//! never ran: a spreadsheet shows `#BLOCKED!`. A refusal is the launcher's typed
+//! [`sandbox_core::Refusal`], reported on a channel the program never holds; a program that
+//! prints a refusal's line and exits 97 has only crashed ([`Outcome::Crashed`]).
 //!
 //! A program writes no file unless it asks for a scratch folder ([`Program::with_scratch`]): a
 //! bounded folder of its own for each launch, its `TMPDIR`, removed once the program has been
@@ -37,11 +39,11 @@
 //! past its timeout or output cap costs the runner, and the next cell starts a new one. Its cells
 //! share one process, so one runner serves one trust domain (one workbook) only.
 //!
-//! The limits are the parent's because the sandbox sets none ([`sandbox_core::launch_command`]
-//! says so): the timeout and the output cap are enforced here, by killing the child; the memory
-//! limit is `RLIMIT_AS`, set in the child before the launcher starts, so it holds from the
-//! launcher's first instruction through the program's last, and the confined program cannot raise
-//! it (it holds no capability).
+//! The timeout and the output cap are enforced by killing the program: a cold cell's by
+//! [`sandbox_core::Sandbox::run`], a warm runner's cell by the runner. The memory limit is
+//! `RLIMIT_AS` ([`sandbox_core::Limits::address_space`] in the launch's policy), which the
+//! launcher sets before it confines itself, so it holds through the program's last instruction,
+//! and the confined program cannot raise it (it holds no capability).
 //!
 //! ```no_run
 //! use cell::{Limits, Outcome, Program};
@@ -75,7 +77,6 @@
 //! ```
 #![deny(unsafe_code)]
 
-mod memory;
 mod outcome;
 mod run;
 #[cfg(unix)]

@@ -3,9 +3,10 @@
 use std::fmt;
 use std::io;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox_core::{CanaryError, CommandError};
+use sandbox_core::{one_line, Refusal, SpawnError};
 
 /// How a cell ended. Each variant but [`Outcome::Blocked`] carries the `diagnostics`: what the
 /// program printed on standard error, as far as the output cap let it be read.
@@ -96,7 +97,7 @@ impl fmt::Display for Outcome {
 }
 
 /// Why a cell did not run at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Blocked {
     /// The backend says this system cannot be confined: there is no sandbox for this kind of
@@ -105,10 +106,12 @@ pub enum Blocked {
         /// The backend's reason, on one line.
         reason: String,
     },
-    /// The launcher refused (its one `sandbox: refused:` line), so the program never ran.
+    /// The launcher refused, so the program never ran. The refusal is the one the launcher
+    /// reported on its status channel ([`sandbox_core::Sandbox::spawn`]), typed: nothing the
+    /// program prints or exits with can pass for one.
     Refused {
-        /// The reason, as the launcher gave it after the prefix.
-        reason: String,
+        /// Why, as the launcher reported it (shared, so that the outcome can be cloned).
+        refusal: Arc<Refusal>,
     },
     /// The program asked for a scratch folder ([`crate::Program::with_scratch`]) and none with
     /// its bound could be made here, so nothing was started.
@@ -122,8 +125,12 @@ impl fmt::Display for Blocked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Blocked::NoSandbox { reason } => write!(f, "no sandbox on this system: {reason}"),
-            Blocked::Refused { reason } => {
-                write!(f, "the sandbox refused to run the cell: {reason}")
+            Blocked::Refused { refusal } => {
+                write!(
+                    f,
+                    "the sandbox refused to run the cell: {}",
+                    one_line(&**refusal)
+                )
             }
             Blocked::NoScratch { reason } => {
                 write!(f, "the cell's scratch folder cannot be made: {reason}")
@@ -137,21 +144,14 @@ impl fmt::Display for Blocked {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CellError {
-    /// The canary file could not be created.
-    #[error("cannot create the canary")]
-    Canary(#[source] CanaryError),
-    /// The launch could not be built: the program is not an absolute path, or does not exist.
-    #[error("cannot build the launch")]
-    Command(#[source] CommandError),
-    /// The memory limit cannot be set on this system.
-    #[error("a memory limit of {bytes} bytes cannot be set on this system")]
-    MemoryLimit {
-        /// The limit asked for, in bytes.
-        bytes: u64,
-    },
-    /// Starting the launcher, or a thread to feed or read it, failed.
-    #[error("cannot start the launcher")]
-    Spawn(#[source] io::Error),
+    /// The launch failed before the program could run, for a reason that is neither a refusal
+    /// nor a missing sandbox (those are [`Outcome::Blocked`]): the canary, the launch's command
+    /// (a relative program), starting the launcher, or waiting for it.
+    #[error("running the cell")]
+    Sandbox(#[source] SpawnError),
+    /// A warm runner's pipes could not be set up.
+    #[error("cannot set up the runner's pipes")]
+    Pipes(#[source] io::Error),
     /// Waiting for the program, or killing it, failed.
     #[error("cannot wait for the cell")]
     Wait(#[source] io::Error),

@@ -18,6 +18,8 @@
 //! included, for the first cell of a runner) to the answer; its output cap counts the value and
 //! the diagnostics. A cell past either, or a program that ends, breaks the protocol, or is
 //! refused, costs the runner: it is killed and waited for, and the next cell starts a new one.
+//! The program is started with [`sandbox_core::Sandbox::spawn`], so a refusal arrives typed,
+//! before any cell is sent, and the program's pipes are the runner's.
 //! The memory limit holds for the runner's whole life. After [`Recycle::cells`] cells or
 //! [`Recycle::age`], the runner is killed before the next cell, so what leaks does not pile up.
 //!
@@ -32,17 +34,16 @@
 #![cfg(unix)]
 
 use std::io::{self, Read, Write};
-use std::marker::PhantomData;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
 use std::time::{Duration, Instant};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use sandbox_core::{Backend, Canary, Scratch, REFUSED_EXIT_CODE};
+use sandbox_core::{Backend, Running, Sandbox, Scratch};
 
-use crate::outcome::{Blocked, CellError, Outcome};
-use crate::run::{refusal, start, text, Limits, Program, Running, Started, ERROR_EXIT, VALUE_EXIT};
+use crate::outcome::{CellError, Outcome};
+use crate::run::{blocked_by, prepare, text, Limits, Prepared, Program, ERROR_EXIT, VALUE_EXIT};
 
 /// The most bytes an answer's header (`STATUS LEN\n`) may take before it is garbled.
 const HEADER_MAX: usize = 48;
@@ -69,9 +70,9 @@ impl Default for Recycle {
 /// One confined program serving the cells of one workbook, one at a time. See the module's
 /// documentation for the protocol.
 ///
-/// A runner stays on the thread that created it (it is not `Send`): the sandbox kills the
-/// program when the thread that started it exits ([`sandbox_core::launch_command`]). Dropping
-/// it kills the program and waits for it.
+/// A runner may move to another thread and be used there: the program is started from a thread
+/// the sandbox library keeps ([`sandbox_core::Sandbox::spawn`]), so it does not die with the
+/// thread that made the runner. Dropping the runner kills the program and waits for it.
 pub struct Runner<'a> {
     backend: &'a dyn Backend,
     program: Program,
@@ -79,11 +80,10 @@ pub struct Runner<'a> {
     recycle: Recycle,
     live: Option<Live>,
     started: usize,
-    _one_thread: PhantomData<*const ()>,
 }
 
 /// A running program and its pipes. The fields drop in order: the program is killed and waited
-/// for before its scratch folder is removed and the canary goes.
+/// for (and its canary goes with its handle) before its scratch folder is removed.
 struct Live {
     running: Running,
     stdin: ChildStdin,
@@ -92,7 +92,6 @@ struct Live {
     started: Instant,
     served: usize,
     _scratch: Option<Scratch>,
-    _canary: Canary,
 }
 
 impl std::fmt::Debug for Runner<'_> {
@@ -102,7 +101,7 @@ impl std::fmt::Debug for Runner<'_> {
             .field("program", &self.program)
             .field("limits", &self.limits)
             .field("recycle", &self.recycle)
-            .field("running", &self.live.as_ref().map(|l| l.running.child.id()))
+            .field("running", &self.live.as_ref().map(|l| l.running.id()))
             .field("started", &self.started)
             .finish()
     }
@@ -140,7 +139,6 @@ impl<'a> Runner<'a> {
             recycle,
             live: None,
             started: 0,
-            _one_thread: PhantomData,
         }
     }
 
@@ -151,7 +149,7 @@ impl<'a> Runner<'a> {
 
     /// The process ID of the program serving now, if one is.
     pub fn pid(&self) -> Option<u32> {
-        self.live.as_ref().map(|live| live.running.child.id())
+        self.live.as_ref().map(|live| live.running.id())
     }
 
     /// Runs one cell with `input`: sends it to the running program (starting one first if none
@@ -166,26 +164,30 @@ impl<'a> Runner<'a> {
             .checked_add(self.limits.timeout)
             .unwrap_or_else(|| started + Duration::from_secs(u64::from(u32::MAX)));
         if self.live.is_none() {
-            let Started {
-                child,
-                canary,
-                scratch,
-            } = match start(self.backend, &self.program, &self.limits)? {
-                Ok(started) => started,
-                Err(blocked) => return Ok(Outcome::Blocked(blocked)),
+            let Prepared { policy, scratch } =
+                match prepare(self.backend, &self.program, &self.limits)? {
+                    Ok(prepared) => prepared,
+                    Err(blocked) => return Ok(Outcome::Blocked(blocked)),
+                };
+            let spawned = Sandbox::new(self.backend).spawn(
+                &policy,
+                self.program.path(),
+                self.program.arguments(),
+            );
+            let mut running = match spawned {
+                Ok(running) => running,
+                // Refused (or failed): nothing ran, and the scratch folder goes now.
+                Err(e) => return blocked_by(e).map(Outcome::Blocked),
             };
-            let mut running = Running::new(child);
             let (Some(stdin), Some(stdout), Some(stderr)) = (
-                running.child.stdin.take(),
-                running.child.stdout.take(),
-                running.child.stderr.take(),
+                running.stdin.take(),
+                running.stdout.take(),
+                running.stderr.take(),
             ) else {
-                return Err(CellError::Spawn(io::Error::other(
-                    "the pipes were not set up",
-                )));
+                unreachable!("Sandbox::spawn gives the three pipes");
             };
             for fd in [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()] {
-                non_blocking(fd).map_err(CellError::Spawn)?;
+                non_blocking(fd).map_err(CellError::Pipes)?;
             }
             self.started += 1;
             self.live = Some(Live {
@@ -196,7 +198,6 @@ impl<'a> Runner<'a> {
                 started,
                 served: 0,
                 _scratch: scratch,
-                _canary: canary,
             });
         }
         let Some(live) = self.live.as_mut() else {
@@ -257,7 +258,7 @@ impl<'a> Runner<'a> {
         let due = self.live.as_mut().is_some_and(|live| {
             live.served >= self.recycle.cells
                 || live.started.elapsed() >= self.recycle.age
-                || !matches!(live.running.child.try_wait(), Ok(None))
+                || !matches!(live.running.try_wait(), Ok(None))
         });
         if due {
             // Dropping kills and waits; a failure to kill one that has ended is no matter here.
@@ -268,7 +269,7 @@ impl<'a> Runner<'a> {
     /// Kills the running program and waits for it.
     fn kill(&mut self) -> Result<(), CellError> {
         if let Some(mut live) = self.live.take() {
-            live.running.kill().map_err(CellError::Wait)?;
+            stop(&mut live.running).map_err(CellError::Wait)?;
         }
         Ok(())
     }
@@ -278,10 +279,11 @@ impl<'a> Runner<'a> {
         let Some(mut live) = self.live.take() else {
             unreachable!("the exchange ran on a live runner");
         };
-        let status = match live.running.wait_until(deadline).map_err(CellError::Wait)? {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let status = match live.running.wait_timeout(left).map_err(CellError::Wait)? {
             Some(status) => status,
             None => {
-                live.running.kill().map_err(CellError::Wait)?;
+                stop(&mut live.running).map_err(CellError::Wait)?;
                 return Ok(Outcome::TimedOut {
                     timeout: self.limits.timeout,
                     diagnostics: text(&diagnostics),
@@ -290,23 +292,21 @@ impl<'a> Runner<'a> {
         };
         let room = self.limits.output_cap.saturating_sub(diagnostics.len());
         drain(&mut live.stderr, &mut diagnostics, room).map_err(CellError::Read)?;
-        Ok(closed(status, text(&diagnostics)))
+        // Its status is its own, 97 included: a refusal came typed from the spawn, or not at all.
+        Ok(Outcome::Crashed {
+            status,
+            diagnostics: text(&diagnostics),
+        })
     }
 }
 
-/// What a program that ended without answering came to: refused, or crashed.
-fn closed(status: ExitStatus, diagnostics: String) -> Outcome {
-    if status.code() == Some(REFUSED_EXIT_CODE) {
-        if let Some(reason) = refusal(&diagnostics) {
-            return Outcome::Blocked(Blocked::Refused {
-                reason: reason.to_owned(),
-            });
-        }
+/// Kills `running` unless it has ended, and waits for it.
+fn stop(running: &mut Running) -> io::Result<ExitStatus> {
+    if let Some(status) = running.try_wait()? {
+        return Ok(status);
     }
-    Outcome::Crashed {
-        status,
-        diagnostics,
-    }
+    running.kill()?;
+    running.wait()
 }
 
 /// The outcome of a whole answer.
@@ -487,7 +487,6 @@ fn drain(stderr: &mut ChildStderr, kept: &mut Vec<u8>, room: usize) -> io::Resul
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::process::ExitStatusExt;
 
     use super::*;
 
@@ -503,7 +502,7 @@ mod tests {
     }
 
     #[test]
-    fn the_status_decides_the_answer_and_97_with_its_line_is_a_refusal() {
+    fn the_status_decides_the_answer() {
         assert!(matches!(
             answered(0, b"2".to_vec(), String::new()),
             Outcome::Value { value, .. } if value == "2"
@@ -516,21 +515,15 @@ mod tests {
             answered(2, Vec::new(), String::new()),
             Outcome::Garbled { .. }
         ));
-        assert_eq!(
-            match closed(
-                ExitStatus::from_raw(97 << 8),
-                "sandbox: refused: no\n".into()
-            ) {
-                Outcome::Blocked(blocked) => blocked,
-                other => panic!("{other:?}"),
-            },
-            Blocked::Refused {
-                reason: "no".into()
-            }
-        );
         assert!(matches!(
-            closed(ExitStatus::from_raw(9), String::new()),
-            Outcome::Crashed { .. }
+            answered(97, Vec::new(), String::new()),
+            Outcome::Garbled { .. }
         ));
+    }
+
+    #[test]
+    fn a_runner_may_move_to_another_thread() {
+        fn send<T: Send>() {}
+        send::<Runner<'static>>();
     }
 }

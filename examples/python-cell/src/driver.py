@@ -40,10 +40,34 @@ def add_packages():
             sys.path.append(folder)
 
 
-def no_process(command):
-    # The shell os.system starts is never on a cell's exec list: say so, instead of the exit
-    # status 127 (32512) of a child that could not run it.
-    raise PermissionError(13, "a cell cannot start a process", command)
+# The audit events that start a process, each with the place of the program's name among its
+# arguments (None: it has none).
+PROCESS_STARTS = {
+    "os.system": 0,
+    "subprocess.Popen": 0,
+    "os.posix_spawn": 0,
+    "os.spawn": 1,
+    "os.fork": None,
+    "os.forkpty": None,
+}
+
+
+def no_process(event, args):
+    # The sandbox lets a cell start no process: os.system's shell could not run and it returned
+    # 127's status, 32512, as if it had; subprocess, os.popen, multiprocessing and os.fork said
+    # only "Operation not permitted". One audit hook says why, the same way for every route, and
+    # stays for the interpreter's life: no cell can remove it, nor a later cell find it undone.
+    # It explains a refusal, it enforces nothing; the sandbox does that.
+    if event in PROCESS_STARTS:
+        at = PROCESS_STARTS[event]
+        message = "a cell cannot start a process"
+        if at is None:
+            raise PermissionError(13, message)
+        name = args[at]
+        if isinstance(name, bytes):
+            # os.system's command arrives encoded.
+            name = name.decode("utf-8", "surrogateescape")
+        raise PermissionError(13, message, name)
 
 
 def decode(text):
@@ -162,11 +186,9 @@ def warm():
 
 
 add_packages()
-import posix  # noqa: E402  (built in, loaded already; `os` takes its `system` from here)
+sys.addaudithook(no_process)
+import posix  # noqa: E402  (built in, loaded already)
 
-posix.system = no_process
-if "os" in sys.modules:
-    sys.modules["os"].system = no_process
 status = warm() if sys.argv[1:] == ["--warm"] else cold()
 # Everything is written and flushed: the interpreter's own shutdown (collecting every object,
 # tearing down every module) would only add milliseconds to each cell, and run what a cell

@@ -17,12 +17,12 @@
 //! 3. The interpreter and its policy come from one small function per distribution
 //!    ([`python_cell::interpreter`]); the snippet and its inputs go to the
 //!    [`python_cell::DRIVER`] on standard input ([`python_cell::request`]).
-//! 4. [`cell::run`] launches it through pipes and enforces the timeout, the output cap and the
-//!    memory limit; [`python_cell::render`] turns the outcome into what the cell shows.
+//! 4. [`cell::run`] runs it through `sandbox_core::Sandbox` with the timeout, the output cap and
+//!    the memory limit; [`python_cell::render`] turns the outcome into what the cell shows.
 //!
 //! The value goes to standard output; what the snippet printed, its traceback, and the reason
-//! for an error code go to standard error (all but for `#CAPPED!`, whose output is what was too
-//! much: only the reason). Exit status: 0 a value; 1 the cell failed; 2 usage; 3 `#BLOCKED!`;
+//! for an error code go to standard error (for `#CAPPED!`, whose output is what was too much,
+//! only its first 200 bytes, and a reason that says how much was cut). Exit status: 0 a value; 1 the cell failed; 2 usage; 3 `#BLOCKED!`;
 //! 4 the cell could not be set up.
 //!
 //! `python-cell --warm` runs the cells on its standard input, one a line, in one warm runner

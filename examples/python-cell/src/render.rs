@@ -13,6 +13,10 @@ pub const EXIT_BLOCKED: u8 = 3;
 /// The cell could not be set up: no interpreter, or the system refused to start it.
 pub const EXIT_SETUP: u8 = 4;
 
+/// The most bytes shown of what a `#CAPPED!` cell printed: enough to see what flooded, and no
+/// more of the output that was too much.
+pub const CAPPED_SHOWN: usize = 200;
+
 /// A cell as shown: its text, a note saying why when it is an error, and the exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shown {
@@ -31,7 +35,7 @@ pub struct Shown {
 /// | a value | the value, as `str()` gives it (nothing for `None`) |
 /// | an exception | `#PYTHON!`, the note `Type: message` |
 /// | past the timeout | `#TIMEOUT!` |
-/// | past the output cap | `#CAPPED!` |
+/// | past the output cap | `#CAPPED!`, the note saying how much of its output was cut |
 /// | another end (a signal), or a runner that broke its protocol | `#CRASHED!` |
 /// | no sandbox, or refused | `#BLOCKED!` |
 pub fn show(outcome: &Outcome) -> Shown {
@@ -48,7 +52,12 @@ pub fn show(outcome: &Outcome) -> Shown {
         },
         Outcome::Error { message, .. } => error("#PYTHON!", message.clone(), EXIT_FAILED),
         Outcome::TimedOut { .. } => error("#TIMEOUT!", outcome.to_string(), EXIT_FAILED),
-        Outcome::OutputCapped { .. } => error("#CAPPED!", outcome.to_string(), EXIT_FAILED),
+        Outcome::OutputCapped { cap, .. } => {
+            // It printed more than the cap, and no more than `shown` of it is shown.
+            let cut = cap.saturating_sub(diagnostics(outcome).len());
+            let note = format!("{outcome}; more than {cut} bytes of its output were cut");
+            error("#CAPPED!", note, EXIT_FAILED)
+        }
         Outcome::Crashed { .. } | Outcome::Garbled { .. } => {
             error("#CRASHED!", outcome.to_string(), EXIT_FAILED)
         }
@@ -58,11 +67,52 @@ pub fn show(outcome: &Outcome) -> Shown {
 }
 
 /// What of the cell's diagnostics to show with it: all of them, but for a cell past its output
-/// cap, whose output is the very thing that was too much (a megabyte of it, by default), and
-/// whose note says so.
+/// cap, whose output is the very thing that was too much (a megabyte of it, by default): of that,
+/// the first [`CAPPED_SHOWN`] bytes at most (cut where a character ends), and its note says how
+/// much was cut.
 pub fn diagnostics(outcome: &Outcome) -> &str {
+    let all = outcome.diagnostics();
     match outcome {
-        Outcome::OutputCapped { .. } => "",
-        other => other.diagnostics(),
+        Outcome::OutputCapped { .. } => {
+            let end = (0..=CAPPED_SHOWN.min(all.len()))
+                .rev()
+                .find(|&at| all.is_char_boundary(at))
+                .unwrap_or(0);
+            &all[..end]
+        }
+        _ => all,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capped_cell_shows_the_head_of_its_output_and_says_how_much_was_cut() {
+        let capped = |diagnostics: &str| Outcome::OutputCapped {
+            cap: 1000,
+            diagnostics: diagnostics.to_owned(),
+        };
+        let long = capped(&format!("a{}", "é".repeat(500)));
+        // 200 bytes would end inside a character: 199 do not.
+        assert_eq!(diagnostics(&long), format!("a{}", "é".repeat(99)));
+        assert_eq!(
+            show(&long).note.as_deref(),
+            Some(
+                "the cell printed more than 1000 bytes and was killed; \
+                 more than 801 bytes of its output were cut"
+            )
+        );
+        let short = capped("e\n");
+        assert_eq!(diagnostics(&short), "e\n");
+        let none = capped("");
+        assert_eq!(
+            show(&none).note.as_deref(),
+            Some(
+                "the cell printed more than 1000 bytes and was killed; \
+                 more than 1000 bytes of its output were cut"
+            )
+        );
     }
 }

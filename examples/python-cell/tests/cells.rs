@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{python_cell, run};
+use common::{python_cell, run, PROCESS_STARTS};
 
 #[test]
 fn arithmetic_shows_its_value() {
@@ -74,14 +74,14 @@ fn writing_a_file_is_refused_and_reported() {
 
 #[test]
 fn starting_a_process_is_refused_and_said() {
-    // Before: the shell could not start, and the cell showed its status, 32512, as a value.
-    let got = run(python_cell(&["import os; os.system('ls')"]), None);
-    assert_eq!(got.stdout, "#PYTHON!\n");
-    assert_eq!(
-        got.note(),
-        "python-cell: PermissionError: [Errno 13] a cell cannot start a process: 'ls'"
-    );
-    assert_eq!(got.code, Some(1));
+    // Before: os.system showed 32512 (a shell that could not start) as a value; the other routes
+    // said only "[Errno 1] Operation not permitted".
+    for (snippet, note) in PROCESS_STARTS {
+        let got = run(python_cell(&[snippet]), None);
+        assert_eq!(got.stdout, "#PYTHON!\n", "{snippet}");
+        assert_eq!(got.note(), format!("python-cell: {note}"), "{snippet}");
+        assert_eq!(got.code, Some(1), "{snippet}");
+    }
 }
 
 #[test]
@@ -98,17 +98,31 @@ fn a_loop_that_never_ends_is_killed_at_the_timeout() {
 }
 
 #[test]
+fn a_timeout_beyond_the_clock_is_no_timeout() {
+    // 10^18 seconds cannot be added to the clock: no deadline, where it would panic.
+    let got = run(python_cell(&["--timeout", "1e18", "1+1"]), None);
+    assert_eq!(got.stdout, "2\n");
+    assert_eq!(got.stderr, "");
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
 fn printing_100_mb_is_capped() {
     let got = run(
         python_cell(&["--timeout", "60", "print('x' * 100_000_000)"]),
         None,
     );
     assert_eq!(got.stdout, "#CAPPED!\n");
-    // The note alone: the megabyte that was too much is not shown again.
+    // The head of what flooded and how much was cut: not the megabyte that was too much.
     assert_eq!(
         got.stderr,
-        "python-cell: the cell printed more than 1048576 bytes and was killed\n"
+        format!(
+            "{}\npython-cell: the cell printed more than 1048576 bytes and was killed; \
+             more than 1048376 bytes of its output were cut\n",
+            "x".repeat(200)
+        )
     );
+    assert!(got.stderr.len() < 1000, "{} bytes", got.stderr.len());
     assert_eq!(got.code, Some(1));
     // Killed at the cap, not at the timeout.
     assert!(got.took < Duration::from_secs(30), "{:?}", got.took);
@@ -119,6 +133,14 @@ fn a_cap_counts_both_streams_together() {
     let snippet = "print('e' * 600); 'v' * 600";
     let got = run(python_cell(&["--output-cap", "1000", snippet]), None);
     assert_eq!(got.stdout, "#CAPPED!\n");
+    assert_eq!(
+        got.stderr,
+        format!(
+            "{}\npython-cell: the cell printed more than 1000 bytes and was killed; \
+             more than 800 bytes of its output were cut\n",
+            "e".repeat(200)
+        )
+    );
     assert_eq!(got.code, Some(1));
     let got = run(python_cell(&["--output-cap", "1300", snippet]), None);
     assert_eq!(got.stdout, format!("{}\n", "v".repeat(600)));
@@ -191,6 +213,22 @@ fn a_refused_launch_shows_blocked_and_runs_nothing() {
         "python-cell: the sandbox refused to run the cell: a fault was injected before verify\n"
     );
     assert_eq!(got.code, Some(3));
+}
+
+#[test]
+fn a_cell_that_prints_a_refusal_and_exits_97_has_crashed_not_been_blocked() {
+    // Before: the launcher's status and line were read off the program's own, and this cell
+    // showed #BLOCKED!.
+    let got = run(
+        python_cell(&["import os; os.write(2, b'sandbox: refused: x\\n'); os._exit(97)"]),
+        None,
+    );
+    assert_eq!(got.stdout, "#CRASHED!\n");
+    assert_eq!(
+        got.stderr,
+        "sandbox: refused: x\npython-cell: the cell's program ended with exit status: 97\n"
+    );
+    assert_eq!(got.code, Some(1));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{python_cell, run, Run};
+use common::{python_cell, run, Run, PROCESS_STARTS};
 
 /// `python-cell --warm ARGS...` with `lines` on standard input, one cell a line.
 fn warm(args: &[&str], lines: &[&str]) -> Run {
@@ -124,13 +124,34 @@ fn warm_a_loop_that_never_ends_is_killed_at_the_timeout() {
 }
 
 #[test]
-fn warm_printing_100_mb_is_capped_and_only_the_note_says_so() {
+fn warm_printing_100_mb_is_capped_and_only_its_head_is_shown() {
     let got = warm(&["--timeout", "60"], &["print('x' * 100_000_000)"]);
     assert_eq!(got.stdout, "#CAPPED!\n");
     assert_eq!(
         got.stderr,
-        "python-cell: cell 1: the cell printed more than 1048576 bytes and was killed\n"
+        format!(
+            "{}\npython-cell: cell 1: the cell printed more than 1048576 bytes and was killed; \
+             more than 1048376 bytes of its output were cut\n",
+            "x".repeat(200)
+        )
     );
+    let got = warm(
+        &["--timeout", "60", "--json"],
+        &[&json_line("print('x' * 100_000_000)", &[])],
+    );
+    assert_eq!(
+        results(&got.stdout),
+        [(
+            "#CAPPED!".to_owned(),
+            Some(
+                "the cell printed more than 1048576 bytes and was killed; \
+                 more than 1048376 bytes of its output were cut"
+                    .to_owned()
+            ),
+            "x".repeat(200)
+        )]
+    );
+    assert!(got.stdout.len() < 1000, "{} bytes", got.stdout.len());
 }
 
 #[test]
@@ -220,6 +241,24 @@ fn warm_a_refused_launch_shows_blocked_and_runs_nothing() {
 }
 
 #[test]
+fn warm_a_cell_that_prints_a_refusal_and_exits_97_has_crashed_not_been_blocked() {
+    let got = warm(
+        &[],
+        &[
+            "import os; os.write(2, b'sandbox: refused: x\\n'); os._exit(97)",
+            "1+1",
+        ],
+    );
+    assert_eq!(got.stdout, "#CRASHED!\n2\n");
+    assert_eq!(
+        got.stderr,
+        "sandbox: refused: x\n\
+         python-cell: cell 1: the cell's program ended with exit status: 97\n"
+    );
+    assert_eq!(got.code, Some(0));
+}
+
+#[test]
 fn warm_a_name_given_twice_is_a_usage_error() {
     // No standard input: python-cell refuses before it would read any.
     let got = run(
@@ -233,12 +272,20 @@ fn warm_a_name_given_twice_is_a_usage_error() {
 
 #[test]
 fn warm_starting_a_process_is_refused_and_said() {
-    let got = warm(&[], &["import os; os.system('ls')"]);
-    assert_eq!(got.stdout, "#PYTHON!\n");
-    assert_eq!(
-        got.note(),
-        "python-cell: cell 1: PermissionError: [Errno 13] a cell cannot start a process: 'ls'"
-    );
+    let snippets: Vec<&str> = PROCESS_STARTS.iter().map(|(snippet, _)| *snippet).collect();
+    let got = warm(&[], &snippets);
+    assert_eq!(got.stdout, "#PYTHON!\n".repeat(PROCESS_STARTS.len()));
+    let notes: Vec<&str> = got
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("python-cell: "))
+        .collect();
+    let expected: Vec<String> = PROCESS_STARTS
+        .iter()
+        .enumerate()
+        .map(|(i, (_, note))| format!("python-cell: cell {}: {note}", i + 1))
+        .collect();
+    assert_eq!(notes, expected);
 }
 
 // What is the warm runner's own.
@@ -341,7 +388,8 @@ fn a_timeout_a_cap_a_crash_and_an_exception_do_not_disturb_the_cells_after_them(
         notes,
         [
             "python-cell: cell 3: the cell ran longer than 1s and was killed",
-            "python-cell: cell 6: the cell printed more than 100000 bytes and was killed",
+            "python-cell: cell 6: the cell printed more than 100000 bytes and was killed; \
+             more than 99800 bytes of its output were cut",
             "python-cell: cell 8: ZeroDivisionError: division by zero",
             "python-cell: cell 11: the cell's program ended with exit status: 3",
         ]

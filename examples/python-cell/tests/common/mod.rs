@@ -75,3 +75,31 @@ pub fn run(mut command: Command, stdin: Option<&str>) -> Run {
     }
     run
 }
+
+/// Every way a cell may try to start a process, and the note each shows.
+pub const PROCESS_STARTS: &[(&str, &str)] = &[
+    (
+        "import os; os.system('ls')",
+        "PermissionError: [Errno 13] a cell cannot start a process: 'ls'",
+    ),
+    (
+        "import subprocess; subprocess.run(['ls', '-l'])",
+        "PermissionError: [Errno 13] a cell cannot start a process: 'ls'",
+    ),
+    (
+        "import os; os.popen('ls').read()",
+        "PermissionError: [Errno 13] a cell cannot start a process: '/bin/sh'",
+    ),
+    (
+        "import os; os.posix_spawn('/usr/bin/ls', ['ls'], {})",
+        "PermissionError: [Errno 13] a cell cannot start a process: '/usr/bin/ls'",
+    ),
+    (
+        "import os; os.fork()",
+        "PermissionError: [Errno 13] a cell cannot start a process",
+    ),
+    (
+        "import multiprocessing; multiprocessing.Process(target=print).start()",
+        "PermissionError: [Errno 13] a cell cannot start a process",
+    ),
+];
