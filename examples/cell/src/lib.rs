@@ -83,6 +83,6 @@ mod run;
 mod warm;
 
 pub use outcome::{Blocked, CellError, Outcome};
-pub use run::{blocked, run, Limits, Program, ERROR_EXIT, VALUE_EXIT};
+pub use run::{blocked, run, run_explained, Limits, Program, ERROR_EXIT, VALUE_EXIT};
 #[cfg(unix)]
 pub use warm::{Recycle, Runner};

@@ -6,6 +6,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
+use sandbox_core::explain::Explanation;
 use sandbox_core::{
     one_line, Backend, Bound, CommandError, Finished, Policy, RunOptions, Sandbox, Scratch,
     SpawnError,
@@ -145,21 +146,49 @@ pub fn run(
     input: &[u8],
     limits: &Limits,
 ) -> Result<Outcome, CellError> {
+    run_with(backend, program, input, limits, false).map(|(outcome, _)| outcome)
+}
+
+/// [`run`], explained: the outcome, and what the sandbox refused the program
+/// ([`RunOptions::explain`]), which is `None` where nothing ran. The launch is the same; watching
+/// it costs a stop of the program at each system call, so an application asks for it when a cell
+/// has failed (python-cell runs a failed cell again, explained). Where the backend cannot
+/// explain, this fails with [`CellError::Sandbox`] holding [`SpawnError::Explain`].
+pub fn run_explained(
+    backend: &dyn Backend,
+    program: &Program,
+    input: &[u8],
+    limits: &Limits,
+) -> Result<(Outcome, Option<Explanation>), CellError> {
+    run_with(backend, program, input, limits, true)
+}
+
+fn run_with(
+    backend: &dyn Backend,
+    program: &Program,
+    input: &[u8],
+    limits: &Limits,
+    explain: bool,
+) -> Result<(Outcome, Option<Explanation>), CellError> {
     let Prepared { policy, scratch } = match prepare(backend, program, limits)? {
         Ok(prepared) => prepared,
-        Err(blocked) => return Ok(Outcome::Blocked(blocked)),
+        Err(blocked) => return Ok((Outcome::Blocked(blocked), None)),
     };
     let options = RunOptions::new()
         .input(input)
         .timeout(limits.timeout)
-        .output_cap(limits.output_cap);
+        .output_cap(limits.output_cap)
+        .explain(explain);
     let done = Sandbox::new(backend).run(&policy, &program.path, &program.args, &options);
     // Only now: the program is gone, in every case, so it cannot still be writing in its
     // scratch folder.
     drop(scratch);
     match done {
-        Ok(done) => Ok(finished(done, limits)),
-        Err(e) => blocked_by(e).map(Outcome::Blocked),
+        Ok(mut done) => {
+            let explanation = done.explanation.take();
+            Ok((finished(done, limits), explanation))
+        }
+        Err(e) => blocked_by(e).map(|blocked| (Outcome::Blocked(blocked), None)),
     }
 }
 

@@ -19,6 +19,9 @@
 //!    [`python_cell::DRIVER`] on standard input ([`python_cell::request`]).
 //! 4. [`cell::run`] runs it through `sandbox_core::Sandbox` with the timeout, the output cap and
 //!    the memory limit; [`python_cell::render`] turns the outcome into what the cell shows.
+//! 5. A cell that failed (`#PYTHON!`, `#CRASHED!`) runs again explained
+//!    ([`cell::run_explained`]): if the sandbox refused it something, it shows `#BLOCKED!` and
+//!    says what (`reading /etc/ssl/openssl.cnf was refused`).
 //!
 //! The value goes to standard output; what the snippet printed, its traceback, and the reason
 //! for an error code go to standard error (for `#CAPPED!`, whose output is what was too much,
@@ -98,9 +101,48 @@ fn evaluate(cli: &cli::Cli) -> u8 {
     };
     let input = request::encode(&code, &cli.inputs);
     match cell::run(&backend, &program, &input, &limits(cli)) {
-        Ok(outcome) => print(&render::show(&outcome), render::diagnostics(&outcome)),
+        Ok(outcome) => {
+            let shown = render::show(&outcome);
+            let shown = match render::may_be_refused(&outcome) {
+                true => explained(&backend, &program, &input, cli, shown),
+                false => shown,
+            };
+            print(&shown, render::diagnostics(&outcome))
+        }
         Err(e) => setup_failed(&one_line(&e)),
     }
+}
+
+/// A failed cell, run again explained: `#BLOCKED!` with what the sandbox refused if the run
+/// failed again and the sandbox refused it something an empty cell is not refused; `failed`
+/// otherwise, and wherever the backend cannot explain.
+///
+/// Why again, and not every cell explained: the explanation stops the program at each system
+/// call, which every cell would pay for a note only a failed cell shows; and a warm runner's
+/// explanation covers the runner's whole life, not one cell. Running a cell twice changes nothing
+/// outside it: it writes nowhere but its own scratch folder, fresh for each run. The empty cell
+/// (with the same inputs) says which refusals are the interpreter's own start, not the cell's.
+fn explained(
+    backend: &dyn sandbox_core::Backend,
+    program: &cell::Program,
+    input: &[u8],
+    cli: &cli::Cli,
+    failed: render::Shown,
+) -> render::Shown {
+    let run = |input: &[u8]| match cell::run_explained(backend, program, input, &limits(cli)) {
+        Ok((again, Some(explanation))) => Some((again, explanation)),
+        _ => None,
+    };
+    let Some((again, explanation)) = run(input) else {
+        return failed;
+    };
+    if !render::may_be_refused(&again) || explanation.is_empty() {
+        return failed;
+    }
+    let Some((_, baseline)) = run(&request::encode("", &cli.inputs)) else {
+        return failed;
+    };
+    render::refused(&failed, &explanation, &baseline).unwrap_or(failed)
 }
 
 /// Prints the diagnostics and the note on standard error and the cell on standard output.

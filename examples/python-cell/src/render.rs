@@ -1,6 +1,7 @@
 //! What the cell shows, and the exit status that goes with it.
 
 use cell::Outcome;
+use sandbox_core::explain::Explanation;
 
 /// The value was printed.
 pub const EXIT_VALUE: u8 = 0;
@@ -8,7 +9,8 @@ pub const EXIT_VALUE: u8 = 0;
 pub const EXIT_FAILED: u8 = 1;
 /// The command line was wrong.
 pub const EXIT_USAGE: u8 = 2;
-/// `#BLOCKED!`: no sandbox here, or the launcher refused; nothing ran.
+/// `#BLOCKED!`: no sandbox here, or the launcher refused, and nothing ran; or the cell failed
+/// and the sandbox had refused it something (a file, a system call), which the note names.
 pub const EXIT_BLOCKED: u8 = 3;
 /// The cell could not be set up: no interpreter, or the system refused to start it.
 pub const EXIT_SETUP: u8 = 4;
@@ -38,6 +40,9 @@ pub struct Shown {
 /// | past the output cap | `#CAPPED!`, the note saying how much of its output was cut |
 /// | another end (a signal), or a runner that broke its protocol | `#CRASHED!` |
 /// | no sandbox, or refused | `#BLOCKED!` |
+///
+/// A failed cell the sandbox refused something shows `#BLOCKED!` too, once an explained run has
+/// said what ([`refused`]).
 pub fn show(outcome: &Outcome) -> Shown {
     let error = |code: &str, note: String, exit: u8| Shown {
         cell: code.to_owned(),
@@ -66,6 +71,44 @@ pub fn show(outcome: &Outcome) -> Shown {
     }
 }
 
+/// Whether a cell that came to `outcome` may have failed because the sandbox refused it
+/// something, so that running it again explained can say what: an exception or a crash. A
+/// value, a timeout or the cap is the cell's own doing.
+pub fn may_be_refused(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Error { .. } | Outcome::Crashed { .. })
+}
+
+/// How a failed cell is shown once an explained run of it has said what the sandbox refused:
+/// `#BLOCKED!`, the note naming each refusal (`reading /etc/ssl/openssl.cnf was refused`) and
+/// then how the cell failed (`failed`, as [`show`] shows it). What `baseline`, the explanation
+/// of an empty cell, was refused too is the interpreter's own start (the loader's cache, the
+/// locale aliases it looks for and does without), not the cell's, and is left out. `None` when
+/// the sandbox refused the cell nothing else, and its failure is its own.
+pub fn refused(failed: &Shown, explanation: &Explanation, baseline: &Explanation) -> Option<Shown> {
+    let mut own = explanation.clone();
+    own.files
+        .retain(|f| !baseline.files.iter().any(|b| b.access == f.access));
+    own.calls.retain(|c| {
+        !baseline
+            .calls
+            .iter()
+            .any(|b| b.name == c.name && b.answer == c.answer)
+    });
+    let sentences = own.sentences();
+    if sentences.is_empty() {
+        return None;
+    }
+    let mut note = sentences.join("; ");
+    if let Some(why) = &failed.note {
+        note.push_str(&format!(" (the cell failed: {why})"));
+    }
+    Some(Shown {
+        cell: "#BLOCKED!".to_owned(),
+        note: Some(note),
+        exit: EXIT_BLOCKED,
+    })
+}
+
 /// What of the cell's diagnostics to show with it: all of them, but for a cell past its output
 /// cap, whose output is the very thing that was too much (a megabyte of it, by default): of that,
 /// the first [`CAPPED_SHOWN`] bytes at most (cut where a character ends), and its note says how
@@ -87,6 +130,40 @@ pub fn diagnostics(outcome: &Outcome) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sandbox_core::explain::{Access, Right, Seen};
+
+    fn read(path: &str) -> Access {
+        Access {
+            named: path.into(),
+            resolved: path.into(),
+            right: Right::Read,
+        }
+    }
+
+    /// What an empty cell is refused too is the interpreter's start, not the cell's.
+    #[test]
+    fn a_refused_cell_names_only_what_an_empty_cell_is_not_refused() {
+        let failed = show(&Outcome::Error {
+            message: "PermissionError: denied".to_owned(),
+            diagnostics: String::new(),
+        });
+        let mut baseline = Explanation::new(Seen::Everything);
+        baseline.add_file(read("/etc/ld.so.cache"), "openat");
+        let mut explanation = baseline.clone();
+        assert_eq!(refused(&failed, &explanation, &baseline), None);
+        explanation.add_file(read("/etc/ssl/openssl.cnf"), "openat");
+        explanation.add_call("socket".into(), "EPERM".into(), Vec::new());
+        let shown = refused(&failed, &explanation, &baseline).unwrap();
+        assert_eq!(shown.cell, "#BLOCKED!");
+        assert_eq!(shown.exit, EXIT_BLOCKED);
+        assert_eq!(
+            shown.note.as_deref(),
+            Some(
+                "reading /etc/ssl/openssl.cnf was refused; the system call socket was refused \
+                 (the cell failed: PermissionError: denied)"
+            )
+        );
+    }
 
     #[test]
     fn a_capped_cell_shows_the_head_of_its_output_and_says_how_much_was_cut() {

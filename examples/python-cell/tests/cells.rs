@@ -51,15 +51,22 @@ fn what_the_snippet_prints_is_diagnostics_not_the_value() {
 
 #[test]
 fn writing_a_file_is_refused_and_reported() {
-    let target = std::env::temp_dir().join(format!("python-cell-escape-{}", std::process::id()));
+    let name = format!("python-cell-escape-{}", std::process::id());
+    let target = std::env::temp_dir().join(&name);
     let _ignored = std::fs::remove_file(&target);
     let snippet = format!("open({:?}, 'w').write('escaped')", target.to_str().unwrap());
     let got = run(python_cell(&[&snippet]), None);
-    assert_eq!(got.stdout, "#PYTHON!\n");
+    // The cell failed because the sandbox refused it: run again explained, it says what.
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    let resolved = std::fs::canonicalize(std::env::temp_dir())
+        .unwrap()
+        .join(&name);
     assert_eq!(
         got.note(),
         format!(
-            "python-cell: PermissionError: [Errno 13] Permission denied: '{}'",
+            "python-cell: creating {} was refused (the cell failed: PermissionError: [Errno 13] \
+             Permission denied: '{}')",
+            resolved.display(),
             target.display()
         )
     );
@@ -68,8 +75,43 @@ fn writing_a_file_is_refused_and_reported() {
             .starts_with("Traceback (most recent call last):\n  File \"<cell>\", line 1"),
         "the traceback shows the cell's own line"
     );
-    assert_eq!(got.code, Some(1));
+    assert_eq!(got.code, Some(3));
     assert!(!target.exists(), "the file was created");
+}
+
+#[test]
+fn a_cell_refused_a_file_shows_blocked_and_names_it() {
+    // Debian's OpenSSL configuration is a link from /usr/lib/ssl into /etc/ssl, which a policy
+    // of /usr does not read: the note names the file the sandbox refused, resolved.
+    let link = std::path::Path::new("/usr/lib/ssl/openssl.cnf");
+    assert_eq!(
+        std::fs::canonicalize(link).ok().as_deref(),
+        Some(std::path::Path::new("/etc/ssl/openssl.cnf")),
+        "Debian's openssl.cnf link (`cargo xtask ci` installs openssl)"
+    );
+    let got = run(
+        python_cell(&["open('/usr/lib/ssl/openssl.cnf').read()"]),
+        None,
+    );
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    assert_eq!(
+        got.note(),
+        "python-cell: reading /etc/ssl/openssl.cnf was refused (the cell failed: \
+         PermissionError: [Errno 13] Permission denied: '/usr/lib/ssl/openssl.cnf')"
+    );
+    assert_eq!(got.code, Some(3));
+}
+
+#[test]
+fn a_cell_refused_a_system_call_shows_blocked_and_names_it() {
+    let got = run(python_cell(&["import socket\nsocket.socket()"]), None);
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    assert_eq!(
+        got.note(),
+        "python-cell: the system call socket was refused (the cell failed: PermissionError: \
+         [Errno 1] Operation not permitted)"
+    );
+    assert_eq!(got.code, Some(3));
 }
 
 #[test]

@@ -126,10 +126,16 @@ fn by_default_a_cell_has_no_scratch_folder_and_with_one_only_tmpdir_is_new() {
     let got = environment(&[]);
     assert_eq!(got.stdout, "['LANG', 'PATH']\n");
     let got = run(python_cell(&[TEMPFILE]), None);
-    assert_eq!(got.stdout, "#PYTHON!\n");
+    // Refused by the sandbox, and said so: the temporary folders it tried are named.
+    assert_eq!(got.stdout, "#BLOCKED!\n");
+    let tmp = std::fs::canonicalize("/tmp").unwrap();
     assert!(
         got.note()
-            .starts_with("python-cell: FileNotFoundError: [Errno 2] No usable temporary directory"),
+            .starts_with(&format!("python-cell: creating {}/", tmp.display()))
+            && got.note().contains(
+                " was refused (the cell failed: FileNotFoundError: [Errno 2] No usable temporary \
+                 directory"
+            ),
         "{}",
         got.note()
     );
