@@ -237,3 +237,37 @@ fn an_explained_launch_that_is_refused_arrives_as_its_typed_refusal() {
         other => panic!("expected a typed exec refusal, got {other:?}"),
     }
 }
+
+/// The tracer needs no privilege: as `nobody`, this very test binary runs the cases above again
+/// (the launcher and this binary are readable and executable by everyone under `target/`).
+#[test]
+fn an_unprivileged_application_gets_the_same_explanations() {
+    use std::os::unix::process::CommandExt;
+    if !nix::unistd::Uid::effective().is_root() {
+        // Written past the test harness, which hides what a passing test prints.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED: switching to nobody needs root; this user's run stands for it\n",
+        );
+        return;
+    }
+    let cases = [
+        "python_reading_a_file_outside_the_read_paths_is_named_with_the_right_read",
+        "a_program_with_no_refusals_gets_an_empty_explanation",
+        "refused_calls_are_named_with_their_rules",
+    ];
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "--test-threads=1"])
+        .args(cases)
+        .uid(65534)
+        .gid(65534)
+        .env("TMPDIR", "/tmp")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("test result: ok. 3 passed; 0 failed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
