@@ -15,7 +15,8 @@
 //!
 //! The bounds are on by default: open files, queued signals, CPU priority, the OOM score, and on
 //! Linux memory and tasks in a cgroup of its own where it may make one. How long the program runs
-//! and how much it prints are [`RunOptions`]. [`launch_command`] is the raw form underneath, for
+//! and how much it prints are [`RunOptions`]; with [`RunOptions::explain`] a run also says what
+//! the sandbox refused the program ([`explain`]). [`launch_command`] is the raw form underneath, for
 //! experts. With the `conformance` feature, the `conformance` module is the suite every backend
 //! runs (`docs/backends.md`).
 //!

@@ -15,7 +15,7 @@ cfg_if::cfg_if! {
 
         use nix::sys::signal::{kill, SigSet, Signal};
         use nix::unistd::Pid;
-        use sandbox_linux::explain::{Explainer, Explanation as Report, Seen};
+        use sandbox_linux::explain::{Explainer, Explanation, Seen};
 
         /// Spawns `command` (the launch of `run`, under `policy`, of `program`) traced, passes
         /// on the signals a plain run passes on, and prints the report once it has ended.
@@ -80,7 +80,7 @@ cfg_if::cfg_if! {
 
         /// The command line with the flags the report suggests added, or `None` when it suggests
         /// none.
-        fn suggested(run: &Run, report: &Report) -> Option<Vec<OsString>> {
+        fn suggested(run: &Run, report: &Explanation) -> Option<Vec<OsString>> {
             let grants = report.grants();
             if grants.is_empty() {
                 return None;
@@ -101,7 +101,7 @@ cfg_if::cfg_if! {
             Some(argv)
         }
 
-        fn json_lines(run: &Run, report: &Report) -> Vec<String> {
+        fn json_lines(run: &Run, report: &Explanation) -> Vec<String> {
             let string = |text: &str| serde_json::Value::from(text).to_string();
             let path = |p: &Path| string(&p.to_string_lossy());
             let mut lines = Vec::new();
