@@ -53,6 +53,8 @@ mod launch;
 mod limits;
 pub mod phases;
 mod policy;
+#[cfg(unix)]
+mod process;
 pub mod scratch;
 #[cfg(unix)]
 mod spawn;

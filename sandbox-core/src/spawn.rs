@@ -12,14 +12,15 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::error::{CanaryError, CommandError, Refusal};
-use crate::explain::{ExplainError, Explanation, Tracer};
+use crate::explain::{ExplainError, Explanation};
 use crate::policy::Policy;
+use crate::process::{spawn_traced, Pipes, Process};
 use crate::status::MalformedReport;
 
 /// The descriptor number the launcher's status pipe has in the launcher.
@@ -436,159 +437,6 @@ fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
     answer
         .recv()
         .map_err(|_| io::Error::other("the spawning thread is gone"))?
-}
-
-/// The parent's ends of a child's standard streams.
-struct Pipes {
-    stdin: Option<ChildStdin>,
-    stdout: Option<ChildStdout>,
-    stderr: Option<ChildStderr>,
-}
-
-impl Pipes {
-    fn of(child: &mut Child) -> Self {
-        Self {
-            stdin: child.stdin.take(),
-            stdout: child.stdout.take(),
-            stderr: child.stderr.take(),
-        }
-    }
-}
-
-/// Starts `command` watched by `tracer`, from a thread of its own that spawns it, follows it and
-/// reaps it: the tracer must be the thread that spawned the child, and the program dies when that
-/// thread exits, so it lives exactly as long as the program. Returns once the command has been
-/// spawned and this process's copy of it dropped (closing the status pipe's write end here).
-fn spawn_traced(mut command: Command, tracer: Box<dyn Tracer>) -> io::Result<(Pipes, Process)> {
-    tracer.prepare(&mut command);
-    let reaped = Arc::new(Mutex::new(false));
-    let (reply, answer) = mpsc::channel::<io::Result<(u32, Pipes)>>();
-    let marker = reaped.clone();
-    let thread = std::thread::Builder::new()
-        .name("sandbox-explain".into())
-        .spawn(move || {
-            let spawned = command.spawn();
-            drop(command);
-            let pid = match spawned {
-                Ok(mut child) => {
-                    let pid = child.id();
-                    let _ignored = reply.send(Ok((pid, Pipes::of(&mut child))));
-                    pid
-                }
-                Err(e) => {
-                    let _ignored = reply.send(Err(e));
-                    return Err(ExplainError::Gone);
-                }
-            };
-            let outcome = tracer.follow(pid);
-            // The lock may be poisoned only by a panic while it is held, which nothing does.
-            if let Ok(mut reaped) = marker.lock() {
-                *reaped = true;
-            }
-            outcome
-        })?;
-    let (pid, pipes) = answer
-        .recv()
-        .map_err(|_| io::Error::other("the explaining thread is gone"))??;
-    Ok((
-        pipes,
-        Process::Traced(Traced {
-            pid,
-            reaped,
-            thread: Some(thread),
-            ended: None,
-        }),
-    ))
-}
-
-/// The launcher and the program it becomes, as the parent holds it.
-#[derive(Debug)]
-enum Process {
-    /// Spawned by the library's spawning thread; waited for here.
-    Plain(Child),
-    /// Spawned, followed and reaped by a thread of its own ([`spawn_traced`]).
-    Traced(Traced),
-}
-
-type Followed = Result<(ExitStatus, Explanation), ExplainError>;
-
-#[derive(Debug)]
-struct Traced {
-    pid: u32,
-    /// Set, under the lock, once the tracer has reaped the launcher; from then on its process ID
-    /// may name another process, so nothing signals it. (The moment between the reaping and the
-    /// flag is the one a `kill` could still reach a reused ID in: the kernel hands out IDs in
-    /// order, so that needs every other ID to be used in between.)
-    reaped: Arc<Mutex<bool>>,
-    thread: Option<std::thread::JoinHandle<Followed>>,
-    ended: Option<(ExitStatus, Explanation)>,
-}
-
-impl Traced {
-    fn join(&mut self) -> io::Result<ExitStatus> {
-        if let Some(thread) = self.thread.take() {
-            let followed = thread.join().unwrap_or(Err(ExplainError::Gone));
-            self.ended = Some(followed.map_err(io::Error::other)?);
-        }
-        match &self.ended {
-            Some((status, _)) => Ok(*status),
-            None => Err(io::Error::other(ExplainError::Gone)),
-        }
-    }
-}
-
-impl Process {
-    fn id(&self) -> u32 {
-        match self {
-            Process::Plain(child) => child.id(),
-            Process::Traced(traced) => traced.pid,
-        }
-    }
-
-    fn wait(&mut self) -> io::Result<ExitStatus> {
-        match self {
-            Process::Plain(child) => child.wait(),
-            Process::Traced(traced) => traced.join(),
-        }
-    }
-
-    fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
-        match self {
-            Process::Plain(child) => child.try_wait(),
-            Process::Traced(traced) => {
-                if traced.thread.as_ref().is_some_and(|t| !t.is_finished()) {
-                    return Ok(None);
-                }
-                traced.join().map(Some)
-            }
-        }
-    }
-
-    fn kill(&mut self) -> io::Result<()> {
-        match self {
-            Process::Plain(child) => child.kill(),
-            Process::Traced(traced) => {
-                let reaped = traced
-                    .reaped
-                    .lock()
-                    .map_err(|_| io::Error::other("the explaining thread panicked"))?;
-                if *reaped {
-                    return Ok(());
-                }
-                let pid = nix::unistd::Pid::from_raw(traced.pid as i32);
-                // A traced process stopped by its tracer still dies of SIGKILL.
-                nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL)
-                    .map_err(io::Error::from)
-            }
-        }
-    }
-
-    fn explanation(&self) -> Option<&Explanation> {
-        match self {
-            Process::Plain(_) => None,
-            Process::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
-        }
-    }
 }
 
 /// A confined program that is running, with the pipes to its standard streams.
