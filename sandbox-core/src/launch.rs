@@ -134,11 +134,39 @@ pub(crate) fn build(
     args: Vec<OsString>,
     extras: Extras<'_>,
 ) -> Result<Command, CommandError> {
-    let Extras {
-        launcher,
-        status,
-        env,
-    } = extras;
+    let launcher = extras.launcher;
+    // The launcher refuses a parent other than this process: had this process exited, the
+    // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the program
+    // would outlive the application that asked for it.
+    let request = request(
+        backend,
+        policy,
+        canary,
+        program,
+        args,
+        extras,
+        std::process::id(),
+    )?;
+    let exe = match launcher {
+        Some(path) => path.to_path_buf(),
+        None => own_executable().map_err(CommandError::CurrentExe)?,
+    };
+    let mut command = Command::new(exe);
+    command.arg(LAUNCH_FLAG).args(wire::encode(&request));
+    Ok(command)
+}
+
+/// The request for `program`, with `extras`, run by a launch sequence whose parent is `parent`.
+pub(crate) fn request(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: &Path,
+    args: Vec<OsString>,
+    extras: Extras<'_>,
+    parent: u32,
+) -> Result<Request, CommandError> {
+    let Extras { status, env, .. } = extras;
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
     }
@@ -151,25 +179,15 @@ pub(crate) fn build(
         .clone()
         .allow_exec(program)
         .map_err(CommandError::Program)?;
-    let exe = match launcher {
-        Some(path) => path.to_path_buf(),
-        None => own_executable().map_err(CommandError::CurrentExe)?,
-    };
-    let request = Request {
+    Ok(Request {
         policy,
         canary: canary.path().to_path_buf(),
         program: program.to_path_buf(),
         args,
-        // The launcher refuses a parent other than this process: had this process exited, the
-        // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the
-        // program would outlive the application that asked for it.
-        parent: Some(std::process::id()),
+        parent: Some(parent),
         status,
         env,
-    };
-    let mut command = Command::new(exe);
-    command.arg(LAUNCH_FLAG).args(wire::encode(&request));
-    Ok(command)
+    })
 }
 
 /// What the parent executes as the launcher: this executable. Where an upgrade replaced or removed
@@ -318,15 +336,54 @@ fn run(
     stage: Stage,
     args: std::env::ArgsOs,
 ) -> Result<std::convert::Infallible, Refusal> {
-    use std::os::unix::process::CommandExt;
-
     let mut phases = crate::phases::Phases::from_env();
     let args: Vec<OsString> = args.collect();
     if let Some(fd) = wire::peek_status(&args) {
         STATUS.store(fd, Ordering::Relaxed);
     }
     phases.enter("decode")?;
-    let mut request = wire::decode(args)?;
+    let request = wire::decode(args)?;
+    sequence(backend, stage, request, phases)
+}
+
+/// Runs the launch sequence in a child this process forked (`sandbox-check`'s run, or one launch
+/// of the launch server) for `request`, already in memory: the same phases as a launcher started
+/// with [`LAUNCH_FLAG`] after it decoded its arguments. Never returns: the child either becomes
+/// the program or reports the refusal on `request.status` and exits with [`REFUSED_EXIT_CODE`],
+/// so no error ever unwinds into the code of the process that forked it.
+#[cfg(unix)]
+pub(crate) fn run_forked(backend: &dyn Backend, request: Request) -> ! {
+    std::panic::set_hook(Box::new(|info| {
+        refuse(&Refusal::Panic {
+            message: info.to_string(),
+        })
+    }));
+    if let Some(fd) = request.status.filter(|&fd| fd > 2) {
+        STATUS.store(fd, Ordering::Relaxed);
+    }
+    let mut phases = crate::phases::Phases::from_env();
+    // Nothing to decode, but the phase is still entered, so that a fault injected there refuses
+    // here as it does in a launcher.
+    let outcome = phases
+        .enter("decode")
+        .and_then(|()| sequence(backend, Stage::Launch, request, phases));
+    match outcome {
+        Err(refusal) => refuse(&refusal),
+        Ok(never) => match never {},
+    }
+}
+
+/// The launch sequence after decoding: parent check, descriptors, environment, limits,
+/// confinement, the enforcement check, and `exec`.
+#[cfg(unix)]
+fn sequence(
+    backend: &dyn Backend,
+    stage: Stage,
+    mut request: Request,
+    mut phases: crate::phases::Phases,
+) -> Result<std::convert::Infallible, Refusal> {
+    use std::os::unix::process::CommandExt;
+
     let launcher = running_executable().map_err(Refusal::CurrentExe)?;
     request.policy = request
         .policy

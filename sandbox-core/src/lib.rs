@@ -46,6 +46,8 @@ pub mod env;
 mod error;
 #[cfg(unix)]
 mod fds;
+#[cfg(unix)]
+mod fork;
 pub mod identity;
 mod launch;
 mod limits;
@@ -68,6 +70,8 @@ pub use error::{
     one_line, BackendError, CanaryError, CheckFailure, CommandError, LimitError, PolicyError,
     Refusal, WireError,
 };
+#[cfg(unix)]
+pub use fork::{fork_launch, Forked};
 pub use launch::{
     handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
     REFUSED_EXIT_CODE, REFUSED_PREFIX,

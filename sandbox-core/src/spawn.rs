@@ -210,7 +210,7 @@ impl<'b> Sandbox<'b> {
 }
 
 /// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
-fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+pub(crate) fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     #[cfg(not(target_vendor = "apple"))]
     return Ok(nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?);
     // macOS has no pipe2: the flag follows at once (a fork by another thread in between would
@@ -640,4 +640,7 @@ pub enum SpawnError {
     /// Waiting for the program failed.
     #[error("waiting for the program")]
     Wait(#[source] io::Error),
+    /// This process could not fork the launch (another thread runs, or the system refused).
+    #[error("forking the launch")]
+    Fork(#[source] io::Error),
 }

@@ -94,3 +94,62 @@ pub fn pass_descriptor(
         command.pre_exec(hook);
     }
 }
+
+/// Which side of a [`fork`] this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkSide {
+    /// The new process.
+    Child,
+    /// This process, with the new one's ID.
+    Parent(i32),
+}
+
+/// Forks this process, which must have a single thread: the child goes on to run ordinary code
+/// (it allocates, takes locks), which after a fork is sound only where no other thread could
+/// have held a lock at the moment of the fork. Fails without forking otherwise.
+pub fn fork() -> std::io::Result<ForkSide> {
+    if let Err(refusal) = crate::fds::check_single_thread() {
+        return Err(std::io::Error::other(crate::error::one_line(&refusal)));
+    }
+    // SAFETY: the process has one thread (checked just above, and nothing in this crate starts
+    // one in between), so the child inherits no lock held by another thread and may run any code.
+    match unsafe { nix::unistd::fork() }? {
+        nix::unistd::ForkResult::Child => Ok(ForkSide::Child),
+        nix::unistd::ForkResult::Parent { child } => Ok(ForkSide::Parent(child.as_raw())),
+    }
+}
+
+/// Makes `fd` descriptor `target` of this process (a forked child's status descriptor or
+/// standard stream), without close-on-exec. The old number stays open, for the caller to close.
+pub fn dup_onto(fd: RawFd, target: RawFd) -> std::io::Result<()> {
+    if fd == target {
+        return set_close_on_exec(fd, false);
+    }
+    // SAFETY: dup2 takes two integers and no pointer; it closes what `target` held, which is
+    // what the caller asks for.
+    if unsafe { libc::dup2(fd, target) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Waits for the child `pid` (or any child, for -1) and returns its ID and raw wait status;
+/// with `nohang`, `None` while none has ended.
+pub fn wait_raw(pid: i32, nohang: bool) -> std::io::Result<Option<(i32, i32)>> {
+    let flags = if nohang { libc::WNOHANG } else { 0 };
+    loop {
+        let mut status = 0;
+        // SAFETY: the pointer is to a live local integer that waitpid fills in.
+        let found = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if found > 0 {
+            return Ok(Some((found, status)));
+        }
+        if found == 0 {
+            return Ok(None);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
