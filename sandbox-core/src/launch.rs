@@ -283,8 +283,17 @@ pub fn refuse(refusal: &Refusal) -> ! {
         let _ignored = crate::sys::write_all(fd, &crate::status::encode(refusal));
     }
     eprintln!("{REFUSED_PREFIX}{}", crate::error::one_line(refusal));
+    #[cfg(unix)]
+    if FORKED.load(Ordering::Relaxed) {
+        // A copy of the application: its exit handlers are the application's, not to run here.
+        crate::sys::exit_now(REFUSED_EXIT_CODE)
+    }
     std::process::exit(REFUSED_EXIT_CODE)
 }
+
+/// Whether this process is a forked copy of the application running the launch sequence.
+#[cfg(unix)]
+static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The launcher's status descriptor, once its arguments named one; -1 before.
 #[cfg(unix)]
@@ -353,14 +362,7 @@ fn run(
 /// so no error ever unwinds into the code of the process that forked it.
 #[cfg(unix)]
 pub(crate) fn run_forked(backend: &dyn Backend, request: Request) -> ! {
-    std::panic::set_hook(Box::new(|info| {
-        refuse(&Refusal::Panic {
-            message: info.to_string(),
-        })
-    }));
-    if let Some(fd) = request.status.filter(|&fd| fd > 2) {
-        STATUS.store(fd, Ordering::Relaxed);
-    }
+    forked_start(request.status);
     let mut phases = crate::phases::Phases::from_env();
     // Nothing to decode, but the phase is still entered, so that a fault injected there refuses
     // here as it does in a launcher.
@@ -370,6 +372,37 @@ pub(crate) fn run_forked(backend: &dyn Backend, request: Request) -> ! {
     match outcome {
         Err(refusal) => refuse(&refusal),
         Ok(never) => match never {},
+    }
+}
+
+/// [`run_forked`] for a request that arrived encoded (the launch server's): decoded here, in the
+/// `decode` phase, exactly as a launcher decodes its arguments.
+#[cfg(target_os = "linux")]
+pub(crate) fn run_forked_encoded(backend: &dyn Backend, args: Vec<OsString>) -> ! {
+    forked_start(wire::peek_status(&args));
+    let mut phases = crate::phases::Phases::from_env();
+    let outcome = phases
+        .enter("decode")
+        .and_then(|()| wire::decode(args).map_err(Refusal::from))
+        .and_then(|request| sequence(backend, Stage::Launch, request, phases));
+    match outcome {
+        Err(refusal) => refuse(&refusal),
+        Ok(never) => match never {},
+    }
+}
+
+/// What a forked child does first: a panic becomes a refusal, and a refusal is reported on
+/// `status`.
+#[cfg(unix)]
+fn forked_start(status: Option<i32>) {
+    FORKED.store(true, Ordering::Relaxed);
+    std::panic::set_hook(Box::new(|info| {
+        refuse(&Refusal::Panic {
+            message: info.to_string(),
+        })
+    }));
+    if let Some(fd) = status.filter(|&fd| fd > 2) {
+        STATUS.store(fd, Ordering::Relaxed);
     }
 }
 

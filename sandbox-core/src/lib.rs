@@ -54,6 +54,8 @@ mod limits;
 pub mod phases;
 mod policy;
 pub mod scratch;
+#[cfg(target_os = "linux")]
+mod server;
 #[cfg(unix)]
 mod spawn;
 #[cfg(unix)]
@@ -80,6 +82,8 @@ pub use limits::{bounds_fact, memory_is_bounded, Limits};
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
 pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};
+#[cfg(target_os = "linux")]
+pub use server::{Server, ServerError};
 #[cfg(unix)]
 pub use spawn::{
     launch_command_reporting, Finished, RunOptions, Running, Sandbox, SpawnError, StatusChannel,

@@ -51,6 +51,8 @@ pub struct Sandbox<'b> {
     backend: &'b dyn Backend,
     launcher: Option<&'b Path>,
     env: Vec<(OsString, OsString)>,
+    #[cfg(target_os = "linux")]
+    server: Option<&'b crate::server::Server>,
 }
 
 impl std::fmt::Debug for Sandbox<'_> {
@@ -71,7 +73,18 @@ impl<'b> Sandbox<'b> {
             backend,
             launcher: None,
             env: Vec::new(),
+            #[cfg(target_os = "linux")]
+            server: None,
         }
+    }
+
+    /// Launches through `server`, a launch server this application started at the start of
+    /// `main` ([`Server::start`](crate::Server::start)): each launch is a fork of the server, and
+    /// no launcher is executed. The outcome, the pipes, the bounds and the refusals are the same.
+    #[cfg(target_os = "linux")]
+    pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
+        self.server = Some(server);
+        self
     }
 
     /// Sets `name` to `value` in the environment of every program this starts. Nothing else of
@@ -146,6 +159,10 @@ impl<'b> Sandbox<'b> {
             .map(|a| a.as_ref().to_os_string())
             .collect();
         let canary = Canary::create()?;
+        #[cfg(target_os = "linux")]
+        if let Some(server) = self.server {
+            return self.spawn_served(server, policy, program.as_ref(), args, canary, started);
+        }
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
         let mut command = crate::launch::build(
             self.backend,
@@ -173,7 +190,7 @@ impl<'b> Sandbox<'b> {
                 stdin: child.stdin.take(),
                 stdout: child.stdout.take(),
                 stderr: child.stderr.take(),
-                child,
+                child: Process::Spawned(child),
                 waited: false,
                 started,
                 _canary: canary,
@@ -181,6 +198,59 @@ impl<'b> Sandbox<'b> {
         }
         // The launcher refused and exits at once: reap it before the canary goes.
         let _status = child.wait();
+        read.map_err(SpawnError::Status)?;
+        Err(match crate::status::decode(&report_bytes) {
+            Ok(refusal) => SpawnError::Refused(refusal),
+            Err(malformed) => SpawnError::Report(malformed),
+        })
+    }
+
+    /// [`Sandbox::spawn`] through the launch server.
+    #[cfg(target_os = "linux")]
+    fn spawn_served(
+        &self,
+        server: &crate::server::Server,
+        policy: &Policy,
+        program: &Path,
+        args: Vec<OsString>,
+        canary: Canary,
+        started: Instant,
+    ) -> Result<Running, SpawnError> {
+        let request = crate::launch::request(
+            self.backend,
+            policy,
+            &canary,
+            program,
+            args,
+            crate::launch::Extras {
+                launcher: None,
+                status: Some(STATUS_FD),
+                env: self.env.clone(),
+            },
+            server.id(),
+        )?;
+        let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+        let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
+        let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;
+        let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
+        let mut served = server
+            .launch(&request, [stdin, stdout, stderr], status_writer)
+            .map_err(SpawnError::Spawn)?;
+        let mut report_bytes = Vec::new();
+        let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
+        if report_bytes.is_empty() && read.is_ok() {
+            return Ok(Running {
+                stdin: Some(ChildStdin::from(stdin_writer)),
+                stdout: Some(ChildStdout::from(stdout_reader)),
+                stderr: Some(ChildStderr::from(stderr_reader)),
+                child: Process::Served(served),
+                waited: false,
+                started,
+                _canary: canary,
+            });
+        }
+        // The child refused and exits at once: its end is waited for before the canary goes.
+        let _status = served.wait();
         read.map_err(SpawnError::Status)?;
         Err(match crate::status::decode(&report_bytes) {
             Ok(refusal) => SpawnError::Refused(refusal),
@@ -414,7 +484,7 @@ pub struct Running {
     pub stdout: Option<ChildStdout>,
     /// The program's standard error, a pipe.
     pub stderr: Option<ChildStderr>,
-    child: Child,
+    child: Process,
     waited: bool,
     started: Instant,
     // Declared last, so it goes after the child has been waited for.
@@ -504,6 +574,49 @@ impl Running {
     /// Kills the program (SIGKILL). Wait for it afterwards.
     pub fn kill(&mut self) -> io::Result<()> {
         self.child.kill()
+    }
+}
+
+/// The process a [`Running`] waits for: a launcher this process spawned, or a child of the
+/// launch server.
+#[derive(Debug)]
+enum Process {
+    Spawned(Child),
+    #[cfg(target_os = "linux")]
+    Served(crate::server::Served),
+}
+
+impl Process {
+    fn id(&self) -> u32 {
+        match self {
+            Self::Spawned(child) => child.id(),
+            #[cfg(target_os = "linux")]
+            Self::Served(served) => served.id(),
+        }
+    }
+
+    fn wait(&mut self) -> io::Result<ExitStatus> {
+        match self {
+            Self::Spawned(child) => child.wait(),
+            #[cfg(target_os = "linux")]
+            Self::Served(served) => served.wait(),
+        }
+    }
+
+    fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        match self {
+            Self::Spawned(child) => child.try_wait(),
+            #[cfg(target_os = "linux")]
+            Self::Served(served) => served.try_wait(),
+        }
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        match self {
+            Self::Spawned(child) => child.kill(),
+            #[cfg(target_os = "linux")]
+            Self::Served(served) => served.kill(),
+        }
     }
 }
 

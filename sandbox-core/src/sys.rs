@@ -153,3 +153,96 @@ pub fn wait_raw(pid: i32, nohang: bool) -> std::io::Result<Option<(i32, i32)>> {
         }
     }
 }
+
+/// Sends `bytes` on the socket `socket` with `fds` attached (`SCM_RIGHTS`): the launch server's
+/// control socket, one message a launch.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn send_with_fds(
+    socket: std::os::fd::BorrowedFd<'_>,
+    bytes: &[u8],
+    fds: &[RawFd],
+) -> std::io::Result<()> {
+    use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
+    use std::os::fd::AsRawFd;
+    let iov = [std::io::IoSlice::new(bytes)];
+    let rights = [ControlMessage::ScmRights(fds)];
+    loop {
+        match sendmsg::<()>(socket.as_raw_fd(), &iov, &rights, MsgFlags::empty(), None) {
+            Ok(_) => return Ok(()),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Receives one message of up to `buffer.len()` bytes on `socket` and the descriptors attached to
+/// it (at most `max_fds`), each close-on-exec. Zero bytes and no descriptor: the peer is gone.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn recv_with_fds(
+    socket: std::os::fd::BorrowedFd<'_>,
+    buffer: &mut [u8],
+) -> std::io::Result<(usize, Vec<std::os::fd::OwnedFd>)> {
+    use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut space = nix::cmsg_space!([RawFd; 8]);
+    let mut iov = [std::io::IoSliceMut::new(buffer)];
+    let message = loop {
+        match recvmsg::<()>(
+            socket.as_raw_fd(),
+            &mut iov,
+            Some(&mut space),
+            MsgFlags::MSG_CMSG_CLOEXEC,
+        ) {
+            Ok(message) => break message,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let mut fds = Vec::new();
+    let truncated = message
+        .flags
+        .intersects(MsgFlags::MSG_CTRUNC | MsgFlags::MSG_TRUNC);
+    for control in message.cmsgs()? {
+        if let ControlMessageOwned::ScmRights(received) = control {
+            for fd in received {
+                // SAFETY: the kernel has just installed `fd` in this process for this message;
+                // nothing else holds it, so this is its one owner.
+                fds.push(unsafe { OwnedFd::from_raw_fd(fd) });
+            }
+        }
+    }
+    if truncated {
+        return Err(std::io::Error::other("a truncated message"));
+    }
+    Ok((message.bytes, fds))
+}
+
+/// Sets every signal's action back to the default (`SIGPIPE` to ignored), so that no signal
+/// handler the application installed runs in a process forked from it that must run none of
+/// its code (the launch server).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn reset_signal_handlers() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    for signal in Signal::iterator() {
+        if matches!(signal, Signal::SIGKILL | Signal::SIGSTOP) {
+            continue;
+        }
+        let handler = if signal == Signal::SIGPIPE {
+            SigHandler::SigIgn
+        } else {
+            SigHandler::SigDfl
+        };
+        let action = SigAction::new(handler, SaFlags::empty(), SigSet::empty());
+        // SAFETY: the default action and "ignore" run no code of this process, so no handler
+        // can observe a state it does not expect.
+        let _ignored = unsafe { sigaction(signal, &action) };
+    }
+}
+
+/// Ends this process at once with `code`, running none of its exit handlers: a process forked
+/// from the application (the launch server, a launch it forked) runs none of the application's
+/// code, and `atexit` handlers are the application's.
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit takes an integer and never returns; it runs no handler of this process.
+    unsafe { libc::_exit(code) }
+}
