@@ -148,6 +148,9 @@ cases! {
     served_refusals_arrive_typed: SERVED,
     served_a_fault_before_each_phase_is_a_typed_refusal: SERVED,
     served_a_thousand_launches_four_at_a_time_leave_nothing: SERVED,
+    served_the_program_holds_no_descriptor_of_the_server: SERVED,
+    served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
+    served_the_program_dies_with_the_application: SERVED,
 }
 
 /// Where the launch server runs its cases: a backend that confines, on Linux (the server is
@@ -180,7 +183,11 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
         }
         #[cfg(target_os = "linux")]
         if args.first().is_some_and(|a| a == SERVER_ONCE_FLAG) {
-            return cases::server_once(backend, libraries);
+            return cases::server_once(
+                backend,
+                libraries,
+                args.get(1).is_some_and(|a| a == "hold"),
+            );
         }
         let filter = args
             .iter()
@@ -434,6 +441,17 @@ mod probe {
                 println!("ran");
                 ExitCode::SUCCESS
             }
+            ["descriptors"] => {
+                let open: Vec<String> = (3..4096)
+                    .filter(|&fd| crate::sys::close_on_exec(fd).is_some())
+                    .map(|fd| fd.to_string())
+                    .collect();
+                println!("descriptors: {}", open.join(" "));
+                ExitCode::SUCCESS
+            }
+            ["sleep"] => loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            },
             ["exit", code] => ExitCode::from(code.parse::<u8>().unwrap_or(1)),
             ["exec-self"] => {
                 let error = match std::env::current_exe() {
@@ -1335,7 +1353,7 @@ mod cases {
 
     /// Starts a launch server, launches the `ran` probe through it, and prints the outcome.
     #[cfg(target_os = "linux")]
-    pub(super) fn server_once(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+    pub(super) fn server_once(backend: &dyn Backend, libraries: &[&str], hold: bool) -> ExitCode {
         let server = match crate::server::Server::start(backend) {
             Ok(server) => server,
             Err(e) => {
@@ -1356,6 +1374,17 @@ mod cases {
                 policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
             }
             let sandbox = crate::spawn::Sandbox::new(backend).with_server(&server);
+            if hold {
+                // Prints the server's and the program's process IDs, and waits to be killed.
+                let running = sandbox
+                    .spawn(&policy, &me, [PROBE_FLAG, "sleep"])
+                    .map_err(|e| text(&e))?;
+                println!("server {} program {}", server.id(), running.id());
+                let _ignored = std::io::Write::flush(&mut std::io::stdout());
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(3600));
+                }
+            }
             let options = crate::spawn::RunOptions::new();
             Ok(
                 match sandbox.run(&policy, &me, [PROBE_FLAG, "ran"], &options) {
@@ -1473,6 +1502,128 @@ mod cases {
                 return Err(format!(
                     "this process's children are {mine:?}, not only the server {server}"
                 ));
+            }
+            Ok(())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// The program holds no descriptor above standard error: not the server's control socket,
+    /// its signalfd, nor another launch's socket or pipes (four launches run beside it).
+    pub(super) fn served_the_program_holds_no_descriptor_of_the_server(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let sandbox = served(env)?;
+            let policy = env.policy()?;
+            let others: Vec<crate::spawn::Running> = (0..4)
+                .map(|_| sandbox.spawn(&policy, &env.me, [PROBE_FLAG, "sleep"]))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|e| text(&e))?;
+            let found = served_ran(env, &["descriptors"], "descriptors: \n", 0);
+            drop(others);
+            found
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// `RunOptions::timeout`, `Running::kill` and a `Running` dropped unwaited each end the
+    /// program with SIGKILL, through the server, and leave the server no child.
+    pub(super) fn served_a_timeout_a_kill_and_a_drop_end_the_program(env: &Env<'_>) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            let sandbox = served(env)?;
+            let policy = env.policy()?;
+            let server = env.server.as_ref().map_err(Clone::clone)?.id();
+            let options =
+                crate::spawn::RunOptions::new().timeout(std::time::Duration::from_millis(200));
+            let timed = sandbox
+                .run(&policy, &env.me, [PROBE_FLAG, "sleep"], &options)
+                .map_err(|e| text(&e))?;
+            if !timed.timed_out || timed.status.signal() != Some(libc::SIGKILL) {
+                return Err(format!("the timeout: {}", show_finished(&timed)));
+            }
+            let mut running = sandbox
+                .spawn(&policy, &env.me, [PROBE_FLAG, "sleep"])
+                .map_err(|e| text(&e))?;
+            running.kill().map_err(|e| e.to_string())?;
+            let status = running.wait().map_err(|e| e.to_string())?;
+            if status.signal() != Some(libc::SIGKILL) {
+                return Err(format!("killed, the program ended with {status}"));
+            }
+            let dropped = sandbox
+                .spawn(&policy, &env.me, [PROBE_FLAG, "sleep"])
+                .map_err(|e| text(&e))?;
+            let pid = dropped.id();
+            drop(dropped);
+            if Path::new(&format!("/proc/{pid}")).exists() {
+                return Err(format!("the dropped launch's program {pid} is still there"));
+            }
+            let children = fs::read_to_string(format!("/proc/{server}/task/{server}/children"))
+                .map_err(|e| e.to_string())?;
+            if !children.trim().is_empty() {
+                return Err(format!("the server still has children: {children}"));
+            }
+            Ok(())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// An application killed (SIGKILL, no chance to clean up) takes its server and the program
+    /// the server started with it.
+    pub(super) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::io::BufRead;
+            let mut child = Command::new(&env.me)
+                .args([super::SERVER_ONCE_FLAG, "hold"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            let mut line = String::new();
+            let stdout = child.stdout.take().ok_or("no standard output")?;
+            std::io::BufReader::new(stdout)
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?;
+            let pids: Vec<u32> = line
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            let _ignored = child.kill();
+            let _ignored = child.wait();
+            let [server, program] = pids[..] else {
+                return Err(format!("the application said {line:?}"));
+            };
+            // Gone means no entry, or a zombie waiting for a parent that is not this process.
+            let gone = |pid: u32| {
+                fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+                    stat.rsplit_once(") ")
+                        .is_some_and(|(_, rest)| rest.starts_with('Z'))
+                })
+            };
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !(gone(server) && gone(program)) {
+                if std::time::Instant::now() > deadline {
+                    return Err(format!(
+                        "server {server} or program {program} outlived the application"
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
             Ok(())
         }
