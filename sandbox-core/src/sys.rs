@@ -111,8 +111,10 @@ pub fn fork() -> std::io::Result<ForkSide> {
     if let Err(refusal) = crate::fds::check_single_thread() {
         return Err(std::io::Error::other(crate::error::one_line(&refusal)));
     }
-    // SAFETY: the process has one thread (checked just above, and nothing in this crate starts
-    // one in between), so the child inherits no lock held by another thread and may run any code.
+    // SAFETY: the process has one thread (checked just above on Linux, and nothing in this crate
+    // starts one in between; elsewhere, where threads are not listed, the callers document that
+    // they must be called single-threaded), so the child inherits no lock held by another thread
+    // and may run any code.
     match unsafe { nix::unistd::fork() }? {
         nix::unistd::ForkResult::Child => Ok(ForkSide::Child),
         nix::unistd::ForkResult::Parent { child } => Ok(ForkSide::Parent(child.as_raw())),
