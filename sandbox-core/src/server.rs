@@ -162,7 +162,7 @@ impl Server {
         let bytes = join(&wire::encode(request));
         let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
         message.extend_from_slice(&bytes);
-        mine.write_all(&message)?;
+        send_all(&mine, &message)?;
         let (tag, value) = read_message(&mut mine)?;
         match tag {
             STARTED => Ok(Served {
@@ -234,7 +234,11 @@ impl Served {
         if self.status.is_some() {
             return Ok(());
         }
-        self.socket.write_all(&[KILL])
+        match send_all(&self.socket, &[KILL]) {
+            // The server has reaped the program and closed the socket: it has ended already.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
     }
 
     fn read_exit(&mut self) -> io::Result<ExitStatus> {
@@ -275,7 +279,21 @@ fn send_message(socket: &mut UnixStream, tag: u8, value: i32) {
     let mut message = vec![tag];
     message.extend_from_slice(&value.to_le_bytes());
     // The application may have dropped the launch: nothing to tell then.
-    let _ignored = socket.write_all(&message);
+    let _ignored = send_all(socket, &message);
+}
+
+/// Writes all of `bytes` on `socket` without raising SIGPIPE where the peer is gone (the
+/// application may not ignore it): that is `BrokenPipe` here.
+fn send_all(socket: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
+    use nix::sys::socket::{send, MsgFlags};
+    while !bytes.is_empty() {
+        match send(socket.as_raw_fd(), bytes, MsgFlags::MSG_NOSIGNAL) {
+            Ok(sent) => bytes = &bytes[sent..],
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
 }
 
 /// The encoded request as one buffer: arguments cannot hold a NUL byte, so NUL separates them.

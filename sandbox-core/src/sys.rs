@@ -169,7 +169,15 @@ pub fn send_with_fds(
     let iov = [std::io::IoSlice::new(bytes)];
     let rights = [ControlMessage::ScmRights(fds)];
     loop {
-        match sendmsg::<()>(socket.as_raw_fd(), &iov, &rights, MsgFlags::empty(), None) {
+        // MSG_NOSIGNAL: a server that is gone is an error here, not a SIGPIPE for a process
+        // that may not ignore it.
+        match sendmsg::<()>(
+            socket.as_raw_fd(),
+            &iov,
+            &rights,
+            MsgFlags::MSG_NOSIGNAL,
+            None,
+        ) {
             Ok(_) => return Ok(()),
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(e.into()),
