@@ -170,3 +170,47 @@ impl Drop for Forked {
         }
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::backend::Support;
+    use crate::error::{BackendError, Refusal};
+
+    /// A backend that says it confines and never gets the chance: nothing forks.
+    struct NeverReached;
+
+    impl Backend for NeverReached {
+        fn name(&self) -> &'static str {
+            "never reached"
+        }
+        fn support(&self) -> Support {
+            Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &crate::Launch) -> Result<(), BackendError> {
+            Err(BackendError::new(io::Error::other("never reached")))
+        }
+    }
+
+    /// With another thread alive (this one, beside the harness's), nothing forks: the answer is
+    /// the typed thread count.
+    #[test]
+    fn a_process_with_threads_is_refused_before_any_fork() {
+        let (stop, parked) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || parked.recv());
+        let canary = Canary::create().unwrap();
+        let outcome = fork_launch(
+            &NeverReached,
+            &Policy::new(),
+            &canary,
+            "/usr/bin/true",
+            [""; 0],
+        );
+        drop(stop);
+        let _joined = other.join();
+        match outcome {
+            Err(SpawnError::Refused(Refusal::ThreadCount { count })) => assert!(count >= 2),
+            other => panic!("expected the thread count, got {other:?}"),
+        }
+    }
+}

@@ -503,3 +503,47 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Support;
+    use crate::error::BackendError;
+
+    struct NeverReached;
+
+    impl Backend for NeverReached {
+        fn name(&self) -> &'static str {
+            "never reached"
+        }
+        fn support(&self) -> Support {
+            Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &crate::Launch) -> Result<(), BackendError> {
+            Err(BackendError::new(io::Error::other("never reached")))
+        }
+    }
+
+    /// A server started after a thread is refused with the thread count, and none is forked.
+    #[test]
+    fn a_server_is_refused_in_a_process_with_threads() {
+        let (stop, parked) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || parked.recv());
+        let outcome = Server::start(&NeverReached);
+        drop(stop);
+        let _joined = other.join();
+        match outcome {
+            Err(ServerError::Threads(Refusal::ThreadCount { count })) => assert!(count >= 2),
+            other => panic!("expected the thread count, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_request_survives_the_join_and_the_split() {
+        let args: Vec<OsString> = ["2", "--read", "a b", "", "--", "/x"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(split(&join(&args)), args);
+    }
+}
