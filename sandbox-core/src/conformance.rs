@@ -1439,16 +1439,7 @@ mod cases {
                     .count())
             };
             let children = |pid: u32| -> Result<Vec<String>> {
-                let mut found = Vec::new();
-                for task in fs::read_dir(format!("/proc/{pid}/task"))
-                    .map_err(|e| e.to_string())?
-                    .flatten()
-                {
-                    let listed = fs::read_to_string(task.path().join("children"))
-                        .map_err(|e| e.to_string())?;
-                    found.extend(listed.split_whitespace().map(str::to_owned));
-                }
-                Ok(found)
+                Ok(children_of(pid)?.iter().map(u32::to_string).collect())
             };
             let (fds_before, canaries_before) = (descriptors()?, canaries()?);
             let failures = std::sync::Mutex::new(Vec::<String>::new());
@@ -1569,10 +1560,9 @@ mod cases {
             if Path::new(&format!("/proc/{pid}")).exists() {
                 return Err(format!("the dropped launch's program {pid} is still there"));
             }
-            let children = fs::read_to_string(format!("/proc/{server}/task/{server}/children"))
-                .map_err(|e| e.to_string())?;
-            if !children.trim().is_empty() {
-                return Err(format!("the server still has children: {children}"));
+            let children = children_of(server)?;
+            if !children.is_empty() {
+                return Err(format!("the server still has children: {children:?}"));
             }
             Ok(())
         }
@@ -1632,6 +1622,44 @@ mod cases {
             let _unused = env;
             no_server()
         }
+    }
+
+    /// The processes whose parent is `pid` (zombies included): from the kernel's `children`
+    /// lists, or, where it has none (`CONFIG_PROC_CHILDREN` off), from every process's `stat`.
+    #[cfg(target_os = "linux")]
+    fn children_of(pid: u32) -> Result<Vec<u32>> {
+        let numbers = |text: &str| -> Vec<u32> {
+            text.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        };
+        let tasks: Vec<PathBuf> = fs::read_dir(format!("/proc/{pid}/task"))
+            .map_err(|e| format!("/proc/{pid}/task: {e}"))?
+            .flatten()
+            .map(|task| task.path().join("children"))
+            .collect();
+        if tasks.iter().all(|path| path.exists()) {
+            let mut found = Vec::new();
+            for path in tasks {
+                let listed = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+                found.extend(numbers(&listed));
+            }
+            return Ok(found);
+        }
+        Ok(fs::read_dir("/proc")
+            .map_err(|e| e.to_string())?
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|candidate| {
+                fs::read_to_string(format!("/proc/{candidate}/stat"))
+                    .ok()
+                    .and_then(|stat| {
+                        let after = stat.rsplit_once(')')?.1.to_owned();
+                        after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                    })
+                    == Some(pid)
+            })
+            .collect())
     }
 }
 
