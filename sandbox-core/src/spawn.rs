@@ -81,6 +81,7 @@ impl<'b> Sandbox<'b> {
     /// Launches through `server`, a launch server this application started at the start of
     /// `main` ([`Server::start`](crate::Server::start)): each launch is a fork of the server, and
     /// no launcher is executed. The outcome, the pipes, the bounds and the refusals are the same.
+    /// The server confines with the backend it was started with; start it with this one.
     #[cfg(target_os = "linux")]
     pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
         self.server = Some(server);
