@@ -20,6 +20,9 @@ pub enum Kind {
     Library,
     /// `sandbox-check --read /usr -- /usr/bin/true`, spawned from this process.
     Cli,
+    /// Through the launch server this process started at the start of `main`
+    /// (`Sandbox::with_server`): a fork of the server, then the program.
+    Server,
     /// `bwrap` with `/usr` bound read-only and every namespace unshared.
     Bwrap,
     /// `firejail` without a profile: no network, the default seccomp filter, every capability
@@ -41,6 +44,7 @@ impl Kind {
             Kind::Bare => "bare",
             Kind::Library => "library path",
             Kind::Cli => "CLI path",
+            Kind::Server => "launch server",
             Kind::Bwrap => "bwrap",
             Kind::Firejail => "firejail",
             Kind::Nsjail => "nsjail",
@@ -52,9 +56,8 @@ impl Kind {
     /// How many programs the chain `exec`s: the floor of its cost, in bare launches.
     pub fn execs(self) -> u32 {
         match self {
-            Kind::Bare | Kind::Start | Kind::CheckStart => 1,
-            Kind::Library | Kind::Bwrap | Kind::Firejail | Kind::Nsjail => 2,
-            Kind::Cli => 3,
+            Kind::Bare | Kind::Start | Kind::CheckStart | Kind::Server => 1,
+            Kind::Library | Kind::Bwrap | Kind::Firejail | Kind::Nsjail | Kind::Cli => 2,
         }
     }
 
@@ -63,7 +66,10 @@ impl Kind {
         match self {
             Kind::Bare => "spawn and wait `/usr/bin/true`",
             Kind::Library => "`launch_command` → launcher → `/usr/bin/true`",
-            Kind::Cli => "`sandbox-check --read /usr -- /usr/bin/true`",
+            Kind::Cli => "`sandbox-check --read /usr -- /usr/bin/true` (forks the launch)",
+            Kind::Server => {
+                "`Sandbox::with_server(..).spawn`, wait: a fork of the server → `/usr/bin/true`"
+            }
             Kind::Bwrap => "`bwrap --ro-bind /usr /usr … --unshare-all /usr/bin/true`",
             Kind::Firejail => {
                 "`firejail --noprofile --net=none --seccomp --caps.drop=all --nonewprivs \
@@ -91,6 +97,8 @@ pub struct Setup {
     pub firejail: Option<PathBuf>,
     /// `nsjail`, when given or installed.
     pub nsjail: Option<PathBuf>,
+    /// The launch server, started at the start of `main`, or why it did not start.
+    pub server: Result<sandbox_core::Server, String>,
 }
 
 impl Setup {
@@ -135,6 +143,28 @@ impl Setup {
                 command.arg(sandbox_core::EXIT_FLAG);
                 Ok(command)
             }
+            Kind::Server => Err("the launch server runs no command: see `time_kind`".into()),
+        }
+    }
+
+    /// Times one launch of `kind`, as [`time_one`] does for a command; a launch through the
+    /// server is spawned and waited for through the embedding API, its streams pipes it closes.
+    pub fn time_kind(&self, kind: Kind) -> Result<Duration, String> {
+        if kind != Kind::Server {
+            return time_one(|| self.command(kind));
+        }
+        let server = self.server.as_ref().map_err(Clone::clone)?;
+        let started = Instant::now();
+        let mut running = sandbox_core::Sandbox::new(&LinuxBackend)
+            .with_server(server)
+            .spawn(&self.policy, TRUE, std::iter::empty::<&str>())
+            .map_err(|e| sandbox_core::one_line(&e))?;
+        let status = running.wait().map_err(|e| format!("waiting: {e}"))?;
+        let took = started.elapsed();
+        if status.success() {
+            Ok(took)
+        } else {
+            Err(format!("it ended with {status}"))
         }
     }
 

@@ -57,7 +57,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match report::run(&options) {
+    // The launch server starts here, before the report starts any thread, as an application
+    // starts it at the start of `main`.
+    let server = sandbox_core::Server::start(&sandbox_linux::LinuxBackend)
+        .map_err(|e| sandbox_core::one_line(&e));
+    match report::run(&options, server) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sandbox-bench: {e}");

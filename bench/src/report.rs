@@ -48,13 +48,6 @@ impl Goal {
         }
     }
 
-    /// A goal this run does not measure, with the reason in place of a value.
-    fn absent(what: impl Into<String>, limit: f64, unit: &'static str, why: &str) -> Self {
-        let mut goal = Self::new(what, limit, None, unit);
-        goal.what = format!("{} ({why})", goal.what);
-        goal
-    }
-
     fn row(&self) -> String {
         let (measured, verdict) = match self.measured {
             None => ("not measured".to_owned(), "—".to_owned()),
@@ -85,7 +78,7 @@ impl Goal {
 }
 
 /// Runs every measurement and prints the report.
-pub fn run(options: &Options) -> Result<(), String> {
+pub fn run(options: &Options, server: Result<sandbox_core::Server, String>) -> Result<(), String> {
     let root = std::env::temp_dir().join(format!("sandbox-bench-{}", std::process::id()));
     let scratch = Scratch(root.clone());
     let paths_root = root.join("paths");
@@ -107,6 +100,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         bwrap: launches::find("bwrap"),
         firejail: options.firejail.clone(),
         nsjail: options.nsjail.clone(),
+        server,
     };
 
     let mut goals = Vec::new();
@@ -131,11 +125,11 @@ pub fn run(options: &Options) -> Result<(), String> {
         ratio(Kind::Library, Kind::Bare),
         "×",
     ));
-    goals.push(Goal::absent(
+    goals.push(Goal::new(
         "launch server / bare",
         1.5,
+        ratio(Kind::Server, Kind::Bare),
         "×",
-        "the launch server is not built yet",
     ));
     goals.push(Goal::new(
         "CLI path / bare",
@@ -342,6 +336,7 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
         Kind::Bare,
         Kind::Library,
         Kind::Cli,
+        Kind::Server,
         Kind::Start,
         Kind::CheckStart,
     ];
@@ -362,7 +357,11 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
     let peer = |kind: Kind| matches!(kind, Kind::Bwrap | Kind::Nsjail | Kind::Firejail);
     let mut usable = Vec::new();
     for kind in kinds {
-        match launches::try_once(setup.command(kind)?) {
+        let once = match kind {
+            Kind::Server => setup.time_kind(kind).map(drop),
+            _ => launches::try_once(setup.command(kind)?),
+        };
+        match once {
             Ok(()) => usable.push(kind),
             Err(e) if peer(kind) => {
                 notes.push(format!(
@@ -374,12 +373,12 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
         }
     }
     // Warm the caches (page cache, dynamic loader) before anything is counted.
-    launches::interleaved(&usable, 10, |kind| {
-        launches::time_one(|| setup.command(kind))
-    })
-    .map_err(|e| format!("warming up: {e}"))?;
+    launches::interleaved(&usable, 10, |kind| setup.time_kind(kind))
+        .map_err(|e| format!("warming up: {e}"))?;
     let times = launches::interleaved(&usable, options.launches, |kind| {
-        launches::time_one(|| setup.command(kind)).map_err(|e| format!("{}: {e}", kind.name()))
+        setup
+            .time_kind(kind)
+            .map_err(|e| format!("{}: {e}", kind.name()))
     })?;
     let summaries: Vec<(Kind, Summary)> = usable
         .iter()
@@ -410,6 +409,7 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
     println!("| --- | --- | --- | --- |");
     for (a, b, goal) in [
         (Kind::Library, Kind::Bare, "≤ 2.2×"),
+        (Kind::Server, Kind::Bare, "≤ 1.5×"),
         (Kind::Cli, Kind::Bare, "≤ 2.6×"),
         (Kind::Cli, Kind::Bwrap, "≤ 0.55×"),
         (Kind::Cli, Kind::Nsjail, "≤ 0.45×"),

@@ -134,11 +134,39 @@ pub(crate) fn build(
     args: Vec<OsString>,
     extras: Extras<'_>,
 ) -> Result<Command, CommandError> {
-    let Extras {
-        launcher,
-        status,
-        env,
-    } = extras;
+    let launcher = extras.launcher;
+    // The launcher refuses a parent other than this process: had this process exited, the
+    // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the program
+    // would outlive the application that asked for it.
+    let request = request(
+        backend,
+        policy,
+        canary,
+        program,
+        args,
+        extras,
+        std::process::id(),
+    )?;
+    let exe = match launcher {
+        Some(path) => path.to_path_buf(),
+        None => own_executable().map_err(CommandError::CurrentExe)?,
+    };
+    let mut command = Command::new(exe);
+    command.arg(LAUNCH_FLAG).args(wire::encode(&request));
+    Ok(command)
+}
+
+/// The request for `program`, with `extras`, run by a launch sequence whose parent is `parent`.
+pub(crate) fn request(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: &Path,
+    args: Vec<OsString>,
+    extras: Extras<'_>,
+    parent: u32,
+) -> Result<Request, CommandError> {
+    let Extras { status, env, .. } = extras;
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
     }
@@ -151,25 +179,15 @@ pub(crate) fn build(
         .clone()
         .allow_exec(program)
         .map_err(CommandError::Program)?;
-    let exe = match launcher {
-        Some(path) => path.to_path_buf(),
-        None => own_executable().map_err(CommandError::CurrentExe)?,
-    };
-    let request = Request {
+    Ok(Request {
         policy,
         canary: canary.path().to_path_buf(),
         program: program.to_path_buf(),
         args,
-        // The launcher refuses a parent other than this process: had this process exited, the
-        // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the
-        // program would outlive the application that asked for it.
-        parent: Some(std::process::id()),
+        parent: Some(parent),
         status,
         env,
-    };
-    let mut command = Command::new(exe);
-    command.arg(LAUNCH_FLAG).args(wire::encode(&request));
-    Ok(command)
+    })
 }
 
 /// What the parent executes as the launcher: this executable. Where an upgrade replaced or removed
@@ -265,8 +283,17 @@ pub fn refuse(refusal: &Refusal) -> ! {
         let _ignored = crate::sys::write_all(fd, &crate::status::encode(refusal));
     }
     eprintln!("{REFUSED_PREFIX}{}", crate::error::one_line(refusal));
+    #[cfg(unix)]
+    if FORKED.load(Ordering::Relaxed) {
+        // A copy of the application: its exit handlers are the application's, not to run here.
+        crate::sys::exit_now(REFUSED_EXIT_CODE)
+    }
     std::process::exit(REFUSED_EXIT_CODE)
 }
+
+/// Whether this process is a forked copy of the application running the launch sequence.
+#[cfg(unix)]
+static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The launcher's status descriptor, once its arguments named one; -1 before.
 #[cfg(unix)]
@@ -318,15 +345,78 @@ fn run(
     stage: Stage,
     args: std::env::ArgsOs,
 ) -> Result<std::convert::Infallible, Refusal> {
-    use std::os::unix::process::CommandExt;
-
     let mut phases = crate::phases::Phases::from_env();
     let args: Vec<OsString> = args.collect();
     if let Some(fd) = wire::peek_status(&args) {
         STATUS.store(fd, Ordering::Relaxed);
     }
     phases.enter("decode")?;
-    let mut request = wire::decode(args)?;
+    let request = wire::decode(args)?;
+    sequence(backend, stage, request, phases)
+}
+
+/// Runs the launch sequence in a child this process forked (`sandbox-check`'s run, or one launch
+/// of the launch server) for `request`, already in memory: the same phases as a launcher started
+/// with [`LAUNCH_FLAG`] after it decoded its arguments. Never returns: the child either becomes
+/// the program or reports the refusal on `request.status` and exits with [`REFUSED_EXIT_CODE`],
+/// so no error ever unwinds into the code of the process that forked it.
+#[cfg(unix)]
+pub(crate) fn run_forked(backend: &dyn Backend, request: Request) -> ! {
+    forked_start(request.status);
+    let mut phases = crate::phases::Phases::from_env();
+    // Nothing to decode, but the phase is still entered, so that a fault injected there refuses
+    // here as it does in a launcher.
+    let outcome = phases
+        .enter("decode")
+        .and_then(|()| sequence(backend, Stage::Launch, request, phases));
+    match outcome {
+        Err(refusal) => refuse(&refusal),
+        Ok(never) => match never {},
+    }
+}
+
+/// [`run_forked`] for a request that arrived encoded (the launch server's): decoded here, in the
+/// `decode` phase, exactly as a launcher decodes its arguments.
+#[cfg(target_os = "linux")]
+pub(crate) fn run_forked_encoded(backend: &dyn Backend, args: Vec<OsString>) -> ! {
+    forked_start(wire::peek_status(&args));
+    let mut phases = crate::phases::Phases::from_env();
+    let outcome = phases
+        .enter("decode")
+        .and_then(|()| wire::decode(args).map_err(Refusal::from))
+        .and_then(|request| sequence(backend, Stage::Launch, request, phases));
+    match outcome {
+        Err(refusal) => refuse(&refusal),
+        Ok(never) => match never {},
+    }
+}
+
+/// What a forked child does first: a panic becomes a refusal, and a refusal is reported on
+/// `status`.
+#[cfg(unix)]
+fn forked_start(status: Option<i32>) {
+    FORKED.store(true, Ordering::Relaxed);
+    std::panic::set_hook(Box::new(|info| {
+        refuse(&Refusal::Panic {
+            message: info.to_string(),
+        })
+    }));
+    if let Some(fd) = status.filter(|&fd| fd > 2) {
+        STATUS.store(fd, Ordering::Relaxed);
+    }
+}
+
+/// The launch sequence after decoding: parent check, descriptors, environment, limits,
+/// confinement, the enforcement check, and `exec`.
+#[cfg(unix)]
+fn sequence(
+    backend: &dyn Backend,
+    stage: Stage,
+    mut request: Request,
+    mut phases: crate::phases::Phases,
+) -> Result<std::convert::Infallible, Refusal> {
+    use std::os::unix::process::CommandExt;
+
     let launcher = running_executable().map_err(Refusal::CurrentExe)?;
     request.policy = request
         .policy

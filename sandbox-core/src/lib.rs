@@ -48,6 +48,8 @@ mod error;
 pub mod explain;
 #[cfg(unix)]
 mod fds;
+#[cfg(unix)]
+mod fork;
 pub mod identity;
 mod launch;
 mod limits;
@@ -56,6 +58,8 @@ mod policy;
 #[cfg(unix)]
 mod process;
 pub mod scratch;
+#[cfg(target_os = "linux")]
+mod server;
 #[cfg(unix)]
 mod spawn;
 #[cfg(unix)]
@@ -72,6 +76,8 @@ pub use error::{
     one_line, BackendError, CanaryError, CheckFailure, CommandError, LimitError, PolicyError,
     Refusal, WireError,
 };
+#[cfg(unix)]
+pub use fork::{fork_launch, Forked};
 pub use launch::{
     handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
     REFUSED_EXIT_CODE, REFUSED_PREFIX,
@@ -80,6 +86,8 @@ pub use limits::{bounds_fact, memory_is_bounded, Limits};
 pub use phases::FAULT_VARIABLE;
 pub use policy::Policy;
 pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};
+#[cfg(target_os = "linux")]
+pub use server::{Server, ServerError};
 #[cfg(unix)]
 pub use spawn::{
     launch_command_reporting, Finished, RunOptions, Running, Sandbox, SpawnError, StatusChannel,

@@ -82,6 +82,9 @@ pub(crate) enum Process {
     Plain(Child),
     /// Spawned, followed and reaped by a thread of its own ([`spawn_traced`]).
     Traced(Traced),
+    /// A child of the launch server, which waits for it and kills it on request.
+    #[cfg(target_os = "linux")]
+    Served(crate::server::Served),
 }
 
 type Followed = Result<(ExitStatus, Explanation), ExplainError>;
@@ -116,6 +119,8 @@ impl Process {
         match self {
             Process::Plain(child) => child.id(),
             Process::Traced(traced) => traced.pid,
+            #[cfg(target_os = "linux")]
+            Process::Served(served) => served.id(),
         }
     }
 
@@ -123,6 +128,8 @@ impl Process {
         match self {
             Process::Plain(child) => child.wait(),
             Process::Traced(traced) => traced.join(),
+            #[cfg(target_os = "linux")]
+            Process::Served(served) => served.wait(),
         }
     }
 
@@ -135,6 +142,8 @@ impl Process {
                 }
                 traced.join().map(Some)
             }
+            #[cfg(target_os = "linux")]
+            Process::Served(served) => served.try_wait(),
         }
     }
 
@@ -154,12 +163,16 @@ impl Process {
                 nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL)
                     .map_err(io::Error::from)
             }
+            #[cfg(target_os = "linux")]
+            Process::Served(served) => served.kill(),
         }
     }
 
     pub(crate) fn explanation(&self) -> Option<&Explanation> {
         match self {
             Process::Plain(_) => None,
+            #[cfg(target_os = "linux")]
+            Process::Served(_) => None,
             Process::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
         }
     }

@@ -59,6 +59,8 @@ pub struct Sandbox<'b> {
     backend: &'b dyn Backend,
     launcher: Option<&'b Path>,
     env: Vec<(OsString, OsString)>,
+    #[cfg(target_os = "linux")]
+    server: Option<&'b crate::server::Server>,
 }
 
 impl std::fmt::Debug for Sandbox<'_> {
@@ -79,7 +81,19 @@ impl<'b> Sandbox<'b> {
             backend,
             launcher: None,
             env: Vec::new(),
+            #[cfg(target_os = "linux")]
+            server: None,
         }
+    }
+
+    /// Launches through `server`, a launch server this application started at the start of
+    /// `main` ([`Server::start`](crate::Server::start)): each launch is a fork of the server, and
+    /// no launcher is executed. The outcome, the pipes, the bounds and the refusals are the same.
+    /// The server confines with the backend it was started with; start it with this one.
+    #[cfg(target_os = "linux")]
+    pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
+        self.server = Some(server);
+        self
     }
 
     /// Sets `name` to `value` in the environment of every program this starts. Nothing else of
@@ -195,6 +209,12 @@ impl<'b> Sandbox<'b> {
             .map(|a| a.as_ref().to_os_string())
             .collect();
         let canary = Canary::create()?;
+        // An explained launch is traced by a thread of this process, so it cannot be the
+        // server's child: it goes the usual way.
+        #[cfg(target_os = "linux")]
+        if let (Some(server), None) = (self.server, &tracer) {
+            return self.spawn_served(server, policy, program.as_ref(), args, canary, started);
+        }
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
         let mut command = crate::launch::build(
             self.backend,
@@ -243,6 +263,59 @@ impl<'b> Sandbox<'b> {
         })
     }
 
+    /// [`Sandbox::spawn`] through the launch server.
+    #[cfg(target_os = "linux")]
+    fn spawn_served(
+        &self,
+        server: &crate::server::Server,
+        policy: &Policy,
+        program: &Path,
+        args: Vec<OsString>,
+        canary: Canary,
+        started: Instant,
+    ) -> Result<Running, SpawnError> {
+        let request = crate::launch::request(
+            self.backend,
+            policy,
+            &canary,
+            program,
+            args,
+            crate::launch::Extras {
+                launcher: None,
+                status: Some(STATUS_FD),
+                env: self.env.clone(),
+            },
+            server.id(),
+        )?;
+        let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+        let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
+        let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;
+        let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
+        let mut served = server
+            .launch(&request, [stdin, stdout, stderr], status_writer)
+            .map_err(SpawnError::Spawn)?;
+        let mut report_bytes = Vec::new();
+        let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
+        if report_bytes.is_empty() && read.is_ok() {
+            return Ok(Running {
+                stdin: Some(ChildStdin::from(stdin_writer)),
+                stdout: Some(ChildStdout::from(stdout_reader)),
+                stderr: Some(ChildStderr::from(stderr_reader)),
+                process: Process::Served(served),
+                waited: false,
+                started,
+                _canary: canary,
+            });
+        }
+        // The child refused and exits at once: its end is waited for before the canary goes.
+        let _status = served.wait();
+        read.map_err(SpawnError::Status)?;
+        Err(match crate::status::decode(&report_bytes) {
+            Ok(refusal) => SpawnError::Refused(refusal),
+            Err(malformed) => SpawnError::Report(malformed),
+        })
+    }
+
     /// Runs `program` confined by `policy` to its end: `options.input` on its standard input,
     /// its standard output and error collected, and the time and output limits enforced by
     /// killing it. The bounds the launcher sets are the policy's [`Limits`](crate::Limits).
@@ -265,7 +338,7 @@ impl<'b> Sandbox<'b> {
 }
 
 /// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
-fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+pub(crate) fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     #[cfg(not(target_vendor = "apple"))]
     return Ok(nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?);
     // macOS has no pipe2: the flag follows at once (a fork by another thread in between would
@@ -810,4 +883,7 @@ pub enum SpawnError {
     /// An explanation was asked for and the backend cannot give one; nothing ran.
     #[error("explaining the launch")]
     Explain(#[source] ExplainError),
+    /// This process could not fork the launch (another thread runs, or the system refused).
+    #[error("forking the launch")]
+    Fork(#[source] io::Error),
 }

@@ -94,3 +94,165 @@ pub fn pass_descriptor(
         command.pre_exec(hook);
     }
 }
+
+/// Which side of a [`fork`] this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkSide {
+    /// The new process.
+    Child,
+    /// This process, with the new one's ID.
+    Parent(i32),
+}
+
+/// Forks this process, which must have a single thread: the child goes on to run ordinary code
+/// (it allocates, takes locks), which after a fork is sound only where no other thread could
+/// have held a lock at the moment of the fork. Fails without forking otherwise.
+pub fn fork() -> std::io::Result<ForkSide> {
+    if let Err(refusal) = crate::fds::check_single_thread() {
+        return Err(std::io::Error::other(crate::error::one_line(&refusal)));
+    }
+    // SAFETY: the process has one thread (checked just above on Linux, and nothing in this crate
+    // starts one in between; elsewhere, where threads are not listed, the callers document that
+    // they must be called single-threaded), so the child inherits no lock held by another thread
+    // and may run any code.
+    match unsafe { nix::unistd::fork() }? {
+        nix::unistd::ForkResult::Child => Ok(ForkSide::Child),
+        nix::unistd::ForkResult::Parent { child } => Ok(ForkSide::Parent(child.as_raw())),
+    }
+}
+
+/// Makes `fd` descriptor `target` of this process (a forked child's status descriptor or
+/// standard stream), without close-on-exec. The old number stays open, for the caller to close.
+pub fn dup_onto(fd: RawFd, target: RawFd) -> std::io::Result<()> {
+    if fd == target {
+        return set_close_on_exec(fd, false);
+    }
+    // SAFETY: dup2 takes two integers and no pointer; it closes what `target` held, which is
+    // what the caller asks for.
+    if unsafe { libc::dup2(fd, target) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Waits for the child `pid` (or any child, for -1) and returns its ID and raw wait status;
+/// with `nohang`, `None` while none has ended.
+pub fn wait_raw(pid: i32, nohang: bool) -> std::io::Result<Option<(i32, i32)>> {
+    let flags = if nohang { libc::WNOHANG } else { 0 };
+    loop {
+        let mut status = 0;
+        // SAFETY: the pointer is to a live local integer that waitpid fills in.
+        let found = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if found > 0 {
+            return Ok(Some((found, status)));
+        }
+        if found == 0 {
+            return Ok(None);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// Sends `bytes` on the socket `socket` with `fds` attached (`SCM_RIGHTS`): the launch server's
+/// control socket, one message a launch.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn send_with_fds(
+    socket: std::os::fd::BorrowedFd<'_>,
+    bytes: &[u8],
+    fds: &[RawFd],
+) -> std::io::Result<()> {
+    use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
+    use std::os::fd::AsRawFd;
+    let iov = [std::io::IoSlice::new(bytes)];
+    let rights = [ControlMessage::ScmRights(fds)];
+    loop {
+        // MSG_NOSIGNAL: a server that is gone is an error here, not a SIGPIPE for a process
+        // that may not ignore it.
+        match sendmsg::<()>(
+            socket.as_raw_fd(),
+            &iov,
+            &rights,
+            MsgFlags::MSG_NOSIGNAL,
+            None,
+        ) {
+            Ok(_) => return Ok(()),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Receives one message of up to `buffer.len()` bytes on `socket` and the descriptors attached to
+/// it (at most `max_fds`), each close-on-exec. Zero bytes and no descriptor: the peer is gone.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn recv_with_fds(
+    socket: std::os::fd::BorrowedFd<'_>,
+    buffer: &mut [u8],
+) -> std::io::Result<(usize, Vec<std::os::fd::OwnedFd>)> {
+    use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut space = nix::cmsg_space!([RawFd; 8]);
+    let mut iov = [std::io::IoSliceMut::new(buffer)];
+    let message = loop {
+        match recvmsg::<()>(
+            socket.as_raw_fd(),
+            &mut iov,
+            Some(&mut space),
+            MsgFlags::MSG_CMSG_CLOEXEC,
+        ) {
+            Ok(message) => break message,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let mut fds = Vec::new();
+    let truncated = message
+        .flags
+        .intersects(MsgFlags::MSG_CTRUNC | MsgFlags::MSG_TRUNC);
+    for control in message.cmsgs()? {
+        if let ControlMessageOwned::ScmRights(received) = control {
+            for fd in received {
+                // SAFETY: the kernel has just installed `fd` in this process for this message;
+                // nothing else holds it, so this is its one owner.
+                fds.push(unsafe { OwnedFd::from_raw_fd(fd) });
+            }
+        }
+    }
+    if truncated {
+        return Err(std::io::Error::other("a truncated message"));
+    }
+    Ok((message.bytes, fds))
+}
+
+/// Sets every signal's action back to the default (`SIGPIPE` to ignored), so that no signal
+/// handler the application installed runs in a process forked from it that must run none of
+/// its code (the launch server).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn reset_signal_handlers() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    for signal in Signal::iterator() {
+        if matches!(signal, Signal::SIGKILL | Signal::SIGSTOP) {
+            continue;
+        }
+        let handler = if signal == Signal::SIGPIPE {
+            SigHandler::SigIgn
+        } else {
+            SigHandler::SigDfl
+        };
+        let action = SigAction::new(handler, SaFlags::empty(), SigSet::empty());
+        // SAFETY: the default action and "ignore" run no code of this process, so no handler
+        // can observe a state it does not expect.
+        let _ignored = unsafe { sigaction(signal, &action) };
+    }
+}
+
+/// Ends this process at once with `code`, running none of its exit handlers: a process forked
+/// from the application (the launch server, a launch it forked) runs none of the application's
+/// code, and `atexit` handlers are the application's.
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit takes an integer and never returns; it runs no handler of this process.
+    unsafe { libc::_exit(code) }
+}

@@ -108,9 +108,9 @@ mod launch {
         /// The signals to forward could not be blocked.
         #[error("blocking signals to forward them")]
         Signals(#[source] io::Error),
-        /// The launcher could not be started.
-        #[error("starting the launcher")]
-        Spawn(#[source] io::Error),
+        /// The launch could not be forked (another thread runs, or the system refused).
+        #[error("starting the launch")]
+        Launch(#[source] sandbox_core::SpawnError),
         /// Waiting for the launcher failed.
         #[error("waiting for the program")]
         Wait(#[source] io::Error),
@@ -214,21 +214,22 @@ mod launch {
             crate::scratch::report(scratch);
             return Ok((status, None));
         }
-        let (mut command, channel) =
-            sandbox_core::launch_command_reporting(backend, &policy, &canary, &program, &run.args)
-                .map_err(|e| match e {
-                    sandbox_core::SpawnError::Command(e) => Refused::Command(e),
-                    other => Refused::Report(other),
-                })?;
+        // Blocked before the fork, so that no signal is lost in between; the launch sequence
+        // empties the mask before it executes the program.
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
-        let child = command.spawn().map_err(Refused::Spawn)?;
-        let refusal = match channel.outcome(command) {
+        // The launch sequence runs in a forked child of this process: no launcher `exec`.
+        let mut forked = sandbox_core::fork_launch(backend, &policy, &canary, &program, &run.args)
+            .map_err(|e| match e {
+                sandbox_core::SpawnError::Command(e) => Refused::Command(e),
+                other => Refused::Launch(other),
+            })?;
+        let refusal = match forked.outcome() {
             Ok(()) => None,
             Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
             Err(other) => return Err(Refused::Report(other).into()),
         };
-        let status = crate::signals::wait_forwarding(child, user);
+        let status = crate::signals::wait_forwarding(forked, user);
         drop(canary);
         crate::scratch::report(scratch);
         Ok((status.map_err(Refused::Wait)?, refusal))

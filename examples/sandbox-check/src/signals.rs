@@ -18,7 +18,7 @@
 //! reads from the same terminal); the program's are set back when it continues.
 
 use std::io;
-use std::process::{Child, ExitStatus};
+use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -56,9 +56,9 @@ struct Streams {
     ended: bool,
 }
 
-/// Waits for `child`, passing signals on to it meanwhile; then sets the standard streams back
-/// as `user` recorded them, however the child ended.
-pub fn wait_forwarding(mut child: Child, user: Saved) -> io::Result<ExitStatus> {
+/// Waits for `child` (the launch sequence, then the program), passing signals on to it meanwhile;
+/// then sets the standard streams back as `user` recorded them, however the child ended.
+pub fn wait_forwarding(mut child: sandbox_core::Forked, user: Saved) -> io::Result<ExitStatus> {
     let pid = Pid::from_raw(child.id() as i32);
     let streams = Arc::new(Mutex::new(Streams { user, ended: false }));
     let shared = Arc::clone(&streams);

@@ -360,18 +360,20 @@ fn the_same_path_twice_is_kept_once() {
         command.arg("--read").arg(spelling);
     }
     command.arg("--").arg("/usr/bin/cat").arg(&file);
-    let (child, launcher) = spawn_stopped_at(command, "decode");
-    let _guard = KillOnDrop {
-        pid: launcher,
-        parent: child.id(),
-    };
-    let cmdline = std::fs::read(format!("/proc/{launcher}/cmdline")).unwrap();
-    let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
-    let count = |wanted: &[u8]| args.iter().filter(|a| **a == wanted).count();
-    signal(launcher, Signal::SIGCONT);
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(count(dir.as_os_str().as_bytes()), 1, "{args:?}");
-    assert_eq!(count(b"--read"), 2, "{args:?}");
+    // `sandbox-check` forks its launch (no encoded request to read from a launcher's command
+    // line any more), so the policy it builds from these flags is built here the same way.
+    let mut policy = sandbox_core::Policy::new().allow_read("/usr").unwrap();
+    for spelling in &spellings {
+        policy = policy.allow_read(spelling).unwrap();
+    }
+    assert_eq!(
+        policy.read_paths(),
+        [
+            std::path::Path::new("/usr").canonicalize().unwrap(),
+            dir.clone()
+        ]
+    );
+    let output = command.output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(output.stdout, b"contents");
 }

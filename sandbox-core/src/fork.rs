@@ -1,0 +1,216 @@
+//! The launch sequence in a forked child of this process, for a command-line tool that starts one
+//! program per run (`sandbox-check`): the tool is a fresh single-threaded process when it starts,
+//! so it can fork and let the child confine itself and execute the program, instead of executing
+//! itself again as a launcher. One `exec` fewer per launch; the same phases, in the same order.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::Path;
+use std::process::ExitStatus;
+
+use crate::backend::Backend;
+use crate::canary::Canary;
+use crate::policy::Policy;
+use crate::spawn::SpawnError;
+
+/// The descriptor number the status pipe has in the forked child, as in a launcher.
+const STATUS_FD: i32 = 3;
+
+/// Forks this process and runs the launch sequence for `program` in the child, which inherits
+/// this process's standard streams and environment (as a launcher would) and ends by executing
+/// the program or by refusing: one `sandbox: refused: ...` line on standard error, the typed
+/// refusal on a status pipe, exit status 97.
+///
+/// This process must have a single thread: otherwise nothing forks and the answer is
+/// [`SpawnError::Refused`] with [`Refusal::ThreadCount`](crate::Refusal::ThreadCount). Call
+/// [`Forked::outcome`] next, then wait with [`Forked::wait`] from the same thread: on Linux the
+/// program gets SIGKILL when the thread that forked it exits. `canary` must outlive the child.
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::{Canary, Policy, SpawnError};
+///
+/// let policy = Policy::new().allow_read("/usr")?;
+/// let canary = Canary::create()?;
+/// let mut forked = sandbox_core::fork_launch(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
+/// match forked.outcome() {
+///     Ok(()) => println!("the program ran and exited with {}", forked.wait()?),
+///     Err(SpawnError::Refused(refusal)) => {
+///         forked.wait()?;
+///         println!("refused: {}", sandbox_core::one_line(&refusal));
+///     }
+///     Err(other) => return Err(other.into()),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fork_launch<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+) -> Result<Forked, SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<OsString> = args
+        .into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect();
+    // The child's parent is this process, as a launcher's would be.
+    let request = crate::launch::request(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        args,
+        crate::launch::Extras {
+            launcher: None,
+            status: Some(STATUS_FD),
+            env: Vec::new(),
+        },
+        std::process::id(),
+    )?;
+    crate::fds::check_single_thread().map_err(SpawnError::Refused)?;
+    let (report, status_writer) = crate::spawn::status_pipe().map_err(SpawnError::Status)?;
+    // What is buffered here would be written a second time by the child, were it to exit.
+    let _ignored = io::stdout().flush();
+    match crate::sys::fork().map_err(SpawnError::Fork)? {
+        crate::sys::ForkSide::Child => {
+            if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
+                crate::launch::refuse(&crate::Refusal::Descriptors(e));
+            }
+            crate::launch::run_forked(backend, request)
+        }
+        crate::sys::ForkSide::Parent(pid) => {
+            drop(status_writer);
+            Ok(Forked {
+                pid,
+                report: Some(report),
+                waited: false,
+            })
+        }
+    }
+}
+
+/// A launch sequence running in a child of this process, started by [`fork_launch`]: then the
+/// program, once the child has executed it.
+///
+/// Dropping it without waiting kills the child and waits for it.
+#[derive(Debug)]
+pub struct Forked {
+    pid: i32,
+    report: Option<OwnedFd>,
+    waited: bool,
+}
+
+impl Forked {
+    /// The child's process ID: the launch sequence's, then the program's.
+    pub fn id(&self) -> u32 {
+        self.pid.unsigned_abs()
+    }
+
+    /// Reads the status pipe to its end: `Ok(())` once the child has executed the program (the
+    /// `exec` closed the pipe unwritten), [`SpawnError::Refused`] with the typed refusal where it
+    /// refused (it then exits with status 97 at once). A child killed before either also reads as
+    /// `Ok(())`: its exit status then says how it ended. A second call answers `Ok(())`.
+    pub fn outcome(&mut self) -> Result<(), SpawnError> {
+        let Some(report) = self.report.take() else {
+            return Ok(());
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::from(report)
+            .read_to_end(&mut bytes)
+            .map_err(SpawnError::Status)?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        Err(match crate::status::decode(&bytes) {
+            Ok(refusal) => SpawnError::Refused(refusal),
+            Err(malformed) => SpawnError::Report(malformed),
+        })
+    }
+
+    /// Waits for the child to end and returns its exit status.
+    pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        use std::os::unix::process::ExitStatusExt;
+        let (_, raw) = crate::sys::wait_raw(self.pid, false)?
+            .ok_or_else(|| io::Error::other("waitpid answered no child"))?;
+        self.waited = true;
+        Ok(ExitStatus::from_raw(raw))
+    }
+
+    /// Kills the child (SIGKILL), unless it has been waited for. Wait for it afterwards.
+    pub fn kill(&self) -> io::Result<()> {
+        if self.waited {
+            return Ok(());
+        }
+        // Not yet reaped, so the process ID is still this child's.
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.pid),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .map_err(io::Error::from)
+    }
+}
+
+impl Drop for Forked {
+    fn drop(&mut self) {
+        if !self.waited {
+            let _ignored = self.kill();
+            let _ignored = self.wait();
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::backend::Support;
+    use crate::error::{BackendError, Refusal};
+
+    /// A backend that says it confines and never gets the chance: nothing forks.
+    struct NeverReached;
+
+    impl Backend for NeverReached {
+        fn name(&self) -> &'static str {
+            "never reached"
+        }
+        fn support(&self) -> Support {
+            Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &crate::Launch) -> Result<(), BackendError> {
+            Err(BackendError::new(io::Error::other("never reached")))
+        }
+    }
+
+    /// With another thread alive (this one, beside the harness's), nothing forks: the answer is
+    /// the typed thread count.
+    #[test]
+    fn a_process_with_threads_is_refused_before_any_fork() {
+        let (stop, parked) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || parked.recv());
+        let canary = Canary::create().unwrap();
+        let outcome = fork_launch(
+            &NeverReached,
+            &Policy::new(),
+            &canary,
+            "/usr/bin/true",
+            [""; 0],
+        );
+        drop(stop);
+        let _joined = other.join();
+        match outcome {
+            Err(SpawnError::Refused(Refusal::ThreadCount { count })) => assert!(count >= 2),
+            other => panic!("expected the thread count, got {other:?}"),
+        }
+    }
+}

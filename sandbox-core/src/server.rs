@@ -1,0 +1,549 @@
+//! The launch server: a process the application forks once at start, which forks one clean child
+//! per launch; each child runs the whole launch sequence (descriptors, confinement, the
+//! enforcement check against its own canary) and executes the program. No launch pays for a
+//! launcher `exec`.
+//!
+//! What it may do and hold, and why:
+//!
+//! - It is forked before the application starts threads ([`Server::start`] refuses otherwise),
+//!   so it may run ordinary code; from then on it runs only this module's loop and the launch
+//!   sequence, never the application's code: signal handlers go back to their defaults, it leaves
+//!   the terminal's process group, and it ends with `_exit` (no exit handler runs).
+//! - It dies with the application: SIGKILL as its parent-death signal, and a check, after
+//!   asking for it, that its parent is still the application (had the application died in
+//!   between, no signal would ever come). A launch's program asks the same of the server (the
+//!   backend's `confine`), so the chain holds: the application dies, the server dies, the program
+//!   dies.
+//! - It holds only its end of the control socket (a socket pair made before the fork, so only the
+//!   application can speak to it), a signalfd for its children, and, per launch under way, the
+//!   launch's socket. Standard streams are `/dev/null`. Every other descriptor is closed at start.
+//! - A launch brings its descriptors (a socket for the launch, standard input, output and error,
+//!   the status pipe) with `SCM_RIGHTS`; the server hands them to the child it forks and closes
+//!   its copies at once, so a pipe's end-of-file comes when the program's does. The child puts
+//!   them at 0 to 3 and the sequence closes every other descriptor (the control socket, the
+//!   signalfd, every other launch's socket) before it confines: the program holds nothing of the
+//!   server's nor of another launch's.
+//! - The server is the program's parent, so only it can reap the program, and only it can kill
+//!   it with no risk of the process ID meaning another process: the application asks on the
+//!   launch's socket (one byte), and a launch socket that closes (the application dropped the
+//!   launch, or died) kills the program too. The exit status comes back on that socket.
+//!
+//! The launch child decodes the request from the wire format, as a launcher decodes its
+//! arguments; its environment is the server's, which is the application's when the server
+//! started.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::net::UnixStream;
+use std::process::ExitStatus;
+
+use crate::backend::Backend;
+use crate::error::Refusal;
+use crate::wire::{self, Request};
+
+/// The first byte of a launch message on the control socket.
+const LAUNCH: u8 = b'L';
+/// Server to application, on a launch's socket: the child's process ID follows.
+const STARTED: u8 = b'p';
+/// Server to application: the child could not be forked; an errno follows.
+const NOT_FORKED: u8 = b'f';
+/// Server to application: the child has ended; its raw wait status follows.
+const EXITED: u8 = b'x';
+/// Application to server, on a launch's socket: kill the program.
+const KILL: u8 = b'k';
+/// The descriptors a launch message carries: its socket, standard input, output, error, status.
+const LAUNCH_FDS: usize = 5;
+
+/// A launch server could not be started.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// This process has more than one thread: start the server first thing in `main`.
+    #[error("the launch server must be started before any thread")]
+    Threads(#[source] Refusal),
+    /// The control socket could not be made.
+    #[error("making the launch server's socket")]
+    Socket(#[source] io::Error),
+    /// The server could not be forked.
+    #[error("forking the launch server")]
+    Fork(#[source] io::Error),
+}
+
+/// A launch server: a child of this application that forks one clean child per launch.
+///
+/// Start it once, first thing in `main`, right after [`handle_args`](crate::handle_args) and
+/// before any thread, and launch through it with
+/// [`Sandbox::with_server`](crate::Sandbox::with_server). Launches from many threads at once are
+/// fine. Dropping it stops the server, which kills what it still runs.
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::{Policy, RunOptions, Sandbox, Server};
+///
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     sandbox_core::handle_args(backend());
+///     let server = Server::start(backend())?;
+///     // Threads may start now.
+///     let sandbox = Sandbox::new(backend()).with_server(&server);
+///     let done = sandbox.run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new())?;
+///     assert!(done.status.success());
+///     Ok(())
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Server {
+    control: OwnedFd,
+    pid: i32,
+}
+
+impl Server {
+    /// Forks the launch server. This process must have a single thread.
+    pub fn start(backend: &dyn Backend) -> Result<Server, ServerError> {
+        use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+        crate::fds::check_single_thread().map_err(ServerError::Threads)?;
+        let (app_end, server_end) = socketpair(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .map_err(|e| ServerError::Socket(e.into()))?;
+        let app = std::process::id();
+        let _ignored = io::stdout().flush();
+        match crate::sys::fork().map_err(ServerError::Fork)? {
+            crate::sys::ForkSide::Child => {
+                drop(app_end);
+                serve(backend, server_end, app)
+            }
+            crate::sys::ForkSide::Parent(pid) => {
+                drop(server_end);
+                Ok(Server {
+                    control: app_end,
+                    pid,
+                })
+            }
+        }
+    }
+
+    /// The server's process ID: the parent of every launch it runs.
+    pub fn id(&self) -> u32 {
+        self.pid.unsigned_abs()
+    }
+
+    /// Hands a launch to the server: `request` (whose parent is the server) and the child's
+    /// standard streams and status pipe. Returns the launch, once the server has forked it.
+    pub(crate) fn launch(
+        &self,
+        request: &Request,
+        stdio: [OwnedFd; 3],
+        status: OwnedFd,
+    ) -> io::Result<Served> {
+        let (mut mine, theirs) = UnixStream::pair()?;
+        let [stdin, stdout, stderr] = stdio;
+        let fds = [
+            theirs.as_raw_fd(),
+            stdin.as_raw_fd(),
+            stdout.as_raw_fd(),
+            stderr.as_raw_fd(),
+            status.as_raw_fd(),
+        ];
+        crate::sys::send_with_fds(self.control.as_fd(), &[LAUNCH], &fds)?;
+        // The server has its copies now; these are this process's to close, so that the pipes'
+        // ends are the program's alone.
+        drop((theirs, stdin, stdout, stderr, status));
+        let bytes = join(&wire::encode(request));
+        let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
+        message.extend_from_slice(&bytes);
+        send_all(&mine, &message)?;
+        let (tag, value) = read_message(&mut mine)?;
+        match tag {
+            STARTED => Ok(Served {
+                pid: value,
+                socket: mine,
+                status: None,
+            }),
+            NOT_FORKED => Err(io::Error::from_raw_os_error(value)),
+            _ => Err(io::Error::other("the launch server answered out of turn")),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // The server sees the control socket close, kills what it still runs, and exits.
+        let _ignored =
+            nix::sys::socket::shutdown(self.control.as_raw_fd(), nix::sys::socket::Shutdown::Both);
+        let _ignored = crate::sys::wait_raw(self.pid, false);
+    }
+}
+
+/// A launch the server forked, as the application sees it.
+#[derive(Debug)]
+pub(crate) struct Served {
+    pid: i32,
+    socket: UnixStream,
+    status: Option<ExitStatus>,
+}
+
+impl Served {
+    /// The child's process ID.
+    pub(crate) fn id(&self) -> u32 {
+        self.pid.unsigned_abs()
+    }
+
+    /// Waits for the server to say the child ended.
+    pub(crate) fn wait(&mut self) -> io::Result<ExitStatus> {
+        if let Some(status) = self.status {
+            return Ok(status);
+        }
+        self.socket.set_nonblocking(false)?;
+        self.read_exit()
+    }
+
+    /// The exit status, if the server has said it.
+    pub(crate) fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        if let Some(status) = self.status {
+            return Ok(Some(status));
+        }
+        self.socket.set_nonblocking(true)?;
+        let mut first = [0u8; 1];
+        let read = self.socket.read(&mut first);
+        self.socket.set_nonblocking(false)?;
+        match read {
+            Ok(0) => Err(server_gone()),
+            Ok(_) => {
+                let mut rest = [0u8; 4];
+                self.socket.read_exact(&mut rest)?;
+                self.exited(first[0], i32::from_le_bytes(rest)).map(Some)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Asks the server to kill the child (SIGKILL).
+    pub(crate) fn kill(&mut self) -> io::Result<()> {
+        if self.status.is_some() {
+            return Ok(());
+        }
+        match send_all(&self.socket, &[KILL]) {
+            // The server has reaped the program and closed the socket: it has ended already.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+
+    fn read_exit(&mut self) -> io::Result<ExitStatus> {
+        let (tag, value) = read_message(&mut self.socket)?;
+        self.exited(tag, value)
+    }
+
+    fn exited(&mut self, tag: u8, raw: i32) -> io::Result<ExitStatus> {
+        use std::os::unix::process::ExitStatusExt;
+        if tag != EXITED {
+            return Err(io::Error::other("the launch server answered out of turn"));
+        }
+        let status = ExitStatus::from_raw(raw);
+        self.status = Some(status);
+        Ok(status)
+    }
+}
+
+fn server_gone() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the launch server is gone")
+}
+
+/// One message of the server: a tag and a number.
+fn read_message(socket: &mut UnixStream) -> io::Result<(u8, i32)> {
+    let mut message = [0u8; 5];
+    socket.read_exact(&mut message).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            server_gone()
+        } else {
+            e
+        }
+    })?;
+    let [tag, a, b, c, d] = message;
+    Ok((tag, i32::from_le_bytes([a, b, c, d])))
+}
+
+fn send_message(socket: &mut UnixStream, tag: u8, value: i32) {
+    let mut message = vec![tag];
+    message.extend_from_slice(&value.to_le_bytes());
+    // The application may have dropped the launch: nothing to tell then.
+    let _ignored = send_all(socket, &message);
+}
+
+/// Writes all of `bytes` on `socket` without raising SIGPIPE where the peer is gone (the
+/// application may not ignore it): that is `BrokenPipe` here.
+fn send_all(socket: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
+    use nix::sys::socket::{send, MsgFlags};
+    while !bytes.is_empty() {
+        match send(socket.as_raw_fd(), bytes, MsgFlags::MSG_NOSIGNAL) {
+            Ok(sent) => bytes = &bytes[sent..],
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// The encoded request as one buffer: arguments cannot hold a NUL byte, so NUL separates them.
+fn join(args: &[OsString]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for arg in args {
+        bytes.extend_from_slice(arg.as_bytes());
+        bytes.push(0);
+    }
+    bytes
+}
+
+fn split(bytes: &[u8]) -> Vec<OsString> {
+    let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+    bytes
+        .split(|&b| b == 0)
+        .map(|arg| OsString::from_vec(arg.to_vec()))
+        .collect()
+}
+
+/// A launch under way in the server.
+struct Underway {
+    pid: i32,
+    socket: UnixStream,
+    /// The application closed the launch's socket (it dropped the launch, or died).
+    abandoned: bool,
+}
+
+/// The server's side: never returns, and runs none of the application's code.
+fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
+    crate::sys::reset_signal_handlers();
+    std::panic::set_hook(Box::new(|_| crate::sys::exit_now(1)));
+    if nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).is_err()
+        || std::os::unix::process::parent_id() != app
+    {
+        // The application is gone already, or the server could not be tied to it.
+        crate::sys::exit_now(1)
+    }
+    // Out of the terminal's process group: Ctrl-C and Ctrl-Z are for the application's job.
+    let _ignored =
+        nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0));
+    if quiet_streams().is_err() || crate::fds::close_inherited(Some(control.as_raw_fd())).is_err() {
+        crate::sys::exit_now(1)
+    }
+    let mut children = nix::sys::signal::SigSet::empty();
+    children.add(nix::sys::signal::Signal::SIGCHLD);
+    let signals = children.thread_block().and_then(|()| {
+        nix::sys::signalfd::SignalFd::with_flags(
+            &children,
+            nix::sys::signalfd::SfdFlags::SFD_NONBLOCK | nix::sys::signalfd::SfdFlags::SFD_CLOEXEC,
+        )
+    });
+    let Ok(signals) = signals else {
+        crate::sys::exit_now(1)
+    };
+    let mut launches: Vec<Underway> = Vec::new();
+    loop {
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        let (control_ready, signals_ready, ready) = {
+            let mut fds = vec![
+                PollFd::new(control.as_fd(), PollFlags::POLLIN),
+                PollFd::new(signals.as_fd(), PollFlags::POLLIN),
+            ];
+            let watched: Vec<usize> = (0..launches.len())
+                .filter(|&i| !launches[i].abandoned)
+                .collect();
+            fds.extend(
+                watched
+                    .iter()
+                    .map(|&i| PollFd::new(launches[i].socket.as_fd(), PollFlags::POLLIN)),
+            );
+            match poll(&mut fds, PollTimeout::NONE) {
+                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Err(_) => shut_down(&mut launches),
+            }
+            let is_ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
+            let ready: Vec<usize> = watched
+                .iter()
+                .zip(&fds[2..])
+                .filter(|(_, fd)| is_ready(fd))
+                .map(|(&i, _)| i)
+                .collect();
+            (is_ready(&fds[0]), is_ready(&fds[1]), ready)
+        };
+        for i in ready {
+            let launch = &mut launches[i];
+            let mut byte = [0u8; 1];
+            match launch.socket.read(&mut byte) {
+                Ok(1) if byte[0] == KILL => kill(launch.pid),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Closed, or anything else the application has no reason to send: the launch
+                // is abandoned, and its program must not run on unwatched.
+                _ => {
+                    kill(launch.pid);
+                    launch.abandoned = true;
+                }
+            }
+        }
+        if signals_ready {
+            while let Ok(Some(_)) = signals.read_signal() {}
+            while let Ok(Some((pid, raw))) = crate::sys::wait_raw(-1, true) {
+                if let Some(at) = launches.iter().position(|l| l.pid == pid) {
+                    let mut launch = launches.swap_remove(at);
+                    send_message(&mut launch.socket, EXITED, raw);
+                }
+            }
+        }
+        if control_ready {
+            let mut tag = [0u8; 1];
+            match crate::sys::recv_with_fds(control.as_fd(), &mut tag) {
+                Ok((1, fds)) if tag[0] == LAUNCH && fds.len() == LAUNCH_FDS => {
+                    if let Some(launch) = start_launch(backend, fds) {
+                        launches.push(launch);
+                    }
+                }
+                // A message of another form is dropped, its descriptors closed.
+                Ok((n, _)) if n > 0 => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The application closed the control socket, or died.
+                _ => shut_down(&mut launches),
+            }
+        }
+    }
+}
+
+/// Standard input, output and error become `/dev/null`: the server holds nothing of the
+/// application's terminal or logs.
+fn quiet_streams() -> io::Result<()> {
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")?;
+    for target in 0..3 {
+        crate::sys::dup_onto(null.as_raw_fd(), target)?;
+    }
+    Ok(())
+}
+
+fn kill(pid: i32) {
+    // Not yet reaped (the server reaps), so the process ID is still this launch's child.
+    let _ignored = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+/// Kills every launch under way, reaps them, and ends the server.
+fn shut_down(launches: &mut Vec<Underway>) -> ! {
+    for launch in launches.iter() {
+        kill(launch.pid);
+    }
+    for launch in launches.drain(..) {
+        let _ignored = crate::sys::wait_raw(launch.pid, false);
+    }
+    crate::sys::exit_now(0)
+}
+
+/// Reads the launch's request and forks its child; `None` when the launch came to nothing (the
+/// application is told on the launch's socket, or sees it close).
+fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
+    let mut fds = fds.into_iter();
+    let (Some(socket), Some(stdin), Some(stdout), Some(stderr), Some(status)) =
+        (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
+    else {
+        return None;
+    };
+    let mut socket = UnixStream::from(socket);
+    let mut length = [0u8; 8];
+    socket.read_exact(&mut length).ok()?;
+    let length = usize::try_from(u64::from_le_bytes(length)).ok()?;
+    // A request is the arguments a launcher would get, which the system bounds far below this.
+    if length > 64 << 20 {
+        return None;
+    }
+    let mut bytes = vec![0u8; length];
+    socket.read_exact(&mut bytes).ok()?;
+    let args = split(&bytes);
+    match crate::sys::fork() {
+        Ok(crate::sys::ForkSide::Child) => {
+            let targets: [(&OwnedFd, RawFd); 4] =
+                [(&stdin, 0), (&stdout, 1), (&stderr, 2), (&status, 3)];
+            // The targets are taken in order, and 0 to 2 are the server's /dev/null, never a
+            // received descriptor, so no copy overwrites one not yet made.
+            for (fd, target) in targets {
+                if crate::sys::dup_onto(fd.as_raw_fd(), target).is_err() {
+                    crate::sys::exit_now(crate::launch::REFUSED_EXIT_CODE)
+                }
+            }
+            crate::launch::run_forked_encoded(backend, args)
+        }
+        Ok(crate::sys::ForkSide::Parent(pid)) => {
+            drop((stdin, stdout, stderr, status));
+            send_message(&mut socket, STARTED, pid);
+            Some(Underway {
+                pid,
+                socket,
+                abandoned: false,
+            })
+        }
+        Err(e) => {
+            send_message(
+                &mut socket,
+                NOT_FORKED,
+                e.raw_os_error().unwrap_or(libc::EAGAIN),
+            );
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Support;
+    use crate::error::BackendError;
+
+    struct NeverReached;
+
+    impl Backend for NeverReached {
+        fn name(&self) -> &'static str {
+            "never reached"
+        }
+        fn support(&self) -> Support {
+            Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &crate::Launch) -> Result<(), BackendError> {
+            Err(BackendError::new(io::Error::other("never reached")))
+        }
+    }
+
+    /// A server started after a thread is refused with the thread count, and none is forked.
+    #[test]
+    fn a_server_is_refused_in_a_process_with_threads() {
+        let (stop, parked) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || parked.recv());
+        let outcome = Server::start(&NeverReached);
+        drop(stop);
+        let _joined = other.join();
+        match outcome {
+            Err(ServerError::Threads(Refusal::ThreadCount { count })) => assert!(count >= 2),
+            other => panic!("expected the thread count, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_request_survives_the_join_and_the_split() {
+        let args: Vec<OsString> = ["2", "--read", "a b", "", "--", "/x"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(split(&join(&args)), args);
+    }
+}
