@@ -1,10 +1,30 @@
-//! The contract between the launch sequence and a platform's confinement.
+//! For backend authors: the contract between the launch sequence and a platform's confinement
+//! ([`Backend`]), what a backend is handed ([`Launch`]) and answers ([`Support`],
+//! [`BackendError`]), and the parts of the launch it may reuse: the enforcement check
+//! ([`check`]), the launcher's arguments ([`wire`]), the phases and their fault injection
+//! ([`phases`]), and, with the `conformance` feature, the suite every backend runs.
+//! `docs/backends.md` states the whole contract.
+//!
+//! These items live in a module of their own, named for what its reader writes, so that an
+//! application's few items ([`Sandbox`](crate::Sandbox), [`Policy`](crate::Policy),
+//! [`handle_args`](crate::handle_args)) come first at the crate root. The [`Backend`] trait is
+//! also at the root, because an application names it: it holds a `&dyn Backend`.
 
 use std::fmt;
 
-use crate::check::{self, Context, Outcome};
-use crate::error::BackendError;
-use crate::launch::Launch;
+pub mod check;
+#[cfg(feature = "conformance")]
+pub mod conformance;
+mod decoded;
+pub mod identity;
+pub mod phases;
+pub mod wire;
+
+pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
+pub use crate::limits::{bounds_fact, memory_is_bounded};
+pub use decoded::Launch;
+
+use check::{Context, Outcome};
 
 /// A platform's way of confining the calling process.
 ///
@@ -31,7 +51,7 @@ pub trait Backend: Send + Sync {
     /// On success the process is confined and every later action of it is subject to the
     /// policy. A backend whose mechanism wraps a new process image (macOS's `sandbox-exec`)
     /// instead replaces the process with a confined copy of the launcher started with
-    /// [`CONFINED_FLAG`](crate::CONFINED_FLAG), and returns only on failure; such a backend
+    /// [`CONFINED_FLAG`](wire::CONFINED_FLAG), and returns only on failure; such a backend
     /// answers `true` from [`Backend::confines_by_reexec`].
     fn confine(&self, launch: &Launch) -> Result<(), BackendError>;
 
@@ -43,7 +63,7 @@ pub trait Backend: Send + Sync {
     }
 
     /// Whether [`Backend::confine`] re-executes the launcher, so a launcher started with
-    /// [`CONFINED_FLAG`](crate::CONFINED_FLAG) goes straight to the check. A backend that confines
+    /// [`CONFINED_FLAG`](wire::CONFINED_FLAG) goes straight to the check. A backend that confines
     /// in place answers `false`, and such a start is refused.
     fn confines_by_reexec(&self) -> bool {
         false

@@ -302,7 +302,8 @@ pub enum Refusal {
         #[source]
         source: io::Error,
     },
-    /// A test asked for a refusal at this phase (see [`FAULT_VARIABLE`](crate::FAULT_VARIABLE)).
+    /// A test asked for a refusal at this phase (see
+    /// [`FAULT_VARIABLE`](crate::backend::phases::FAULT_VARIABLE)).
     #[error("a fault was injected before {phase}")]
     Fault {
         /// The phase.

@@ -1,27 +1,20 @@
-//! The platform-neutral half of the sandbox: what a confined program may reach ([`Policy`]), the
-//! contract a platform's confinement meets ([`Backend`]), and the launch sequence that applies it
-//! in a helper process.
+//! Runs a program you do not trust in a helper process that confines itself, and proves the
+//! confinement holds, before the program starts. This crate is the platform-neutral half: what
+//! the program may reach ([`Policy`]), the way an application runs it ([`Sandbox`]), and the launch
+//! sequence; a backend crate (`sandbox-linux`, `sandbox-macos`, `sandbox-unsupported`) supplies
+//! the confinement through the [`Backend`] trait, so a library that only runs programs needs
+//! this crate alone and takes a `&dyn Backend`.
 //!
-//! An application runs a program it does not trust through a [`Sandbox`]: [`Sandbox::run`] with
-//! input, a timeout and an output cap, or [`Sandbox::spawn`] for pipes. It re-executes the
-//! application itself as a *launcher*, so the application calls [`handle_args`] first thing in
-//! `main`. The launcher decodes its arguments, checks that it can signal its parent, closes every
-//! inherited descriptor above standard error, clears the environment, sets the bounds
-//! ([`Limits`]), confines itself through the backend, proves the confinement holds by trying
-//! actions it must be refused ([`check::ENFORCEMENT`]) against a [`Canary`], and only then
-//! executes the program. If any step fails the program never runs: the launcher reports the
-//! typed [`Refusal`] to a [`Sandbox`] on a pipe the program never holds, prints one
-//! `sandbox: refused: <reason>` line and exits with status 97.
+//! # In an application
 //!
-//! The bounds are on by default: open files, queued signals, CPU priority, the OOM score, and on
-//! Linux memory and tasks in a cgroup of its own where it may make one. How long the program runs
-//! and how much it prints are [`RunOptions`]. [`launch_command`] is the raw form underneath, for
-//! experts. With the `conformance` feature, the `conformance` module is the suite every backend
-//! runs (`docs/backends.md`).
-//!
-//! This crate has no dependency on any one operating system's confinement; the backends
-//! (`sandbox-linux`, `sandbox-macos`, `sandbox-unsupported`) implement [`Backend`], and code that
-//! only launches can be written against this crate alone.
+//! 1. Call [`handle_args`] first thing in `main`, before any thread or runtime: the [`Sandbox`]
+//!    re-executes the application itself as the *launcher*, and that run never returns from there.
+//! 2. Describe what the program may reach: a [`Policy`], with [`Limits`] on what it may take
+//!    (bounded by default) and, if it writes, a [`Scratch`](scratch::Scratch) folder.
+//! 3. Run it: [`Sandbox::run`] with input, a timeout and an output cap ([`RunOptions`]) returns
+//!    a [`Finished`]; [`Sandbox::spawn`] gives a [`Running`] with pipes. A launch that cannot be
+//!    confined is a typed [`SpawnError::Refused`] carrying the launcher's [`Refusal`]; the
+//!    program never ran. Print any error with [`one_line`].
 //!
 //! ```no_run
 //! use sandbox_core::{Backend, Policy, RunOptions, Sandbox};
@@ -33,24 +26,31 @@
 //!     Ok(done.stdout)
 //! }
 //! ```
+//!
+//! The launcher decodes its arguments, checks that it can signal its parent, closes every
+//! inherited descriptor above standard error, clears the environment ([`env`](mod@env)), sets the bounds,
+//! confines itself through the backend, proves the confinement holds by trying actions it must be
+//! refused, and only then executes the program. If any step fails the program never runs.
+//!
+//! # Elsewhere
+//!
+//! - [`backend`]: for backend authors: the contract, what a backend is handed, the enforcement
+//!   check, the wire format, the phases and (feature `conformance`) the suite every backend runs.
+//! - [`raw`]: the launcher's raw command, for experts, with its pitfalls.
 #![deny(unsafe_code)]
 
-mod backend;
+pub mod backend;
 mod canary;
 #[cfg(target_os = "linux")]
 mod cgroup;
-pub mod check;
-#[cfg(feature = "conformance")]
-pub mod conformance;
 pub mod env;
 mod error;
 #[cfg(unix)]
 mod fds;
-pub mod identity;
 mod launch;
 mod limits;
-pub mod phases;
 mod policy;
+pub mod raw;
 pub mod scratch;
 #[cfg(unix)]
 mod spawn;
@@ -60,25 +60,15 @@ mod status;
 mod sweep;
 #[cfg(unix)]
 mod sys;
-pub mod wire;
 
-pub use backend::{Backend, Fact, Support};
-pub use canary::Canary;
-pub use error::{
-    one_line, BackendError, CanaryError, CheckFailure, CommandError, LimitError, PolicyError,
-    Refusal, WireError,
-};
-pub use launch::{
-    handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
-    REFUSED_EXIT_CODE, REFUSED_PREFIX,
-};
-pub use limits::{bounds_fact, memory_is_bounded, Limits};
-pub use phases::FAULT_VARIABLE;
+// The launch sequence names these as it did before they moved under `backend`.
+use backend::{check, identity, phases, wire};
+
+#[doc(inline)]
+pub use backend::Backend;
+pub use error::{one_line, CommandError, PolicyError, Refusal};
+pub use launch::handle_args;
+pub use limits::Limits;
 pub use policy::Policy;
-pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};
 #[cfg(unix)]
-pub use spawn::{
-    launch_command_reporting, Finished, RunOptions, Running, Sandbox, SpawnError, StatusChannel,
-};
-#[cfg(unix)]
-pub use status::{MalformedReport, ReportedError};
+pub use spawn::{Finished, RunOptions, Running, Sandbox, SpawnError};

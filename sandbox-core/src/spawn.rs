@@ -4,7 +4,7 @@
 //! canary that lives as long as the child, and a program that dies with the application but not
 //! with the thread that started it.
 //!
-//! [`launch_command`]: crate::launch_command
+//! [`launch_command`]: crate::raw::launch_command
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
@@ -82,8 +82,8 @@ impl<'b> Sandbox<'b> {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -107,8 +107,8 @@ impl<'b> Sandbox<'b> {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -252,7 +252,7 @@ fn collect_capped(
     }
 }
 
-/// [`launch_command`](crate::launch_command) with the launcher's report channel, for an expert
+/// [`launch_command`](crate::raw::launch_command) with the launcher's report channel, for an expert
 /// caller that must hand the program standard streams of its own choosing (a command-line tool
 /// passing on its terminal), where [`Sandbox`] gives pipes by construction.
 ///
@@ -265,16 +265,16 @@ fn collect_capped(
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-/// use sandbox_core::{Canary, Policy, SpawnError};
+/// use sandbox_core::{raw::Canary, Policy, SpawnError};
 ///
 /// let policy = Policy::new().allow_read("/usr")?;
 /// let canary = Canary::create()?;
 /// let (mut command, channel) =
-///     sandbox_core::launch_command_reporting(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
+///     sandbox_core::raw::launch_command_reporting(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
 /// let mut child = command.spawn()?;
 /// match channel.outcome(command) {
 ///     Ok(()) => println!("the program ran and exited with {}", child.wait()?),
@@ -330,7 +330,7 @@ impl StatusChannel {
     /// write end, which the command holds) and reads the launcher's report to its end. `Ok(())`
     /// means the launcher executed the program (the `exec` closed its end unwritten);
     /// [`SpawnError::Refused`] carries the launcher's typed refusal, and the launcher then exits
-    /// with [`REFUSED_EXIT_CODE`](crate::REFUSED_EXIT_CODE) at once. A launcher killed before it
+    /// with [`REFUSED_EXIT_CODE`](crate::raw::REFUSED_EXIT_CODE) at once. A launcher killed before it
     /// could do either also reads as `Ok(())`: its status then says how it ended.
     pub fn outcome(self, command: Command) -> Result<(), SpawnError> {
         drop(command);
@@ -390,8 +390,8 @@ fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use std::io::{Read, Write};
@@ -569,8 +569,8 @@ impl RunOptions {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -604,8 +604,8 @@ pub struct Finished {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};

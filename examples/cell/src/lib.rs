@@ -37,7 +37,7 @@
 //! past its timeout or output cap costs the runner, and the next cell starts a new one. Its cells
 //! share one process, so one runner serves one trust domain (one workbook) only.
 //!
-//! The limits are the parent's because the sandbox sets none ([`sandbox_core::launch_command`]
+//! The limits are the parent's because the sandbox sets none ([`sandbox_core::raw::launch_command`]
 //! says so): the timeout and the output cap are enforced here, by killing the child; the memory
 //! limit is `RLIMIT_AS`, set in the child before the launcher starts, so it holds from the
 //! launcher's first instruction through the program's last, and the confined program cannot raise
@@ -65,8 +65,8 @@
 //! # struct PlatformBackend;
 //! # impl sandbox_core::Backend for PlatformBackend {
 //! #     fn name(&self) -> &'static str { "example" }
-//! #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-//! #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+//! #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+//! #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 //! # }
 //! fn main() {
 //!     sandbox_core::handle_args(&PlatformBackend);

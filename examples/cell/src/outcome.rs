@@ -5,7 +5,7 @@ use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use sandbox_core::{CanaryError, CommandError};
+use sandbox_core::{raw::CanaryError, CommandError};
 
 /// How a cell ended. Each variant but [`Outcome::Blocked`] carries the `diagnostics`: what the
 /// program printed on standard error, as far as the output cap let it be read.
@@ -113,7 +113,7 @@ pub enum Blocked {
     /// The program asked for a scratch folder ([`crate::Program::with_scratch`]) and none with
     /// its bound could be made here, so nothing was started.
     NoScratch {
-        /// Why, on one line: [`sandbox_core::ScratchError`]'s message and its causes.
+        /// Why, on one line: [`sandbox_core::scratch::ScratchError`]'s message and its causes.
         reason: String,
     },
 }

@@ -39,7 +39,11 @@ use std::time::{Duration, Instant};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use sandbox_core::{Backend, Canary, Scratch, REFUSED_EXIT_CODE};
+use sandbox_core::{
+    raw::{Canary, REFUSED_EXIT_CODE},
+    scratch::Scratch,
+    Backend,
+};
 
 use crate::outcome::{Blocked, CellError, Outcome};
 use crate::run::{refusal, start, text, Limits, Program, Running, Started, ERROR_EXIT, VALUE_EXIT};
@@ -70,7 +74,7 @@ impl Default for Recycle {
 /// documentation for the protocol.
 ///
 /// A runner stays on the thread that created it (it is not `Send`): the sandbox kills the
-/// program when the thread that started it exits ([`sandbox_core::launch_command`]). Dropping
+/// program when the thread that started it exits ([`sandbox_core::raw::launch_command`]). Dropping
 /// it kills the program and waits for it.
 pub struct Runner<'a> {
     backend: &'a dyn Backend,

@@ -2,7 +2,7 @@
 //! needed, each refused system call with the row of the refusal table, the flags that would
 //! allow what a policy can allow, and what no policy allows.
 //!
-//! Opt-in per launch: [`Explainer::spawn`] the command from [`sandbox_core::launch_command`]
+//! Opt-in per launch: [`Explainer::spawn`] the command from [`sandbox_core::raw::launch_command`]
 //! instead of `Command::spawn`, and [`Traced::wait`] for it. A launch without it is unchanged
 //! and pays nothing.
 //!
@@ -120,7 +120,7 @@ impl Explainer {
         Ok(Self { arch, grants })
     }
 
-    /// Spawns `command`, built by [`sandbox_core::launch_command`], traced.
+    /// Spawns `command`, built by [`sandbox_core::raw::launch_command`], traced.
     ///
     /// A thread of its own spawns it and traces it: the kernel takes ptrace requests only from
     /// the thread that spawned a tracee, the program dies when that thread exits (as with any
