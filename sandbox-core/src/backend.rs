@@ -37,6 +37,34 @@ use check::{Context, Outcome};
 /// The trait is object safe, so a library can hold a `&dyn Backend` without knowing the platform,
 /// and `Send + Sync` (a backend is configuration, not state), so that a
 /// [`Sandbox`](crate::Sandbox) over one can be shared by a pool of threads.
+///
+/// An application names the backend of its system once, in `main`, and everything else takes a
+/// `&dyn Backend`. A backend for a system that cannot be confined answers so from `support`, and
+/// nothing runs:
+///
+/// ```
+/// use sandbox_core::backend::{BackendError, Launch, Support};
+/// use sandbox_core::{Backend, CommandError, Policy, RunOptions, Sandbox, SpawnError};
+///
+/// struct Nowhere;
+/// impl Backend for Nowhere {
+///     fn name(&self) -> &'static str { "nowhere" }
+///     fn support(&self) -> Support {
+///         let reason = BackendError::new(std::io::Error::other("no confinement on this system"));
+///         Support::NoBackend { facts: Vec::new(), reason }
+///     }
+///     fn confine(&self, _: &Launch) -> Result<(), BackendError> {
+///         Err(BackendError::new(std::io::Error::other("no confinement on this system")))
+///     }
+/// }
+///
+/// fn convert(backend: &dyn Backend) -> Result<Vec<u8>, SpawnError> {
+///     let done = Sandbox::new(backend).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new())?;
+///     Ok(done.stdout)
+/// }
+/// assert!(!Nowhere.support().is_supported());
+/// assert!(matches!(convert(&Nowhere), Err(SpawnError::Command(CommandError::NoSandbox(_)))));
+/// ```
 pub trait Backend: Send + Sync {
     /// A short name for reports, such as `linux` or `macos`.
     fn name(&self) -> &'static str;
