@@ -190,6 +190,9 @@ fn running_executable() -> std::io::Result<PathBuf> {
 /// }
 /// ```
 ///
+/// With the `tokio` feature, `Sandbox::run_async` is the async form of
+/// [`Sandbox::run`](crate::Sandbox::run); its documentation shows the whole `main`.
+///
 /// A launcher run either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
 pub fn handle_args(backend: &dyn Backend) {

@@ -32,6 +32,11 @@
 //! confines itself through the backend, proves the confinement holds by trying actions it must be
 //! refused, and only then executes the program. If any step fails the program never runs.
 //!
+//! With the `tokio` feature an async application has `Sandbox::run_async`, `Sandbox::spawn_async`,
+//! `Running::wait_async` and `Running::finish_async`: the same launch, awaited on tokio's reactor,
+//! the program killed when the future is dropped. It still calls [`handle_args`] first, before it
+//! builds its runtime.
+//!
 //! # Elsewhere
 //!
 //! - [`backend`]: for backend authors: the contract, what a backend is handed, the enforcement
@@ -51,6 +56,8 @@ mod launch;
 mod limits;
 mod policy;
 pub mod raw;
+#[cfg(all(unix, feature = "tokio"))]
+mod run_async;
 pub mod scratch;
 #[cfg(unix)]
 mod spawn;

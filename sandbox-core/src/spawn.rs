@@ -8,6 +8,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -25,7 +26,7 @@ use crate::status::MalformedReport;
 const STATUS_FD: i32 = 3;
 
 /// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
-const POLL: Duration = Duration::from_millis(10);
+pub(crate) const POLL: Duration = Duration::from_millis(10);
 
 /// Runs programs confined through a backend.
 ///
@@ -140,18 +141,33 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let started = Instant::now();
-        let args: Vec<OsString> = args
+        let args = args
             .into_iter()
             .map(|a| a.as_ref().to_os_string())
             .collect();
+        let (running, report) = self.start(policy, program.as_ref(), args)?;
+        let mut bytes = Vec::new();
+        let read = std::fs::File::from(report).read_to_end(&mut bytes);
+        outcome(running, read.map(|_| bytes))
+    }
+
+    /// Starts the launcher, whose report the caller reads from the returned descriptor. The
+    /// launcher is already owned by the [`Running`]: dropped, it is killed and reaped, and the
+    /// canary goes.
+    pub(crate) fn start(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: Vec<OsString>,
+    ) -> Result<(Running, OwnedFd), SpawnError> {
+        let started = Instant::now();
         let canary = Canary::create()?;
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
         let mut command = crate::launch::build(
             self.backend,
             policy,
             &canary,
-            program.as_ref(),
+            program,
             args,
             crate::launch::Extras {
                 launcher: self.launcher,
@@ -165,27 +181,16 @@ impl<'b> Sandbox<'b> {
             .stderr(Stdio::piped());
         crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
         let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
-
-        let mut report_bytes = Vec::new();
-        let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
-        if report_bytes.is_empty() && read.is_ok() {
-            return Ok(Running {
-                stdin: child.stdin.take(),
-                stdout: child.stdout.take(),
-                stderr: child.stderr.take(),
-                child,
-                waited: false,
-                started,
-                _canary: canary,
-            });
-        }
-        // The launcher refused and exits at once: reap it before the canary goes.
-        let _status = child.wait();
-        read.map_err(SpawnError::Status)?;
-        Err(match crate::status::decode(&report_bytes) {
-            Ok(refusal) => SpawnError::Refused(refusal),
-            Err(malformed) => SpawnError::Report(malformed),
-        })
+        let running = Running {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            stderr: child.stderr.take(),
+            child,
+            waited: false,
+            started,
+            _canary: canary,
+        };
+        Ok((running, report))
     }
 
     /// Runs `program` confined by `policy` to its end: `options.input` on its standard input,
@@ -207,6 +212,25 @@ impl<'b> Sandbox<'b> {
         running.started = started;
         running.finish(options)
     }
+}
+
+/// What the launcher's `report` says of the launch `running` started: nothing (the `exec` closed
+/// the channel unwritten) leaves the program running; a refusal kills and reaps the launcher, which
+/// is exiting anyway, before its canary goes.
+pub(crate) fn outcome(
+    running: Running,
+    report: io::Result<Vec<u8>>,
+) -> Result<Running, SpawnError> {
+    let bytes = match report {
+        Ok(bytes) if bytes.is_empty() => return Ok(running),
+        Ok(bytes) => bytes,
+        Err(error) => return Err(SpawnError::Status(error)),
+    };
+    drop(running);
+    Err(match crate::status::decode(&bytes) {
+        Ok(refusal) => SpawnError::Refused(refusal),
+        Err(malformed) => SpawnError::Report(malformed),
+    })
 }
 
 /// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
@@ -414,9 +438,9 @@ pub struct Running {
     pub stdout: Option<ChildStdout>,
     /// The program's standard error, a pipe.
     pub stderr: Option<ChildStderr>,
-    child: Child,
-    waited: bool,
-    started: Instant,
+    pub(crate) child: Child,
+    pub(crate) waited: bool,
+    pub(crate) started: Instant,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }
