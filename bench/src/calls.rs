@@ -124,7 +124,7 @@ pub fn measure(
         let mut bare = Command::new(&exe);
         bare.args(&args);
         push(&mut unconfined, run(bare, calls)?);
-        let command = sandbox_core::launch_command(
+        let command = sandbox_core::raw::launch_command(
             &sandbox_linux::LinuxBackend,
             &policy,
             &setup.canary,

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use sandbox_core::{launch_command, Canary, Policy};
+use sandbox_core::{
+    raw::{launch_command, Canary},
+    Policy,
+};
 use sandbox_linux::LinuxBackend;
 
 /// The program every launch runs.
@@ -135,12 +138,12 @@ impl Setup {
                 let exe =
                     std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
                 let mut command = Command::new(exe);
-                command.arg(sandbox_core::EXIT_FLAG);
+                command.arg(sandbox_core::backend::wire::EXIT_FLAG);
                 Ok(command)
             }
             Kind::CheckStart => {
                 let mut command = Command::new(&self.check);
-                command.arg(sandbox_core::EXIT_FLAG);
+                command.arg(sandbox_core::backend::wire::EXIT_FLAG);
                 Ok(command)
             }
             Kind::Server => Err("the launch server runs no command: see `time_kind`".into()),
@@ -269,7 +272,7 @@ pub fn time_one(build: impl FnOnce() -> Result<Command, String>) -> Result<Durat
 pub fn time_with_phases(mut command: Command) -> Result<(Duration, Vec<(String, f64)>), String> {
     let started = Instant::now();
     let output = command
-        .env(sandbox_core::phases::TIMINGS_VARIABLE, "1")
+        .env(sandbox_core::backend::phases::TIMINGS_VARIABLE, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

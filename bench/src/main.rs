@@ -1,7 +1,7 @@
 //! `sandbox-bench`: what a confined launch costs, measured in one run and printed as Markdown.
 //!
 //! This binary is the application of the library path: it calls [`sandbox_core::handle_args`]
-//! first in `main`, so [`sandbox_core::launch_command`] re-executes it as the launcher. It
+//! first in `main`, so [`sandbox_core::raw::launch_command`] re-executes it as the launcher. It
 //! compares, interleaved, a bare spawn of `/usr/bin/true` with the library path, the CLI path
 //! (`sandbox-check --read /usr -- /usr/bin/true`) and `bwrap`; reads the launcher's phase timings
 //! (`SANDBOX_TIMINGS=1`); times the steps of confinement and of the enforcement check one by one

@@ -38,7 +38,7 @@ pub struct Memory {
 pub fn measure(setup: &Setup, kind: Kind) -> Result<Memory, String> {
     let mut command = setup.command(kind)?;
     command
-        .env(sandbox_core::FAULT_VARIABLE, "stop:exec")
+        .env(sandbox_core::backend::phases::FAULT_VARIABLE, "stop:exec")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use sandbox_core::{Backend, Canary, Policy};
+use sandbox_core::{raw::Canary, Backend, Policy};
 
 use crate::launches::{self, Kind, Setup};
 use crate::options::Options;

@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::time::{clock_gettime, ClockId};
-use sandbox_core::check::{self, Context};
+use sandbox_core::backend::check::{self, Context};
 use sandbox_core::Policy;
 use sandbox_linux::{caps, filter, landlock};
 

@@ -89,7 +89,7 @@ pub fn measure(
             .env_clear()
             .env("PATH", sandbox_core::env::PATH);
         push(&mut unconfined, run(bare, calls)?);
-        let command = sandbox_core::launch_command(
+        let command = sandbox_core::raw::launch_command(
             &sandbox_linux::LinuxBackend,
             &policy,
             &setup.canary,

@@ -1,5 +1,5 @@
-//! The launcher's argument decoding (`sandbox_core::wire::decode`): any argument vector gives a
-//! request that holds up or a typed error with a one-line refusal (see `sandbox_fuzz`).
+//! The launcher's argument decoding (`sandbox_core::backend::wire::decode`): any argument vector
+//! gives a request that holds up or a typed error with a one-line refusal (see `sandbox_fuzz`).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -25,8 +25,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use sandbox_core::wire::{self, Request};
-use sandbox_core::{Policy, PolicyError, Refusal, WireError, REFUSED_PREFIX};
+use sandbox_core::backend::wire::{self, Request};
+use sandbox_core::{backend::WireError, raw::REFUSED_PREFIX, Policy, PolicyError, Refusal};
 
 /// The byte between two entries of a `policy_decode` input.
 pub const ENTRY_SEPARATOR: u8 = 0x1e;

@@ -1,12 +1,32 @@
-//! The contract between the launch sequence and a platform's confinement.
+//! For backend authors: the contract between the launch sequence and a platform's confinement
+//! ([`Backend`]), what a backend is handed ([`Launch`]) and answers ([`Support`],
+//! [`BackendError`]), and the parts of the launch it may reuse: the enforcement check
+//! ([`check`]), the launcher's arguments ([`wire`]), the phases and their fault injection
+//! ([`phases`]), and, with the `conformance` feature, the suite every backend runs.
+//! `docs/backends.md` states the whole contract.
+//!
+//! These items live in a module of their own, named for what its reader writes, so that an
+//! application's few items ([`Sandbox`](crate::Sandbox), [`Policy`],
+//! [`handle_args`](crate::handle_args)) come first at the crate root. The [`Backend`] trait is
+//! also at the root, because an application names it: it holds a `&dyn Backend`.
 
 use std::fmt;
 
-use crate::check::{self, Context, Outcome};
-use crate::error::BackendError;
+pub mod check;
+#[cfg(feature = "conformance")]
+pub mod conformance;
+mod decoded;
+pub mod identity;
+pub mod phases;
+pub mod wire;
+
+pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
+pub use crate::limits::{bounds_fact, memory_is_bounded};
+pub use decoded::Launch;
+
 use crate::explain::{ExplainError, Tracer};
-use crate::launch::Launch;
 use crate::policy::Policy;
+use check::{Context, Outcome};
 
 /// A platform's way of confining the calling process.
 ///
@@ -19,6 +39,34 @@ use crate::policy::Policy;
 /// The trait is object safe, so a library can hold a `&dyn Backend` without knowing the platform,
 /// and `Send + Sync` (a backend is configuration, not state), so that a
 /// [`Sandbox`](crate::Sandbox) over one can be shared by a pool of threads.
+///
+/// An application names the backend of its system once, in `main`, and everything else takes a
+/// `&dyn Backend`. A backend for a system that cannot be confined answers so from `support`, and
+/// nothing runs:
+///
+/// ```
+/// use sandbox_core::backend::{BackendError, Launch, Support};
+/// use sandbox_core::{Backend, CommandError, Policy, RunOptions, Sandbox, SpawnError};
+///
+/// struct Nowhere;
+/// impl Backend for Nowhere {
+///     fn name(&self) -> &'static str { "nowhere" }
+///     fn support(&self) -> Support {
+///         let reason = BackendError::new(std::io::Error::other("no confinement on this system"));
+///         Support::NoBackend { facts: Vec::new(), reason }
+///     }
+///     fn confine(&self, _: &Launch) -> Result<(), BackendError> {
+///         Err(BackendError::new(std::io::Error::other("no confinement on this system")))
+///     }
+/// }
+///
+/// fn convert(backend: &dyn Backend) -> Result<Vec<u8>, SpawnError> {
+///     let done = Sandbox::new(backend).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new())?;
+///     Ok(done.stdout)
+/// }
+/// assert!(!Nowhere.support().is_supported());
+/// assert!(matches!(convert(&Nowhere), Err(SpawnError::Command(CommandError::NoSandbox(_)))));
+/// ```
 pub trait Backend: Send + Sync {
     /// A short name for reports, such as `linux` or `macos`.
     fn name(&self) -> &'static str;
@@ -33,7 +81,7 @@ pub trait Backend: Send + Sync {
     /// On success the process is confined and every later action of it is subject to the
     /// policy. A backend whose mechanism wraps a new process image (macOS's `sandbox-exec`)
     /// instead replaces the process with a confined copy of the launcher started with
-    /// [`CONFINED_FLAG`](crate::CONFINED_FLAG), and returns only on failure; such a backend
+    /// [`CONFINED_FLAG`](wire::CONFINED_FLAG), and returns only on failure; such a backend
     /// answers `true` from [`Backend::confines_by_reexec`].
     fn confine(&self, launch: &Launch) -> Result<(), BackendError>;
 
@@ -45,7 +93,7 @@ pub trait Backend: Send + Sync {
     }
 
     /// Whether [`Backend::confine`] re-executes the launcher, so a launcher started with
-    /// [`CONFINED_FLAG`](crate::CONFINED_FLAG) goes straight to the check. A backend that confines
+    /// [`CONFINED_FLAG`](wire::CONFINED_FLAG) goes straight to the check. A backend that confines
     /// in place answers `false`, and such a start is refused.
     fn confines_by_reexec(&self) -> bool {
         false

@@ -17,15 +17,15 @@ use crate::error::CanaryError;
 /// handles it.
 ///
 /// ```
-/// let canary = sandbox_core::Canary::create()?;
+/// let canary = sandbox_core::raw::Canary::create()?;
 /// let path = canary.path().to_path_buf();
 /// assert!(path.is_file());
 /// drop(canary); // after the child has been waited for
 /// assert!(!path.exists());
-/// # Ok::<(), sandbox_core::CanaryError>(())
+/// # Ok::<(), sandbox_core::raw::CanaryError>(())
 /// ```
 ///
-/// [`launch_command`]: crate::launch_command
+/// [`launch_command`]: crate::raw::launch_command
 #[derive(Debug)]
 pub struct Canary {
     path: PathBuf,

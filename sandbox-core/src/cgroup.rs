@@ -9,9 +9,9 @@
 //!
 //! A cgroup can only be removed once it is empty, that is, once the program (whose pid the name
 //! carries, and which can start no other process) is gone. Nobody waits for that moment on the
-//! launcher's side, so removal is a sweep: every launch, and every [`Canary`](crate::Canary) as it
-//! is dropped (after the child has been waited for), removes the `sandbox-<pid>` cgroups beside it
-//! whose process no longer exists. A cgroup left by an application that was killed goes with the
+//! launcher's side, so removal is a sweep: every launch, and every
+//! [`Canary`](crate::raw::Canary) as it is dropped (after the child has been waited for), removes
+//! the `sandbox-<pid>` cgroups beside it whose process no longer exists. A cgroup left by an application that was killed goes with the
 //! next launch. The same pid may come back: a launcher whose name is taken by a leftover removes
 //! it first (it must be empty, its process being dead).
 //!

@@ -1,6 +1,13 @@
 //! The environment a confined program gets: the locale and time zone, and a fixed `PATH`.
 //!
-//! A parent's environment often holds tokens and credentials; none of it is passed on.
+//! A parent's environment often holds tokens and credentials; none of it is passed on. A variable
+//! the application names with [`Sandbox::env`](crate::Sandbox::env) is added, or replaces one of
+//! these.
+//!
+//! ```
+//! assert!(sandbox_core::env::KEPT.contains(&"LANG"));
+//! assert_eq!(sandbox_core::env::PATH, "/usr/bin:/bin");
+//! ```
 
 use std::ffi::OsString;
 

@@ -8,6 +8,14 @@ use std::path::PathBuf;
 use crate::check::Observed;
 
 /// A path that cannot go into a [`Policy`](crate::Policy).
+///
+/// ```
+/// use sandbox_core::{Policy, PolicyError};
+/// match Policy::new().allow_read("usr/lib") {
+///     Err(PolicyError::Relative { path }) => assert_eq!(path, std::path::Path::new("usr/lib")),
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PolicyError {
@@ -215,6 +223,28 @@ pub struct CheckFailure {
 }
 
 /// Why the launcher refused to run the program. The program never ran.
+///
+/// It reaches the application typed, as [`SpawnError::Refused`](crate::SpawnError::Refused),
+/// decoded from a channel the program never holds: nothing the program prints or exits with
+/// can pass for one.
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::{one_line, Policy, Refusal, RunOptions, Sandbox, SpawnError};
+/// let run = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new());
+/// match run {
+///     Err(SpawnError::Refused(Refusal::Confine(e))) => eprintln!("cannot confine here: {}", one_line(&e)),
+///     Err(SpawnError::Refused(Refusal::Check(failure))) => eprintln!("confinement did not hold: {failure}"),
+///     Err(SpawnError::Refused(other)) => eprintln!("refused: {}", one_line(&other)),
+///     _ => {}
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Refusal {
@@ -302,7 +332,8 @@ pub enum Refusal {
         #[source]
         source: io::Error,
     },
-    /// A test asked for a refusal at this phase (see [`FAULT_VARIABLE`](crate::FAULT_VARIABLE)).
+    /// A test asked for a refusal at this phase (see
+    /// [`FAULT_VARIABLE`](crate::backend::phases::FAULT_VARIABLE)).
     #[error("a fault was injected before {phase}")]
     Fault {
         /// The phase.
@@ -316,7 +347,22 @@ pub enum Refusal {
     },
 }
 
-/// `launch_command` could not build the launcher's command.
+/// The launcher's command could not be built: [`Sandbox`](crate::Sandbox) reports it as
+/// [`SpawnError::Command`](crate::SpawnError::Command), and
+/// [`launch_command`](crate::raw::launch_command) returns it.
+///
+/// ```
+/// use sandbox_core::{CommandError, Policy, RunOptions, Sandbox, SpawnError};
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::Supported { facts: Vec::new() } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # let backend = &Example;
+/// let run = Sandbox::new(backend).run(&Policy::new(), "python3", [""; 0], &RunOptions::new());
+/// assert!(matches!(run, Err(SpawnError::Command(CommandError::RelativeProgram { .. }))));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CommandError {
@@ -340,6 +386,11 @@ pub enum CommandError {
 /// Formats an error and its chain of sources on one line, `cause: its cause: ...`.
 ///
 /// Control characters (a newline in a path, say) are escaped, so the text stays one line.
+///
+/// ```
+/// let error = sandbox_core::Policy::new().allow_read("/no/such\nfolder").unwrap_err();
+/// assert!(sandbox_core::one_line(&error).starts_with("/no/such\\nfolder: "));
+/// ```
 pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

@@ -619,7 +619,8 @@ mod tests {
 
 #[cfg(all(test, unix))]
 mod unsupported {
-    use crate::{Backend, BackendError, Launch, Policy, RunOptions, Sandbox, SpawnError, Support};
+    use crate::backend::{BackendError, Launch, Support};
+    use crate::{Backend, Policy, RunOptions, Sandbox, SpawnError};
 
     struct Mute;
 

@@ -31,15 +31,15 @@ const STATUS_FD: i32 = 3;
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Canary, Policy, SpawnError};
 ///
 /// let policy = Policy::new().allow_read("/usr")?;
 /// let canary = Canary::create()?;
-/// let mut forked = sandbox_core::fork_launch(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
+/// let mut forked = sandbox_core::raw::fork_launch(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
 /// match forked.outcome() {
 ///     Ok(()) => println!("the program ran and exited with {}", forked.wait()?),
 ///     Err(SpawnError::Refused(refusal)) => {
@@ -187,7 +187,7 @@ mod tests {
         fn support(&self) -> Support {
             Support::Supported { facts: Vec::new() }
         }
-        fn confine(&self, _: &crate::Launch) -> Result<(), BackendError> {
+        fn confine(&self, _: &crate::backend::Launch) -> Result<(), BackendError> {
             Err(BackendError::new(io::Error::other("never reached")))
         }
     }

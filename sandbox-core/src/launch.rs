@@ -7,56 +7,17 @@ use std::process::Command;
 #[cfg(unix)]
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::backend::{Backend, Support};
+use crate::backend::{Backend, Launch, Support};
 use crate::canary::Canary;
-use crate::check::Context;
 use crate::error::{CommandError, Refusal};
 use crate::policy::Policy;
-use crate::wire::{self, Request};
-
-/// The first argument of a launcher run: the rest is an encoded [`Request`].
-pub const LAUNCH_FLAG: &str = "--sandbox-launch";
-
-/// The first argument of a confined copy of the launcher, started by a backend that confines by
-/// re-executing (macOS): the copy goes straight to the enforcement check.
-pub const CONFINED_FLAG: &str = "--sandbox-confined";
-
-/// The first argument of a launcher copy that exits at once with status 0. The enforcement check
-/// tries to start one; it must be refused.
-pub const EXIT_FLAG: &str = "--sandbox-exit";
+use crate::wire::{self, Request, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG};
 
 /// The exit status of a refused launch.
 pub const REFUSED_EXIT_CODE: i32 = 97;
 
 /// The prefix of the one line a refused launch prints on standard error.
 pub const REFUSED_PREFIX: &str = "sandbox: refused: ";
-
-/// Everything a backend needs to confine a launch, decoded and checked.
-#[derive(Debug, Clone)]
-pub struct Launch {
-    /// The request as decoded, its policy joined by the launcher's own executable.
-    pub request: Request,
-    /// The environment the program will get.
-    pub env: Vec<(OsString, OsString)>,
-    /// The launcher's parent, recorded before confinement.
-    pub parent: u32,
-    /// The launcher's own executable, canonical.
-    pub launcher: PathBuf,
-    /// The temporary directory, as the launcher's environment named it.
-    pub temp_dir: PathBuf,
-}
-
-impl Launch {
-    /// What the enforcement check needs.
-    pub fn check_context(&self) -> Context {
-        Context {
-            canary: self.request.canary.clone(),
-            parent: self.parent,
-            launcher: self.launcher.clone(),
-            temp_dir: self.temp_dir.clone(),
-        }
-    }
-}
 
 /// Builds the command that runs `program` with `args` confined by `policy`: the raw form, for
 /// experts. An application wants [`Sandbox`](crate::Sandbox), which does everything below for it.
@@ -77,7 +38,7 @@ impl Launch {
 ///
 /// ```no_run
 /// use std::process::Stdio;
-/// use sandbox_core::{launch_command, Backend, Canary, Policy};
+/// use sandbox_core::{raw::{launch_command, Canary}, Backend, Policy};
 ///
 /// fn run_python(backend: &dyn Backend) -> Result<std::process::Output, Box<dyn std::error::Error>> {
 ///     let policy = Policy::new().allow_read("/usr")?;
@@ -236,8 +197,8 @@ fn running_executable() -> std::io::Result<PathBuf> {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// fn main() {
@@ -246,6 +207,9 @@ fn running_executable() -> std::io::Result<PathBuf> {
 ///     // tokio::runtime::Runtime::new().unwrap().block_on(serve());
 /// }
 /// ```
+///
+/// With the `tokio` feature, `Sandbox::run_async` is the async form of
+/// [`Sandbox::run`](crate::Sandbox::run); its documentation shows the whole `main`.
 ///
 /// A launcher run either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
@@ -495,7 +459,7 @@ fn sequence(
         Stage::Launch => backend.confine(&launch)?,
         Stage::Confined if backend.confines_by_reexec() => {}
         Stage::Confined => {
-            return Err(Refusal::Arguments(crate::WireError::UnknownKey {
+            return Err(Refusal::Arguments(crate::error::WireError::UnknownKey {
                 key: CONFINED_FLAG.into(),
             }))
         }

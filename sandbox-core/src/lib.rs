@@ -1,28 +1,25 @@
-//! The platform-neutral half of the sandbox: what a confined program may reach ([`Policy`]), the
-//! contract a platform's confinement meets ([`Backend`]), and the launch sequence that applies it
-//! in a helper process.
+//! Runs a program you do not trust in a helper process that confines itself, and proves the
+//! confinement holds, before the program starts. This crate is the platform-neutral half: what
+//! the program may reach ([`Policy`]), the way an application runs it ([`Sandbox`]), and the launch
+//! sequence; a backend crate (`sandbox-linux`, `sandbox-macos`, `sandbox-unsupported`) supplies
+//! the confinement through the [`Backend`] trait, so a library that only runs programs needs
+//! this crate alone and takes a `&dyn Backend`.
 //!
-//! An application runs a program it does not trust through a [`Sandbox`]: [`Sandbox::run`] with
-//! input, a timeout and an output cap, or [`Sandbox::spawn`] for pipes. It re-executes the
-//! application itself as a *launcher*, so the application calls [`handle_args`] first thing in
-//! `main`. The launcher decodes its arguments, checks that it can signal its parent, closes every
-//! inherited descriptor above standard error, clears the environment, sets the bounds
-//! ([`Limits`]), confines itself through the backend, proves the confinement holds by trying
-//! actions it must be refused ([`check::ENFORCEMENT`]) against a [`Canary`], and only then
-//! executes the program. If any step fails the program never runs: the launcher reports the
-//! typed [`Refusal`] to a [`Sandbox`] on a pipe the program never holds, prints one
-//! `sandbox: refused: <reason>` line and exits with status 97.
+//! # In an application
 //!
-//! The bounds are on by default: open files, queued signals, CPU priority, the OOM score, and on
-//! Linux memory and tasks in a cgroup of its own where it may make one. How long the program runs
-//! and how much it prints are [`RunOptions`]; with [`RunOptions::explain`] a run also says what
-//! the sandbox refused the program ([`explain`]). [`launch_command`] is the raw form underneath, for
-//! experts. With the `conformance` feature, the `conformance` module is the suite every backend
-//! runs (`docs/backends.md`).
+//! 1. Call [`handle_args`] first thing in `main`, before any thread or runtime: the [`Sandbox`]
+//!    re-executes the application itself as the *launcher*, and that run never returns from there.
+//! 2. Describe what the program may reach: a [`Policy`], with [`Limits`] on what it may take
+//!    (bounded by default) and, if it writes, a [`Scratch`](scratch::Scratch) folder.
+//! 3. Run it: [`Sandbox::run`] with input, a timeout and an output cap ([`RunOptions`]) returns
+//!    a [`Finished`]; [`Sandbox::spawn`] gives a [`Running`] with pipes. A launch that cannot be
+//!    confined is a typed [`SpawnError::Refused`] carrying the launcher's [`Refusal`]; the
+//!    program never ran. Print any error with [`one_line`].
 //!
-//! This crate has no dependency on any one operating system's confinement; the backends
-//! (`sandbox-linux`, `sandbox-macos`, `sandbox-unsupported`) implement [`Backend`], and code that
-//! only launches can be written against this crate alone.
+//! With [`RunOptions::explain`] a run also says what the sandbox refused the program
+//! ([`explain`]). An application that launches often starts a launch server once, right after
+//! [`handle_args`] (`Server::start`, Linux), and routes its launches through it
+//! ([`Sandbox::with_server`]): no launch then pays for executing a launcher.
 //!
 //! ```no_run
 //! use sandbox_core::{Backend, Policy, RunOptions, Sandbox};
@@ -34,15 +31,28 @@
 //!     Ok(done.stdout)
 //! }
 //! ```
+//!
+//! The launcher decodes its arguments, checks that it can signal its parent, closes every
+//! inherited descriptor above standard error, clears the environment ([`env`](mod@env)), sets the bounds,
+//! confines itself through the backend, proves the confinement holds by trying actions it must be
+//! refused, and only then executes the program. If any step fails the program never runs.
+//!
+//! With the `tokio` feature an async application has `Sandbox::run_async`, `Sandbox::spawn_async`,
+//! `Running::wait_async` and `Running::finish_async`: the same launch, awaited on tokio's reactor,
+//! the program killed when the future is dropped. It still calls [`handle_args`] first, before it
+//! builds its runtime.
+//!
+//! # Elsewhere
+//!
+//! - [`backend`]: for backend authors: the contract, what a backend is handed, the enforcement
+//!   check, the wire format, the phases and (feature `conformance`) the suite every backend runs.
+//! - [`raw`]: the launcher's raw command, for experts, with its pitfalls.
 #![deny(unsafe_code)]
 
-mod backend;
+pub mod backend;
 mod canary;
 #[cfg(target_os = "linux")]
 mod cgroup;
-pub mod check;
-#[cfg(feature = "conformance")]
-pub mod conformance;
 pub mod env;
 mod error;
 pub mod explain;
@@ -50,13 +60,14 @@ pub mod explain;
 mod fds;
 #[cfg(unix)]
 mod fork;
-pub mod identity;
 mod launch;
 mod limits;
-pub mod phases;
 mod policy;
 #[cfg(unix)]
 mod process;
+pub mod raw;
+#[cfg(all(unix, feature = "tokio"))]
+mod run_async;
 pub mod scratch;
 #[cfg(target_os = "linux")]
 mod server;
@@ -68,29 +79,17 @@ mod status;
 mod sweep;
 #[cfg(unix)]
 mod sys;
-pub mod wire;
 
-pub use backend::{Backend, Fact, Support};
-pub use canary::Canary;
-pub use error::{
-    one_line, BackendError, CanaryError, CheckFailure, CommandError, LimitError, PolicyError,
-    Refusal, WireError,
-};
-#[cfg(unix)]
-pub use fork::{fork_launch, Forked};
-pub use launch::{
-    handle_args, launch_command, refuse, Launch, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG,
-    REFUSED_EXIT_CODE, REFUSED_PREFIX,
-};
-pub use limits::{bounds_fact, memory_is_bounded, Limits};
-pub use phases::FAULT_VARIABLE;
+// The launch sequence names these as it did before they moved under `backend`.
+use backend::{check, identity, phases, wire};
+
+#[doc(inline)]
+pub use backend::Backend;
+pub use error::{one_line, CommandError, PolicyError, Refusal};
+pub use launch::handle_args;
+pub use limits::Limits;
 pub use policy::Policy;
-pub use scratch::{Bound, Scratch, ScratchError, ScratchGrant};
 #[cfg(target_os = "linux")]
 pub use server::{Server, ServerError};
 #[cfg(unix)]
-pub use spawn::{
-    launch_command_reporting, Finished, RunOptions, Running, Sandbox, SpawnError, StatusChannel,
-};
-#[cfg(unix)]
-pub use status::{MalformedReport, ReportedError};
+pub use spawn::{Finished, RunOptions, Running, Sandbox, SpawnError};

@@ -193,11 +193,11 @@ const OOM_SCORE_ADJ: &str = "oom_score_adj";
 /// launch's cgroup, where the application has one it may write, or the note that memory is bounded
 /// only by the resource limits. A backend's [`Backend::support`](crate::Backend::support) reports
 /// it among its facts.
-pub fn bounds_fact() -> crate::Fact {
+pub fn bounds_fact() -> crate::backend::Fact {
     #[cfg(target_os = "linux")]
     return crate::cgroup::fact();
     #[cfg(not(target_os = "linux"))]
-    crate::Fact::new(
+    crate::backend::Fact::new(
         "cgroup",
         "none on this system: memory is bounded only by the resource limits",
     )

@@ -141,10 +141,10 @@ impl Policy {
     }
 
     /// Lets the program create, write, rename and remove files and folders in a scratch folder
-    /// ([`crate::Scratch::grant`]), and nothing else: no symbolic links, devices, pipes or
+    /// ([`Scratch::grant`](crate::scratch::Scratch::grant)), and nothing else: no symbolic links, devices, pipes or
     /// sockets, nothing that reaches outside it, no execution. A policy has at most one; a second
     /// replaces the first. The launcher refuses a folder that is not empty, so give each launch a
-    /// [`crate::Scratch`] of its own. Without one, the program writes no file but `/dev/null`.
+    /// [`Scratch`](crate::scratch::Scratch) of its own. Without one, the program writes no file but `/dev/null`.
     pub fn with_scratch(mut self, grant: ScratchGrant) -> Self {
         self.scratch = Some(grant);
         self

@@ -156,6 +156,26 @@ pub struct Usage {
 /// Read what the program left in [`Scratch::path`] after it has been waited for and before the
 /// folder is dropped. A folder left by an application that was killed is removed the next time
 /// any application on the machine makes one in the same folder ([`sweep`]).
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::scratch::{Bound, Scratch};
+/// use sandbox_core::{Policy, RunOptions, Sandbox};
+///
+/// let scratch = Scratch::create(Bound::DEFAULT)?;
+/// let policy = Policy::new().allow_read("/usr")?.with_scratch(scratch.grant(false));
+/// // The folder is the program's TMPDIR.
+/// let code = "import os; open(os.environ['TMPDIR'] + '/out.txt', 'w').write('hi')";
+/// Sandbox::new(backend()).run(&policy, "/usr/bin/python3", ["-I", "-c", code], &RunOptions::new())?;
+/// let written = std::fs::read(scratch.path().join("out.txt"))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Scratch {
     path: PathBuf,

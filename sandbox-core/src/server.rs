@@ -82,8 +82,8 @@ pub enum ServerError {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, RunOptions, Sandbox, Server};
@@ -519,7 +519,7 @@ mod tests {
         fn support(&self) -> Support {
             Support::Supported { facts: Vec::new() }
         }
-        fn confine(&self, _: &crate::Launch) -> Result<(), BackendError> {
+        fn confine(&self, _: &crate::backend::Launch) -> Result<(), BackendError> {
             Err(BackendError::new(io::Error::other("never reached")))
         }
     }

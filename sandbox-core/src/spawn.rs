@@ -4,10 +4,11 @@
 //! canary that lives as long as the child, and a program that dies with the application but not
 //! with the thread that started it.
 //!
-//! [`launch_command`]: crate::launch_command
+//! [`launch_command`]: crate::raw::launch_command
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -27,7 +28,7 @@ use crate::status::MalformedReport;
 const STATUS_FD: i32 = 3;
 
 /// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
-const POLL: Duration = Duration::from_millis(10);
+pub(crate) const POLL: Duration = Duration::from_millis(10);
 
 /// The first look for an exit once the program has closed its output (or in
 /// [`Running::wait_timeout`]); each later look waits twice as long, up to [`POLL`]. A program that
@@ -104,8 +105,8 @@ impl<'b> Sandbox<'b> {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -129,8 +130,8 @@ impl<'b> Sandbox<'b> {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -162,13 +163,15 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.start(policy, program.as_ref(), args, false)
+        self.spawn_with(policy, program.as_ref(), collect(args), false)
     }
 
     /// [`Sandbox::spawn`], explained: once the program has ended ([`Running::wait`]),
     /// [`Running::explanation`] says what the sandbox refused it. The launch is the same (policy,
     /// confinement, check); the backend watches it from a thread of this library's that lives as
     /// long as the program. Fails with [`SpawnError::Explain`] where the backend cannot explain.
+    /// An explained launch never goes through a launch server: its tracer must be a thread of
+    /// this process.
     pub fn spawn_explained<I, S>(
         &self,
         policy: &Policy,
@@ -179,20 +182,32 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.start(policy, program.as_ref(), args, true)
+        self.spawn_with(policy, program.as_ref(), collect(args), true)
     }
 
-    fn start<I, S>(
+    fn spawn_with(
         &self,
         policy: &Policy,
         program: &Path,
-        args: I,
+        args: Vec<OsString>,
         explain: bool,
-    ) -> Result<Running, SpawnError>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
+    ) -> Result<Running, SpawnError> {
+        let (running, report) = self.start(policy, program, args, explain)?;
+        let mut bytes = Vec::new();
+        let read = std::fs::File::from(report).read_to_end(&mut bytes);
+        outcome(running, read.map(|_| bytes))
+    }
+
+    /// Starts the launch (the launcher, or a child of the launch server), whose report the
+    /// caller reads from the returned descriptor. The launch is already owned by the
+    /// [`Running`]: dropped, it is killed and reaped, and the canary goes.
+    pub(crate) fn start(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: Vec<OsString>,
+        explain: bool,
+    ) -> Result<(Running, OwnedFd), SpawnError> {
         let started = Instant::now();
         let tracer = if explain {
             let launcher = match self.launcher {
@@ -204,16 +219,12 @@ impl<'b> Sandbox<'b> {
         } else {
             None
         };
-        let args: Vec<OsString> = args
-            .into_iter()
-            .map(|a| a.as_ref().to_os_string())
-            .collect();
         let canary = Canary::create()?;
         // An explained launch is traced by a thread of this process, so it cannot be the
         // server's child: it goes the usual way.
         #[cfg(target_os = "linux")]
         if let (Some(server), None) = (self.server, &tracer) {
-            return self.spawn_served(server, policy, program.as_ref(), args, canary, started);
+            return self.start_served(server, policy, program, args, canary, started);
         }
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
         let mut command = crate::launch::build(
@@ -233,39 +244,28 @@ impl<'b> Sandbox<'b> {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
-        let (pipes, mut process) = match tracer {
+        let (pipes, process) = match tracer {
             None => {
                 let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
                 (Pipes::of(&mut child), Process::Plain(child))
             }
             Some(tracer) => spawn_traced(command, tracer).map_err(SpawnError::Spawn)?,
         };
-
-        let mut report_bytes = Vec::new();
-        let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
-        if report_bytes.is_empty() && read.is_ok() {
-            return Ok(Running {
-                stdin: pipes.stdin,
-                stdout: pipes.stdout,
-                stderr: pipes.stderr,
-                process,
-                waited: false,
-                started,
-                _canary: canary,
-            });
-        }
-        // The launcher refused and exits at once: reap it before the canary goes.
-        let _status = process.wait();
-        read.map_err(SpawnError::Status)?;
-        Err(match crate::status::decode(&report_bytes) {
-            Ok(refusal) => SpawnError::Refused(refusal),
-            Err(malformed) => SpawnError::Report(malformed),
-        })
+        let running = Running {
+            stdin: pipes.stdin,
+            stdout: pipes.stdout,
+            stderr: pipes.stderr,
+            process,
+            waited: false,
+            started,
+            _canary: canary,
+        };
+        Ok((running, report))
     }
 
-    /// [`Sandbox::spawn`] through the launch server.
+    /// [`Sandbox::start`] through the launch server.
     #[cfg(target_os = "linux")]
-    fn spawn_served(
+    fn start_served(
         &self,
         server: &crate::server::Server,
         policy: &Policy,
@@ -273,7 +273,7 @@ impl<'b> Sandbox<'b> {
         args: Vec<OsString>,
         canary: Canary,
         started: Instant,
-    ) -> Result<Running, SpawnError> {
+    ) -> Result<(Running, OwnedFd), SpawnError> {
         let request = crate::launch::request(
             self.backend,
             policy,
@@ -291,29 +291,19 @@ impl<'b> Sandbox<'b> {
         let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
         let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;
         let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
-        let mut served = server
+        let served = server
             .launch(&request, [stdin, stdout, stderr], status_writer)
             .map_err(SpawnError::Spawn)?;
-        let mut report_bytes = Vec::new();
-        let read = std::fs::File::from(report).read_to_end(&mut report_bytes);
-        if report_bytes.is_empty() && read.is_ok() {
-            return Ok(Running {
-                stdin: Some(ChildStdin::from(stdin_writer)),
-                stdout: Some(ChildStdout::from(stdout_reader)),
-                stderr: Some(ChildStderr::from(stderr_reader)),
-                process: Process::Served(served),
-                waited: false,
-                started,
-                _canary: canary,
-            });
-        }
-        // The child refused and exits at once: its end is waited for before the canary goes.
-        let _status = served.wait();
-        read.map_err(SpawnError::Status)?;
-        Err(match crate::status::decode(&report_bytes) {
-            Ok(refusal) => SpawnError::Refused(refusal),
-            Err(malformed) => SpawnError::Report(malformed),
-        })
+        let running = Running {
+            stdin: Some(ChildStdin::from(stdin_writer)),
+            stdout: Some(ChildStdout::from(stdout_reader)),
+            stderr: Some(ChildStderr::from(stderr_reader)),
+            process: Process::Served(served),
+            waited: false,
+            started,
+            _canary: canary,
+        };
+        Ok((running, report))
     }
 
     /// Runs `program` confined by `policy` to its end: `options.input` on its standard input,
@@ -331,10 +321,41 @@ impl<'b> Sandbox<'b> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let mut running = self.start(policy, program.as_ref(), args, options.explain)?;
+        let mut running =
+            self.spawn_with(policy, program.as_ref(), collect(args), options.explain)?;
         running.started = started;
         running.finish(options)
     }
+}
+
+/// The program's arguments, owned.
+fn collect<I, S>(args: I) -> Vec<OsString>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    args.into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect()
+}
+
+/// What the launcher's `report` says of the launch `running` started: nothing (the `exec` closed
+/// the channel unwritten) leaves the program running; a refusal kills and reaps the launcher, which
+/// is exiting anyway, before its canary goes.
+pub(crate) fn outcome(
+    running: Running,
+    report: io::Result<Vec<u8>>,
+) -> Result<Running, SpawnError> {
+    let bytes = match report {
+        Ok(bytes) if bytes.is_empty() => return Ok(running),
+        Ok(bytes) => bytes,
+        Err(error) => return Err(SpawnError::Status(error)),
+    };
+    drop(running);
+    Err(match crate::status::decode(&bytes) {
+        Ok(refusal) => SpawnError::Refused(refusal),
+        Err(malformed) => SpawnError::Report(malformed),
+    })
 }
 
 /// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
@@ -383,7 +404,7 @@ fn collect_capped(
     }
 }
 
-/// [`launch_command`](crate::launch_command) with the launcher's report channel, for an expert
+/// [`launch_command`](crate::raw::launch_command) with the launcher's report channel, for an expert
 /// caller that must hand the program standard streams of its own choosing (a command-line tool
 /// passing on its terminal), where [`Sandbox`] gives pipes by construction.
 ///
@@ -396,16 +417,16 @@ fn collect_capped(
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-/// use sandbox_core::{Canary, Policy, SpawnError};
+/// use sandbox_core::{raw::Canary, Policy, SpawnError};
 ///
 /// let policy = Policy::new().allow_read("/usr")?;
 /// let canary = Canary::create()?;
 /// let (mut command, channel) =
-///     sandbox_core::launch_command_reporting(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
+///     sandbox_core::raw::launch_command_reporting(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
 /// let mut child = command.spawn()?;
 /// match channel.outcome(command) {
 ///     Ok(()) => println!("the program ran and exited with {}", child.wait()?),
@@ -461,7 +482,7 @@ impl StatusChannel {
     /// write end, which the command holds) and reads the launcher's report to its end. `Ok(())`
     /// means the launcher executed the program (the `exec` closed its end unwritten);
     /// [`SpawnError::Refused`] carries the launcher's typed refusal, and the launcher then exits
-    /// with [`REFUSED_EXIT_CODE`](crate::REFUSED_EXIT_CODE) at once. A launcher killed before it
+    /// with [`REFUSED_EXIT_CODE`](crate::raw::REFUSED_EXIT_CODE) at once. A launcher killed before it
     /// could do either also reads as `Ok(())`: its status then says how it ended.
     pub fn outcome(self, command: Command) -> Result<(), SpawnError> {
         drop(command);
@@ -521,8 +542,8 @@ fn spawn_on_owned_thread(command: Command) -> io::Result<Child> {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use std::io::{Read, Write};
@@ -545,9 +566,9 @@ pub struct Running {
     pub stdout: Option<ChildStdout>,
     /// The program's standard error, a pipe.
     pub stderr: Option<ChildStderr>,
-    process: Process,
-    waited: bool,
-    started: Instant,
+    pub(crate) process: Process,
+    pub(crate) waited: bool,
+    pub(crate) started: Instant,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }
@@ -662,8 +683,8 @@ impl Running {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, Sandbox};
@@ -684,8 +705,8 @@ impl Running {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use std::time::Duration;
@@ -783,8 +804,8 @@ impl RunOptions {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -821,8 +842,8 @@ impl Finished {
     /// # struct Example;
     /// # impl sandbox_core::Backend for Example {
     /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
@@ -844,8 +865,8 @@ impl Finished {
 /// # struct Example;
 /// # impl sandbox_core::Backend for Example {
 /// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};

@@ -1,6 +1,7 @@
 //! The system calls this crate makes without a safe wrapper: asking a descriptor number the
 //! process does not own for its flags (`nix` asks for a borrowed descriptor, which a number that
-//! may not be open cannot honestly be), and the nice value (`nix` has no wrapper for it).
+//! may not be open cannot honestly be), the nice value and a child's pidfd (`nix` has no wrapper for
+//! either).
 #![allow(unsafe_code)]
 
 use std::os::fd::RawFd;
@@ -255,4 +256,25 @@ pub fn reset_signal_handlers() {
 pub fn exit_now(code: i32) -> ! {
     // SAFETY: _exit takes an integer and never returns; it runs no handler of this process.
     unsafe { libc::_exit(code) }
+}
+
+/// A descriptor, registered with tokio's reactor, that becomes readable when the process `pid`,
+/// a child not yet waited for, exits (Linux 5.3 and later; `nix` has no wrapper for
+/// `pidfd_open`, and tokio's registration of a descriptor is `unsafe`).
+#[cfg(all(target_os = "linux", feature = "tokio"))]
+pub fn pidfd_watch(pid: u32) -> std::io::Result<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    let pid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
+    // SAFETY: pidfd_open takes a process ID and flags, no pointer.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let fd = libc::c_int::try_from(fd).map_err(std::io::Error::other)?;
+    // SAFETY: the kernel just opened `fd` for this process, and nothing else holds it.
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+    // SAFETY: an `OwnedFd` answers the same open descriptor for as long as it lives, and the
+    // `AsyncFd` owns it, so it stays open until the registration is dropped with it.
+    unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+        .map_err(std::io::Error::from)
 }

@@ -14,7 +14,11 @@
 fn main() -> std::process::ExitCode {
     use std::process::{ExitCode, Stdio};
 
-    use sandbox_core::{launch_command, one_line, Canary, Policy, REFUSED_EXIT_CODE};
+    use sandbox_core::{
+        one_line,
+        raw::{launch_command, Canary, REFUSED_EXIT_CODE},
+        Policy,
+    };
     use sandbox_linux::LinuxBackend;
 
     // First, before any thread, file or log: this executable is also the launcher, and a

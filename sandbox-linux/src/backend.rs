@@ -2,8 +2,11 @@
 
 use std::io;
 
-use sandbox_core::check::{self, Attempt, Context, Expect, Outcome};
-use sandbox_core::{Backend, BackendError, Fact, Launch, Support};
+use sandbox_core::backend::check::{self, Attempt, Context, Expect, Outcome};
+use sandbox_core::{
+    backend::{BackendError, Fact, Launch, Support},
+    Backend,
+};
 
 use crate::error::LinuxError;
 use crate::filter::{self, Arch};
@@ -90,7 +93,7 @@ impl Backend for LinuxBackend {
             }
             Err(_) => {}
         }
-        facts.push(sandbox_core::bounds_fact());
+        facts.push(sandbox_core::backend::bounds_fact());
         match ll::usable_abi() {
             Ok(_) => Support::Supported { facts },
             Err(e) => Support::Unavailable {

@@ -117,9 +117,9 @@ pub enum LinuxError {
         /// The path.
         path: PathBuf,
         /// What the application resolved it to.
-        expected: sandbox_core::identity::Identity,
+        expected: sandbox_core::backend::identity::Identity,
         /// What the launcher opened.
-        found: sandbox_core::identity::Identity,
+        found: sandbox_core::backend::identity::Identity,
     },
     /// A path of the policy could not be examined.
     #[error("examining {}", path.display())]

@@ -17,7 +17,7 @@ use landlock::{
     RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 use nix::fcntl::OFlag;
-use sandbox_core::identity::{Identity, Kind};
+use sandbox_core::backend::identity::{Identity, Kind};
 use sandbox_core::Policy;
 
 use crate::elf::Kind as ElfKind;
@@ -329,7 +329,7 @@ pub fn scratch_rights(abi: ABI) -> BitFlags<AccessFs> {
 /// mounted (its identity), private (beneath no read or exec path, the canary not inside), and
 /// bounded (a tmpfs no larger than the bound).
 fn scratch_rule(
-    scratch: &sandbox_core::ScratchGrant,
+    scratch: &sandbox_core::scratch::ScratchGrant,
     abi: ABI,
 ) -> Result<PathBeneath<OwnedFd>, LinuxError> {
     let (fd, found) = open_resolved(&scratch.path, Some(scratch.identity))?;
@@ -487,10 +487,10 @@ mod tests {
     fn a_scratch_folder_beneath_a_read_path_or_holding_the_canary_is_refused() {
         use crate::error::ScratchProblem;
         let (scratch, dir, policy) = granted("scratch");
-        let grant = |path: PathBuf| sandbox_core::ScratchGrant {
+        let grant = |path: PathBuf| sandbox_core::scratch::ScratchGrant {
             identity: Identity::of_metadata(&std::fs::metadata(&path).unwrap()),
             path,
-            bound: sandbox_core::Bound::DEFAULT,
+            bound: sandbox_core::scratch::Bound::DEFAULT,
             home: false,
         };
         let inside = dir.join("inside");

@@ -15,7 +15,12 @@
 
 use std::process::{ExitCode, Stdio};
 
-use sandbox_core::{launch_command, one_line, Backend, Canary, Policy, Support, REFUSED_EXIT_CODE};
+use sandbox_core::{
+    backend::Support,
+    one_line,
+    raw::{launch_command, Canary, REFUSED_EXIT_CODE},
+    Backend, Policy,
+};
 use sandbox_macos::MacosBackend;
 
 fn main() -> ExitCode {

@@ -7,8 +7,8 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
-use sandbox_core::wire::{self, Request};
-use sandbox_core::{Launch, CONFINED_FLAG, EXIT_FLAG, FAULT_VARIABLE};
+use sandbox_core::backend::wire::{self, Request};
+use sandbox_core::backend::{phases::FAULT_VARIABLE, wire::CONFINED_FLAG, wire::EXIT_FLAG, Launch};
 
 use crate::profile::{Grants, Profile, ProfileError};
 use crate::MacosError;

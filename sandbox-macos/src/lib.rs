@@ -5,7 +5,7 @@
 //! that confines a running process, `sandbox_init`, is deprecated and takes only Apple's named
 //! profiles; `sandbox-exec` takes a profile of our own, but applies it to a new process image.
 //! So the launcher replaces itself with `sandbox-exec`, which applies the profile and executes a
-//! copy of the launcher started with [`CONFINED_FLAG`](sandbox_core::CONFINED_FLAG). That copy is
+//! copy of the launcher started with [`CONFINED_FLAG`](sandbox_core::backend::wire::CONFINED_FLAG). That copy is
 //! confined from its first instruction; it runs the enforcement check and then executes the
 //! program, which inherits the confinement.
 //!
@@ -43,7 +43,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 
-use sandbox_core::{Backend, BackendError, Fact, Launch, Support};
+use sandbox_core::{
+    backend::{BackendError, Fact, Launch, Support},
+    Backend,
+};
 
 use crate::profile::ProfileError;
 
@@ -185,7 +188,7 @@ impl Backend for MacosBackend {
 
 /// macOS has no size-limited file system an application can mount, so no scratch folder can be
 /// bounded, and a launch with one is refused (a caller can only build one by hand:
-/// [`sandbox_core::Scratch`] refuses to make one here).
+/// [`sandbox_core::scratch::Scratch`] refuses to make one here).
 pub(crate) fn check_no_scratch(launch: &Launch) -> Result<(), MacosError> {
     match launch.request.policy.scratch() {
         Some(scratch) => Err(MacosError::ScratchUnbounded {
@@ -263,8 +266,8 @@ mod tests {
             "{reason}"
         );
 
-        let canary = sandbox_core::Canary::create().unwrap();
-        let err = sandbox_core::launch_command(
+        let canary = sandbox_core::raw::Canary::create().unwrap();
+        let err = sandbox_core::raw::launch_command(
             &MacosBackend,
             &sandbox_core::Policy::new(),
             &canary,

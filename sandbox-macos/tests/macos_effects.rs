@@ -22,7 +22,11 @@ mod macos {
     use std::process::{Command, Output, Stdio};
     use std::time::Duration;
 
-    use sandbox_core::{check, launch_command, Backend, Canary, Policy, REFUSED_EXIT_CODE};
+    use sandbox_core::{
+        backend::check,
+        raw::{launch_command, Canary, REFUSED_EXIT_CODE},
+        Backend, Policy,
+    };
     use sandbox_macos::MacosBackend;
 
     /// The first argument of a run as the confined program.
@@ -60,7 +64,7 @@ mod macos {
                 .open(&path)
                 .and_then(|mut f| f.write_all(b"x")),
             "spawn" => Command::new(&path)
-                .arg(sandbox_core::EXIT_FLAG)
+                .arg(sandbox_core::backend::wire::EXIT_FLAG)
                 .stdin(Stdio::null())
                 .status()
                 .map(drop),

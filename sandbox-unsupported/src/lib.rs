@@ -3,7 +3,7 @@
 //!
 //! It exists so that an application builds everywhere and refuses cleanly where it cannot keep
 //! its promise: [`UnsupportedBackend::support`] answers [`Support::NoBackend`], so
-//! [`launch_command`](sandbox_core::launch_command) refuses, and a launcher started by hand
+//! [`launch_command`](sandbox_core::raw::launch_command) refuses, and a launcher started by hand
 //! refuses too. Nothing that needs the sandbox runs.
 //!
 //! ```
@@ -13,7 +13,10 @@
 //! ```
 #![forbid(unsafe_code)]
 
-use sandbox_core::{Backend, BackendError, Fact, Launch, Support};
+use sandbox_core::{
+    backend::{BackendError, Fact, Launch, Support},
+    Backend,
+};
 
 /// Why this system cannot be confined.
 #[derive(Debug, thiserror::Error)]
@@ -70,8 +73,8 @@ mod tests {
     fn it_reports_no_backend_and_launch_command_refuses() {
         let backend = UnsupportedBackend;
         assert!(matches!(backend.support(), Support::NoBackend { .. }));
-        let canary = sandbox_core::Canary::create().unwrap();
-        let err = sandbox_core::launch_command(
+        let canary = sandbox_core::raw::Canary::create().unwrap();
+        let err = sandbox_core::raw::launch_command(
             &backend,
             &sandbox_core::Policy::new(),
             &canary,

@@ -101,6 +101,29 @@ pub fn run() -> Result<(), Failed> {
             &[],
         )?;
         step(&mut tally, "cargo", &["test", "--workspace", "--doc"], &[])?;
+        // sandbox-core's optional features (the async API under `tokio`, the conformance suite):
+        // its lints, unit tests, doctests and API tests with them on.
+        step(
+            &mut tally,
+            "cargo",
+            &[
+                "clippy",
+                "-p",
+                "sandbox-core",
+                "--all-targets",
+                "--all-features",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )?;
+        step(
+            &mut tally,
+            "cargo",
+            &["test", "-p", "sandbox-core", "--all-features"],
+            &[],
+        )?;
         // The escape tests of the default policy again, every launch with a scratch folder: it
         // widens writing to that folder and nothing else.
         step(
@@ -131,6 +154,12 @@ pub fn run() -> Result<(), Failed> {
             &["doc", "--workspace", "--no-deps"],
             &[("RUSTDOCFLAGS", "-D warnings")],
         )?;
+        step(
+            &mut tally,
+            "cargo",
+            &["doc", "-p", "sandbox-core", "--no-deps", "--all-features"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        )?;
         // Clippy for the other platforms' code, test targets included.
         let cross_clippy: [(&str, &[&str]); 3] = [
             (
@@ -147,7 +176,14 @@ pub fn run() -> Result<(), Failed> {
             ),
         ];
         for (target, packages) in cross_clippy {
-            let mut args = vec!["clippy", "--target", target, "--all-targets"];
+            let mut args = vec![
+                "clippy",
+                "--target",
+                target,
+                "--all-targets",
+                "--features",
+                "sandbox-core/tokio",
+            ];
             for package in packages {
                 args.extend(["-p", package]);
             }
@@ -165,6 +201,8 @@ pub fn run() -> Result<(), Failed> {
                     "--workspace",
                     "--exclude",
                     "xtask",
+                    "--features",
+                    "sandbox-core/tokio",
                 ],
                 &deny,
             )?;

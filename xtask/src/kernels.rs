@@ -949,7 +949,7 @@ fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
 }
 
 /// The cgroup v2 controllers the launch uses that the guest's root cgroup offers, as
-/// `sandbox_core::bounds_fact` names them.
+/// `sandbox_core::backend::bounds_fact` names them.
 const GUEST_CGROUP_CONTROLLERS: &str = "memory, pids, cpu";
 
 /// The self-test's lines after the facts, on a kernel where launches work.

@@ -116,7 +116,7 @@ pub enum Blocked {
     /// The program asked for a scratch folder ([`crate::Program::with_scratch`]) and none with
     /// its bound could be made here, so nothing was started.
     NoScratch {
-        /// Why, on one line: [`sandbox_core::ScratchError`]'s message and its causes.
+        /// Why, on one line: [`sandbox_core::scratch::ScratchError`]'s message and its causes.
         reason: String,
     },
 }

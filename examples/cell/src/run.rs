@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sandbox_core::explain::Explanation;
+use sandbox_core::scratch::{Bound, Scratch};
 use sandbox_core::{
-    one_line, Backend, Bound, CommandError, Finished, Policy, RunOptions, Sandbox, Scratch,
-    SpawnError,
+    one_line, Backend, CommandError, Finished, Policy, RunOptions, Sandbox, SpawnError,
 };
 
 use crate::outcome::{Blocked, CellError, Outcome};
@@ -97,7 +97,7 @@ impl Program {
 
     /// Gives every launch of the program a scratch folder of its own, holding at most `bound`:
     /// its `TMPDIR` (and its `HOME` too when `home`), the one place it may write
-    /// ([`sandbox_core::Scratch`]). A cold cell ([`run`]) gets a fresh folder, removed once the
+    /// ([`sandbox_core::scratch::Scratch`]). A cold cell ([`run`]) gets a fresh folder, removed once the
     /// program has been waited for; a warm [`crate::Runner`] gets one for the life of each
     /// program it starts, so the cells one runner serves share that folder as they share its
     /// interpreter, and no two runners (no two workbooks) ever share one.
@@ -357,22 +357,27 @@ mod tests {
         fn name(&self) -> &'static str {
             "test"
         }
-        fn support(&self) -> sandbox_core::Support {
-            sandbox_core::Support::Supported { facts: Vec::new() }
+        fn support(&self) -> sandbox_core::backend::Support {
+            sandbox_core::backend::Support::Supported { facts: Vec::new() }
         }
-        fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> {
-            Err(sandbox_core::BackendError::new(io::Error::other("a test")))
+        fn confine(
+            &self,
+            _: &sandbox_core::backend::Launch,
+        ) -> Result<(), sandbox_core::backend::BackendError> {
+            Err(sandbox_core::backend::BackendError::new(io::Error::other(
+                "a test",
+            )))
         }
     }
 
     #[test]
     fn a_scratch_folder_in_the_policy_itself_is_refused_before_anything_starts() {
-        let grant = sandbox_core::ScratchGrant {
+        let grant = sandbox_core::scratch::ScratchGrant {
             path: std::env::temp_dir(),
-            identity: sandbox_core::identity::Identity {
+            identity: sandbox_core::backend::identity::Identity {
                 device: 1,
                 inode: 2,
-                kind: sandbox_core::identity::Kind::Folder,
+                kind: sandbox_core::backend::identity::Kind::Folder,
             },
             bound: Bound::DEFAULT,
             home: false,

@@ -40,7 +40,8 @@ use std::time::{Duration, Instant};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use sandbox_core::{Backend, Running, Sandbox, Scratch};
+use sandbox_core::scratch::Scratch;
+use sandbox_core::{Backend, Running, Sandbox};
 
 use crate::outcome::{CellError, Outcome};
 use crate::run::{blocked_by, prepare, text, Limits, Prepared, Program, ERROR_EXIT, VALUE_EXIT};

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use clap::Parser;
-use sandbox_core::Bound;
+use sandbox_core::scratch::Bound;
 
 /// The scratch folder's size for a bare `--scratch`: room for temporary files, small enough that
 /// a cell's folder (memory, on a tmpfs) is no burden.

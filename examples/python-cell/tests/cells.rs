@@ -247,7 +247,7 @@ fn the_cell_sees_no_environment_of_the_parent() {
 #[test]
 fn a_refused_launch_shows_blocked_and_runs_nothing() {
     let mut command = python_cell(&["print('ran')\n1"]);
-    command.env(sandbox_core::FAULT_VARIABLE, "verify");
+    command.env(sandbox_core::backend::phases::FAULT_VARIABLE, "verify");
     let got = run(command, None);
     assert_eq!(got.stdout, "#BLOCKED!\n");
     assert_eq!(

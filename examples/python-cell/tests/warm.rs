@@ -229,7 +229,7 @@ fn warm_the_cell_sees_no_environment_of_the_parent() {
 #[test]
 fn warm_a_refused_launch_shows_blocked_and_runs_nothing() {
     let mut command = python_cell(&["--warm"]);
-    command.env(sandbox_core::FAULT_VARIABLE, "verify");
+    command.env(sandbox_core::backend::phases::FAULT_VARIABLE, "verify");
     let got = run(command, Some("print('ran'); 1\n2\n"));
     assert_eq!(got.stdout, "#BLOCKED!\n#BLOCKED!\n");
     let note = "the sandbox refused to run the cell: a fault was injected before verify";

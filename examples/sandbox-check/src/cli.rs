@@ -220,7 +220,7 @@ impl Cli {
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {
-    sandbox_core::Bound::parse_bytes(text)
+    sandbox_core::scratch::Bound::parse_bytes(text)
         .ok_or_else(|| format!("{text:?} is not a size such as 64M, 512K or 1G"))
 }
 

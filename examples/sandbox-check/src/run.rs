@@ -2,7 +2,9 @@
 
 use std::process::ExitCode;
 
-use sandbox_core::{Backend, Support, REFUSED_EXIT_CODE, REFUSED_PREFIX};
+use sandbox_core::backend::Support;
+use sandbox_core::raw::{REFUSED_EXIT_CODE, REFUSED_PREFIX};
+use sandbox_core::Backend;
 
 use crate::cli::{Run, EXIT_NO_SANDBOX, EXIT_USAGE};
 use crate::report::{Outcome, Report, Sink};
@@ -58,7 +60,8 @@ mod launch {
     use std::path::{Path, PathBuf};
     use std::process::ExitStatus;
 
-    use sandbox_core::{Canary, CanaryError, CommandError, Policy, PolicyError};
+    use sandbox_core::raw::{Canary, CanaryError};
+    use sandbox_core::{CommandError, Policy, PolicyError};
 
     use super::*;
     use crate::program::{InterpreterNotAllowed, LibraryUnreadable, NotStarted, Unfit};
@@ -101,7 +104,7 @@ mod launch {
         },
         /// The scratch folder could not be made.
         #[error(transparent)]
-        Scratch(#[from] sandbox_core::ScratchError),
+        Scratch(#[from] sandbox_core::scratch::ScratchError),
         /// The traced run of `--explain` failed.
         #[error(transparent)]
         Explain(#[from] crate::explain::ExplainFailed),
@@ -193,7 +196,7 @@ mod launch {
         crate::program::check(&program, given, &policy)?;
         if let Some(bytes) = run.memory {
             // The user asked for a bound: never run without it.
-            if !sandbox_core::memory_is_bounded() {
+            if !sandbox_core::backend::memory_is_bounded() {
                 return Err(Refused::MemoryUnbounded { bytes }.into());
             }
             let mut limits = *policy.limits();
@@ -208,7 +211,7 @@ mod launch {
         check_canary(run, &policy, canary.path())?;
         if run.explain {
             let command =
-                sandbox_core::launch_command(backend, &policy, &canary, &program, &run.args)?;
+                sandbox_core::raw::launch_command(backend, &policy, &canary, &program, &run.args)?;
             let status = crate::explain::launch(run, &policy, &program, command)?;
             drop(canary);
             crate::scratch::report(scratch);
@@ -219,11 +222,12 @@ mod launch {
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
         // The launch sequence runs in a forked child of this process: no launcher `exec`.
-        let mut forked = sandbox_core::fork_launch(backend, &policy, &canary, &program, &run.args)
-            .map_err(|e| match e {
-                sandbox_core::SpawnError::Command(e) => Refused::Command(e),
-                other => Refused::Launch(other),
-            })?;
+        let mut forked =
+            sandbox_core::raw::fork_launch(backend, &policy, &canary, &program, &run.args)
+                .map_err(|e| match e {
+                    sandbox_core::SpawnError::Command(e) => Refused::Command(e),
+                    other => Refused::Launch(other),
+                })?;
         let refusal = match forked.outcome() {
             Ok(()) => None,
             Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),

@@ -1,7 +1,7 @@
 //! The program's scratch folder: made before the launch, and after it, said full if it was, then
 //! removed.
 
-use sandbox_core::{Bound, Scratch, ScratchError};
+use sandbox_core::scratch::{Bound, Scratch, ScratchError};
 
 /// A scratch folder of `bytes` and the default number of entries.
 pub fn create(bytes: u64) -> Result<Scratch, ScratchError> {

@@ -6,8 +6,8 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 
-use sandbox_core::check::{Context, Expect, Outcome};
-use sandbox_core::{Backend, Canary, Policy, Support};
+use sandbox_core::backend::check::{Context, Expect, Outcome};
+use sandbox_core::{backend::Support, raw::Canary, Backend, Policy};
 
 use crate::cli::{Inner, EXIT_GAP, EXIT_NO_SANDBOX, EXIT_OK};
 
@@ -84,7 +84,7 @@ fn launch(
     if json {
         args.push("--json".into());
     }
-    let status = sandbox_core::launch_command(backend, &policy, &canary, &exe, &args)?
+    let status = sandbox_core::raw::launch_command(backend, &policy, &canary, &exe, &args)?
         .stdin(Stdio::null())
         .status()?;
     drop(readable);
@@ -193,8 +193,8 @@ pub fn inner(inner: &Inner) -> ExitCode {
     // Only a launch with a scratch folder gives the program a TMPDIR: the folder.
     if let Some(scratch) = std::env::var_os("TMPDIR") {
         let scratch = PathBuf::from(scratch);
-        outcomes.extend(sandbox_core::check::run_scratch(
-            sandbox_core::check::SCRATCH,
+        outcomes.extend(sandbox_core::backend::check::run_scratch(
+            sandbox_core::backend::check::SCRATCH,
             &scratch,
             &inner.canary,
         ));

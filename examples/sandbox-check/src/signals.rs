@@ -58,7 +58,10 @@ struct Streams {
 
 /// Waits for `child` (the launch sequence, then the program), passing signals on to it meanwhile;
 /// then sets the standard streams back as `user` recorded them, however the child ended.
-pub fn wait_forwarding(mut child: sandbox_core::Forked, user: Saved) -> io::Result<ExitStatus> {
+pub fn wait_forwarding(
+    mut child: sandbox_core::raw::Forked,
+    user: Saved,
+) -> io::Result<ExitStatus> {
     let pid = Pid::from_raw(child.id() as i32);
     let streams = Arc::new(Mutex::new(Streams { user, ended: false }));
     let shared = Arc::clone(&streams);

@@ -45,7 +45,7 @@ attempt("raise priority", lambda: os.setpriority(os.PRIO_PROCESS, 0, 0))
 
 #[test]
 fn a_thread_bomb_stops_at_the_bound_and_the_parent_still_starts_processes() {
-    let fact = sandbox_core::bounds_fact();
+    let fact = sandbox_core::backend::bounds_fact();
     if !fact.value.contains("pids in") {
         // Written past the test harness, which hides what a passing test prints with the
         // macros, so the CI summary counts it.
@@ -163,7 +163,7 @@ print(f"sigqueue={result}")
 
 #[test]
 fn a_memory_file_beyond_the_bound_ends_the_program_not_the_parent() {
-    let fact = sandbox_core::bounds_fact();
+    let fact = sandbox_core::backend::bounds_fact();
     if fact.value.contains("memory is bounded only") {
         // Written past the test harness, which hides what a passing test prints with the
         // macros, so the CI summary counts it.
@@ -237,7 +237,7 @@ fn a_memory_bound_that_cannot_be_enforced_is_refused() {
             .stdin(std::process::Stdio::null());
         c
     });
-    if sandbox_core::memory_is_bounded() {
+    if sandbox_core::backend::memory_is_bounded() {
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         return;
     }

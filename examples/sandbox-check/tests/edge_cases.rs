@@ -18,7 +18,7 @@ use std::process::{Output, Stdio};
 use std::time::Instant;
 
 use nix::sys::signal::Signal;
-use sandbox_core::{Refusal, LAUNCH_FLAG, REFUSED_PREFIX};
+use sandbox_core::{backend::wire::LAUNCH_FLAG, raw::REFUSED_PREFIX, Refusal};
 
 use common::*;
 
@@ -451,7 +451,7 @@ fn every_corpus_input_given_to_a_launcher_by_hand_is_refused_on_one_line() {
     for file in files {
         let data = std::fs::read(&file).unwrap();
         let args = checks::wire_args(&data);
-        let expected = match sandbox_core::wire::decode(args.clone()) {
+        let expected = match sandbox_core::backend::wire::decode(args.clone()) {
             Err(error) => checks::refusal_line(&Refusal::from(error)),
             // A valid request goes on to the canary, which no seed names an existing file for.
             Ok(request) => {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
-use sandbox_core::phases::PHASES;
+use sandbox_core::backend::phases::PHASES;
 
 use common::*;
 

@@ -82,10 +82,10 @@ fn a_refusal_arrives_as_its_typed_variant() {
 #[test]
 fn an_injected_fault_arrives_as_its_typed_variant_at_every_phase() {
     let _serial = serial();
-    for phase in sandbox_core::phases::PHASES {
-        std::env::set_var(sandbox_core::FAULT_VARIABLE, phase);
+    for phase in sandbox_core::backend::phases::PHASES {
+        std::env::set_var(sandbox_core::backend::phases::FAULT_VARIABLE, phase);
         let result = sandbox().spawn(&usr(), "/usr/bin/true", [""; 0]);
-        std::env::remove_var(sandbox_core::FAULT_VARIABLE);
+        std::env::remove_var(sandbox_core::backend::phases::FAULT_VARIABLE);
         match result {
             Err(SpawnError::Refused(Refusal::Fault { phase: refused })) => {
                 assert_eq!(refused, *phase)

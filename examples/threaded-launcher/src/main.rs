@@ -2,7 +2,7 @@
 //!
 //! As a parent, `threaded-launcher [--threads N] [--launches M] [--read PATH]... -- PROGRAM
 //! [ARG]...` starts N idle threads, then launches PROGRAM from M further threads at once, each
-//! through `sandbox_core::launch_command` with a canary of its own, and prints one line per
+//! through `sandbox_core::raw::launch_command` with a canary of its own, and prints one line per
 //! launch (`launch I: exit CODE, stdout "...", stderr "..."`) and then its own open descriptors
 //! before and after (`descriptors: BEFORE -> AFTER`). It exits 0 once every launch has been
 //! waited for, whatever they did: the lines say what.
@@ -83,7 +83,10 @@ mod parent {
     use std::sync::{Arc, Barrier};
     use std::time::{Duration, Instant};
 
-    use sandbox_core::{launch_command, Canary, Policy};
+    use sandbox_core::{
+        raw::{launch_command, Canary},
+        Policy,
+    };
 
     struct Args {
         threads: usize,

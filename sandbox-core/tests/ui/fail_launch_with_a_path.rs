@@ -1,5 +1,5 @@
 // The check needs a canary the parent made, not any path.
-use sandbox_core::{launch_command, Backend, Policy};
+use sandbox_core::{raw::launch_command, Backend, Policy};
 
 fn launch(backend: &dyn Backend) {
     let canary = std::path::Path::new("/etc/passwd");

@@ -5,7 +5,7 @@
 //! Opt-in per launch. Through the embedding API, `RunOptions::explain` (or
 //! `Sandbox::spawn_explained`) asks [`LinuxBackend`](crate::LinuxBackend) for an [`Explainer`]
 //! as its [`Tracer`]; the command line tool [`Explainer::spawn`]s the command from
-//! [`sandbox_core::launch_command`] instead of `Command::spawn`, and [`Traced::wait`]s for it.
+//! [`sandbox_core::raw::launch_command`] instead of `Command::spawn`, and [`Traced::wait`]s for it.
 //! Either way the report is a [`sandbox_core::explain::Explanation`]. A launch without it is
 //! unchanged and pays nothing.
 //!
@@ -145,7 +145,7 @@ impl Explainer {
         Ok(Self { arch, grants })
     }
 
-    /// Spawns `command`, built by [`sandbox_core::launch_command`], traced.
+    /// Spawns `command`, built by [`sandbox_core::raw::launch_command`], traced.
     ///
     /// A thread of its own spawns it and traces it: the kernel takes ptrace requests only from
     /// the thread that spawned a tracee, the program dies when that thread exits (as with any
@@ -222,7 +222,7 @@ impl Tracer for Explainer {
 pub fn into_core(error: ExplainError) -> sandbox_core::explain::ExplainError {
     sandbox_core::explain::ExplainError::Backend {
         backend: "linux",
-        source: sandbox_core::BackendError::new(error),
+        source: sandbox_core::backend::BackendError::new(error),
     }
 }
 

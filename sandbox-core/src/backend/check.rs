@@ -180,9 +180,9 @@ pub fn run(table: &[Attempt], context: &Context) -> Vec<Outcome> {
 }
 
 /// The first attempt that did not do what it had to, as an error.
-pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::CheckFailure> {
+pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::CheckFailure> {
     outcomes.iter().find_map(|o| {
-        o.observed().map(|observed| crate::CheckFailure {
+        o.observed().map(|observed| crate::error::CheckFailure {
             attempt: o.name,
             observed,
         })
@@ -436,7 +436,7 @@ mod attempts {
 
     fn start_process(c: &Context) -> io::Result<()> {
         Command::new(&c.launcher)
-            .arg(crate::EXIT_FLAG)
+            .arg(crate::wire::EXIT_FLAG)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -499,7 +499,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn unconfined_every_attempt_fails_the_check() {
-        let canary = crate::Canary::create().unwrap();
+        let canary = crate::canary::Canary::create().unwrap();
         let context = Context {
             canary: canary.path().to_path_buf(),
             parent: nix::unistd::getppid().as_raw() as u32,
@@ -522,7 +522,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn unconfined_every_scratch_attempt_that_must_be_refused_works_and_the_folder_is_left_empty() {
-        let canary = crate::Canary::create().unwrap();
+        let canary = crate::canary::Canary::create().unwrap();
         let scratch =
             std::env::temp_dir().join(format!("sandbox-check-scratch-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&scratch);

@@ -29,13 +29,13 @@
 //! # struct MyBackend;
 //! # impl sandbox_core::Backend for MyBackend {
 //! #     fn name(&self) -> &'static str { "mine" }
-//! #     fn support(&self) -> sandbox_core::Support { sandbox_core::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::BackendError::new(std::io::Error::other("an example")) } }
-//! #     fn confine(&self, _: &sandbox_core::Launch) -> Result<(), sandbox_core::BackendError> { Err(sandbox_core::BackendError::new(std::io::Error::other("an example"))) }
+//! #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+//! #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 //! # }
 //! fn main() -> std::process::ExitCode {
 //!     // The folders this test binary's shared libraries are read from, if the backend's
 //!     // confinement does not grant them itself.
-//!     sandbox_core::conformance::main(&MyBackend, &["/usr", "/lib"])
+//!     sandbox_core::backend::conformance::main(&MyBackend, &["/usr", "/lib"])
 //! }
 //! ```
 //!
@@ -472,7 +472,7 @@ mod probe {
                 let error = match crate::fds::close_inherited(None) {
                     Ok(()) => match std::env::current_exe() {
                         Ok(me) => Command::new(me)
-                            .arg(crate::CONFINED_FLAG)
+                            .arg(crate::wire::CONFINED_FLAG)
                             .args(&args[1..])
                             .exec(),
                         Err(e) => e,
@@ -528,12 +528,10 @@ mod cases {
     use crate::canary::Canary;
     use crate::check::{self, Context};
     use crate::error::{one_line, CommandError, Refusal, WireError};
-    use crate::launch::{
-        launch_command, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG, REFUSED_EXIT_CODE, REFUSED_PREFIX,
-    };
+    use crate::launch::{launch_command, REFUSED_EXIT_CODE, REFUSED_PREFIX};
     use crate::phases::{FAULT_VARIABLE, PHASES};
     use crate::policy::Policy;
-    use crate::wire::{self, Request};
+    use crate::wire::{self, Request, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG};
 
     /// What every case works with.
     pub(super) struct Env<'a> {

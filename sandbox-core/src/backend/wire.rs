@@ -15,6 +15,17 @@ use crate::identity::Identity;
 use crate::policy::Policy;
 use crate::scratch::ScratchGrant;
 
+/// The first argument of a launcher run: the rest is an encoded [`Request`].
+pub const LAUNCH_FLAG: &str = "--sandbox-launch";
+
+/// The first argument of a confined copy of the launcher, started by a backend that confines by
+/// re-executing (macOS): the copy goes straight to the enforcement check.
+pub const CONFINED_FLAG: &str = "--sandbox-confined";
+
+/// The first argument of a launcher copy that exits at once with status 0. The enforcement check
+/// tries to start one; it must be refused.
+pub const EXIT_FLAG: &str = "--sandbox-exit";
+
 /// The format this build writes and reads. Parent and launcher are the same executable, so a
 /// mismatch means something else wrote the arguments. Format 2 added each path's identity.
 pub const FORMAT: &str = "2";

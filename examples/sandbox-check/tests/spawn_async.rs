@@ -1,0 +1,225 @@
+//! The async embedding API (`sandbox-core`'s `tokio` feature) from a test: the `sandbox-check`
+//! binary is the launcher, this process the application, and each test builds its own runtime
+//! (no `#[tokio::test]`: an application builds its runtime after `handle_args`, and here the
+//! launcher is another executable).
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::time::Duration;
+
+use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};
+use sandbox_linux::LinuxBackend;
+
+use common::*;
+
+const LAUNCHER: &str = env!("CARGO_BIN_EXE_sandbox-check");
+
+/// Held by every test that launches: some count this process's canaries and children.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn sandbox() -> Sandbox<'static> {
+    Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER))
+}
+
+fn usr() -> Policy {
+    Policy::new().allow_read("/usr").unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// This process's canaries in the temporary folder.
+fn own_canaries() -> Vec<String> {
+    let prefix = format!("sandbox-canary-{}-", std::process::id());
+    entries(&std::env::temp_dir())
+        .into_iter()
+        .filter(|name| name.starts_with(&prefix))
+        .collect()
+}
+
+#[test]
+fn run_async_gives_the_input_and_returns_the_output() {
+    let _serial = serial();
+    let done = runtime()
+        .block_on(sandbox().run_async(
+            &usr(),
+            "/usr/bin/tr",
+            ["a-z", "A-Z"],
+            &RunOptions::new().input(&b"hello, async\n"[..]),
+        ))
+        .unwrap();
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(done.stdout, b"HELLO, ASYNC\n");
+    assert_eq!(done.stderr, b"");
+    assert!(!done.capped && !done.timed_out);
+}
+
+#[test]
+fn a_program_past_its_time_is_killed_by_run_async() {
+    let _serial = serial();
+    let done = runtime()
+        .block_on(sandbox().run_async(
+            &usr(),
+            "/usr/bin/sleep",
+            ["100"],
+            &RunOptions::new().timeout(Duration::from_millis(300)),
+        ))
+        .unwrap();
+    assert!(done.timed_out, "{done:?}");
+    assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL));
+}
+
+#[test]
+fn output_past_the_cap_is_cut_and_the_program_killed_by_run_async() {
+    let _serial = serial();
+    let cap = 1 << 20;
+    let done = runtime()
+        .block_on(sandbox().run_async(
+            &usr(),
+            "/usr/bin/yes",
+            [""; 0],
+            &RunOptions::new().output_cap(cap),
+        ))
+        .unwrap();
+    assert!(done.capped, "{:?}", done.status);
+    assert_eq!(done.stdout.len() + done.stderr.len(), cap);
+    assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL));
+}
+
+#[test]
+fn a_refusal_arrives_typed_from_run_async() {
+    let _serial = serial();
+    // Executable by the policy but not by its mode: the launcher's exec fails after the whole
+    // sequence, and says why.
+    let tmp = Scratch::new("spawn-async-exec");
+    let program = tmp.0.join("not-executable");
+    std::fs::write(&program, b"#!/bin/sh\n").unwrap();
+    let run =
+        runtime().block_on(sandbox().run_async(&usr(), &program, [""; 0], &RunOptions::new()));
+    match run {
+        Err(SpawnError::Refused(Refusal::Exec {
+            program: refused,
+            source,
+        })) => {
+            assert_eq!(refused, program);
+            assert_eq!(source.raw_os_error(), Some(nix::libc::EACCES));
+        }
+        other => panic!("expected a typed exec refusal, got {other:?}"),
+    }
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_program_that_prints_a_refusal_and_exits_97_is_a_program_exit_in_run_async() {
+    let _serial = serial();
+    let done = runtime()
+        .block_on(sandbox().run_async(
+            &usr(),
+            "/usr/bin/sh",
+            ["-c", "echo 'sandbox: refused: x' >&2; exit 97"],
+            &RunOptions::new(),
+        ))
+        .unwrap();
+    assert_eq!(done.status.code(), Some(97));
+    assert_eq!(done.stderr, b"sandbox: refused: x\n");
+}
+
+#[test]
+fn wait_async_returns_the_programs_own_status() {
+    let _serial = serial();
+    let status = runtime()
+        .block_on(async {
+            let mut running = sandbox()
+                .spawn_async(&usr(), "/usr/bin/sh", ["-c", "exit 7"])
+                .await?;
+            Ok::<_, Box<dyn std::error::Error>>(running.wait_async().await?)
+        })
+        .unwrap();
+    assert_eq!(status.code(), Some(7));
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_run_async_dropped_while_the_program_runs_leaves_no_process_and_no_canary() {
+    let _serial = serial();
+    let me = std::process::id();
+    let pid = runtime().block_on(async {
+        let running = sandbox()
+            .spawn_async(&usr(), "/usr/bin/sleep", ["100"])
+            .await
+            .unwrap();
+        let pid = running.id();
+        assert!(process_state(pid).is_some());
+        assert_eq!(own_canaries().len(), 1);
+        // The future is polled (it starts waiting on the program), then dropped at the timeout.
+        let options = RunOptions::new();
+        let finish = running.finish_async(&options);
+        let dropped = tokio::time::timeout(Duration::from_millis(200), finish).await;
+        assert!(dropped.is_err(), "{dropped:?}");
+        pid
+    });
+    assert_eq!(process_state(pid), None);
+    assert_eq!(children_of(me), Vec::<u32>::new());
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_run_async_dropped_while_the_launcher_confines_leaves_no_process_and_no_canary() {
+    let _serial = serial();
+    let me = std::process::id();
+    runtime().block_on(async {
+        // Polled once: the launcher is started, and the future waits for its report; the
+        // timeout then drops it.
+        let (sandbox, policy, options) = (sandbox(), usr(), RunOptions::new());
+        let run = sandbox.run_async(&policy, "/usr/bin/sleep", ["100"], &options);
+        let dropped = tokio::time::timeout(Duration::ZERO, run).await;
+        assert!(dropped.is_err(), "{dropped:?}");
+    });
+    assert_eq!(children_of(me), Vec::<u32>::new());
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}
+
+#[test]
+fn run_async_on_a_pool_of_threads_leaves_no_program_killed_and_no_canary() {
+    let _serial = serial();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let statuses = runtime.block_on(async {
+        let runs: Vec<_> = (0..20)
+            .map(|_| {
+                tokio::spawn(async {
+                    sandbox()
+                        .run_async(&usr(), "/usr/bin/sleep", ["0.5"], &RunOptions::new())
+                        .await
+                        .map(|done| done.status)
+                })
+            })
+            .collect();
+        let mut statuses = Vec::new();
+        for run in runs {
+            statuses.push(run.await.unwrap().unwrap());
+        }
+        statuses
+    });
+    drop(runtime);
+    let killed = statuses.iter().filter(|s| s.signal().is_some()).count();
+    assert_eq!(killed, 0, "{statuses:?}");
+    assert!(statuses.iter().all(|s| s.success()), "{statuses:?}");
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}

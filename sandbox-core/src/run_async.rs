@@ -1,0 +1,342 @@
+//! The async forms of [`Sandbox::run`], [`Sandbox::spawn`] and [`Running::wait`], over tokio
+//! (feature `tokio`).
+//!
+//! The launcher is started as the blocking forms start it: from the thread this library owns, so
+//! the program dies with the application and not with a runtime's worker thread. That start is a
+//! fork and `exec` of the launcher, synchronous as tokio's own `Command::spawn` is. Everything
+//! after it is awaited on tokio's reactor, and no thread is held: the launcher's report and the
+//! program's standard streams as tokio pipes, its end as a pidfd on Linux (looked at every
+//! 10 ms elsewhere, or where the kernel has no pidfd), the timeout as a tokio timer.
+//!
+//! Cancellation: each future owns the [`Running`] it works on. Dropped before it finishes (a
+//! `select!` that another branch won, a `tokio::time::timeout`, an aborted task), it kills the
+//! program, reaps it and removes its canary, as dropping a [`Running`] does; the reaping is a
+//! wait in `drop`, short because the program was just sent SIGKILL.
+//!
+//! The futures need a tokio runtime with its IO and time drivers (`Runtime::new`, or a builder
+//! with `enable_all`), built only after [`handle_args`](crate::handle_args) returned.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::time::Instant;
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe;
+
+use crate::policy::Policy;
+use crate::process::Process;
+use crate::spawn::{outcome, Finished, RunOptions, Running, Sandbox, SpawnError, POLL};
+
+impl Sandbox<'_> {
+    /// [`Sandbox::spawn`], awaiting the launcher's report instead of blocking on it: returns once
+    /// the launcher has either executed the program or refused ([`SpawnError::Refused`], typed).
+    /// Dropped before then, the future kills the launcher and removes the canary.
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use sandbox_core::{Policy, Sandbox};
+    ///
+    /// async fn upper(text: &str) -> Result<bool, Box<dyn std::error::Error>> {
+    ///     let policy = Policy::new().allow_read("/usr")?;
+    ///     let mut running = Sandbox::new(backend()).spawn_async(&policy, "/usr/bin/tr", ["a-z", "A-Z"]).await?;
+    ///     drop(running.stdin.take()); // the program reads nothing
+    ///     Ok(running.wait_async().await?.success())
+    /// }
+    /// ```
+    pub async fn spawn_async<I, S>(
+        &self,
+        policy: &Policy,
+        program: impl AsRef<Path>,
+        args: I,
+    ) -> Result<Running, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<OsString> = args
+            .into_iter()
+            .map(|a| a.as_ref().to_os_string())
+            .collect();
+        let (running, report) = self.start(policy, program.as_ref(), args, false)?;
+        // `running` is this future's from here: dropped, it kills and reaps the launcher.
+        let report = read_report(report).await;
+        outcome(running, report)
+    }
+
+    /// [`Sandbox::run`], awaited: `options.input` on the program's standard input, its output
+    /// collected up to the cap, and a kill at the timeout, with no thread blocked. Dropping the
+    /// future kills the program and removes its canary.
+    ///
+    /// An async application calls [`handle_args`](crate::handle_args) before it builds its
+    /// runtime (not under `#[tokio::main]`, whose threads would start first):
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use std::time::Duration;
+    /// use sandbox_core::{Policy, RunOptions, Sandbox};
+    ///
+    /// fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     sandbox_core::handle_args(backend()); // first: a launcher run never returns from here
+    ///     let runtime = tokio::runtime::Runtime::new()?; // only now the runtime's threads
+    ///     runtime.block_on(async {
+    ///         let policy = Policy::new().allow_read("/usr")?;
+    ///         let options = RunOptions::new()
+    ///             .input(&b"name,n\na,1\n"[..])
+    ///             .timeout(Duration::from_secs(2))
+    ///             .output_cap(1 << 20);
+    ///         let code = "import csv, json, sys; json.dump(list(csv.DictReader(sys.stdin)), sys.stdout)";
+    ///         let done = Sandbox::new(backend())
+    ///             .run_async(&policy, "/usr/bin/python3", ["-I", "-c", code], &options)
+    ///             .await?;
+    ///         println!("{}", String::from_utf8_lossy(&done.stdout));
+    ///         Ok(())
+    ///     })
+    /// }
+    /// ```
+    pub async fn run_async<I, S>(
+        &self,
+        policy: &Policy,
+        program: impl AsRef<Path>,
+        args: I,
+        options: &RunOptions,
+    ) -> Result<Finished, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let started = Instant::now();
+        let mut running = self.spawn_async(policy, program, args).await?;
+        running.started = started;
+        running.finish_async(options).await
+    }
+}
+
+impl Running {
+    /// [`Running::wait`], awaited: closes the program's input and returns its exit status once it
+    /// has ended. Dropping the future leaves the program running and this handle whole.
+    ///
+    /// ```no_run
+    /// # async fn example(mut running: sandbox_core::Running) -> std::io::Result<()> {
+    /// let status = running.wait_async().await?;
+    /// println!("the program's own status: {status}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn wait_async(&mut self) -> io::Result<ExitStatus> {
+        drop(self.stdin.take());
+        let pidfd = pidfd(&mut self.process);
+        let status = exited(&mut self.process, pidfd.as_ref()).await?;
+        self.waited = true;
+        Ok(status)
+    }
+
+    /// [`Running::finish`], awaited: runs the program to its end with `options.input`, its output
+    /// collected up to the cap and a kill at the timeout (counted from the spawn). A stream already
+    /// taken from the handle is the caller's. Dropping the future kills the program and removes
+    /// its canary.
+    ///
+    /// ```no_run
+    /// # async fn example(running: sandbox_core::Running) -> Result<(), sandbox_core::SpawnError> {
+    /// use sandbox_core::RunOptions;
+    /// let options = RunOptions::new().timeout(std::time::Duration::from_secs(1)).output_cap(1024);
+    /// let done = running.finish_async(&options).await?;
+    /// assert!(done.stdout.len() + done.stderr.len() <= 1024);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn finish_async(mut self, options: &RunOptions) -> Result<Finished, SpawnError> {
+        let mut stdin = match self.stdin.take() {
+            Some(stdin) if !options.input.is_empty() => {
+                Some(pipe::Sender::from_owned_fd(OwnedFd::from(stdin)).map_err(SpawnError::Wait)?)
+            }
+            // No input: the program reads the end of its input at once.
+            _ => None,
+        };
+        let receiver = |stream: Option<OwnedFd>| {
+            stream
+                .map(pipe::Receiver::from_owned_fd)
+                .transpose()
+                .map_err(SpawnError::Wait)
+        };
+        let mut stdout = receiver(self.stdout.take().map(OwnedFd::from))?;
+        let mut stderr = receiver(self.stderr.take().map(OwnedFd::from))?;
+        let pidfd = pidfd(&mut self.process);
+        let deadline = options
+            .timeout
+            .map(|t| tokio::time::Instant::from_std(self.started + t));
+
+        let mut kept = Kept::new(options.output_cap);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut out_buffer = vec![0u8; 64 * 1024];
+        let mut err_buffer = vec![0u8; 64 * 1024];
+        let mut written = 0;
+        let mut timed_out = false;
+        let mut killed = false;
+        let mut status = None;
+        // Until the program has ended and both streams are read to their end; the program can
+        // start no process, so nothing else holds the streams once it is gone.
+        while status.is_none() || stdout.is_some() || stderr.is_some() {
+            if status.is_none() && !killed && (timed_out || kept.capped) {
+                // Not yet reaped, so the process ID is still this child's.
+                let _ignored = self.process.kill();
+                killed = true;
+            }
+            tokio::select! {
+                result = write_some(stdin.as_mut(), &options.input[written..]), if stdin.is_some() => {
+                    match result {
+                        Ok(n) => written += n,
+                        // A program that does not read its input closes the pipe: that error is
+                        // its business.
+                        Err(_) => written = options.input.len(),
+                    }
+                    if written == options.input.len() {
+                        stdin = None;
+                    }
+                }
+                result = read_some(stdout.as_mut(), &mut out_buffer), if stdout.is_some() => {
+                    if !kept.take(result, &out_buffer, &mut out) {
+                        stdout = None;
+                    }
+                }
+                result = read_some(stderr.as_mut(), &mut err_buffer), if stderr.is_some() => {
+                    if !kept.take(result, &err_buffer, &mut err) {
+                        stderr = None;
+                    }
+                }
+                result = exited(&mut self.process, pidfd.as_ref()), if status.is_none() => {
+                    status = Some(result.map_err(SpawnError::Wait)?);
+                    // Its input goes with it.
+                    stdin = None;
+                }
+                () = sleep_until(deadline), if deadline.is_some() && !killed && status.is_none() => {
+                    timed_out = true;
+                }
+            }
+        }
+        self.waited = true;
+        let Some(status) = status else {
+            unreachable!("the loop ends only with the status")
+        };
+        Ok(Finished {
+            status,
+            stdout: out,
+            stderr: err,
+            capped: kept.capped,
+            timed_out,
+            elapsed: self.started.elapsed(),
+            explanation: None,
+        })
+    }
+}
+
+/// The output kept across both streams, up to the cap.
+struct Kept {
+    cap: Option<usize>,
+    total: usize,
+    capped: bool,
+}
+
+impl Kept {
+    fn new(cap: Option<usize>) -> Self {
+        Self {
+            cap,
+            total: 0,
+            capped: false,
+        }
+    }
+
+    /// Keeps in `kept` what the cap leaves of a read into `buffer`; past it, sets `capped` and
+    /// drops the rest. Whether the stream goes on (not at its end, nor failed).
+    fn take(&mut self, read: io::Result<usize>, buffer: &[u8], kept: &mut Vec<u8>) -> bool {
+        let n = match read {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => n,
+        };
+        let room = self
+            .cap
+            .map_or(n, |cap| cap.saturating_sub(self.total).min(n));
+        self.total = self.total.saturating_add(n);
+        kept.extend_from_slice(&buffer[..room]);
+        if room < n {
+            self.capped = true;
+        }
+        true
+    }
+}
+
+/// Reads the launcher's report channel to its end.
+async fn read_report(report: OwnedFd) -> io::Result<Vec<u8>> {
+    let mut receiver = pipe::Receiver::from_owned_fd(report)?;
+    let mut bytes = Vec::new();
+    receiver.read_to_end(&mut bytes).await?;
+    Ok(bytes)
+}
+
+/// A descriptor that becomes readable when `child` exits, where the system gives one. Only a
+/// child not yet reaped is asked for one: a reaped child's process ID may be another process's.
+fn pidfd(process: &mut Process) -> Option<AsyncFd<OwnedFd>> {
+    // Only this process's own child: a served program is the server's, and a traced one is
+    // reaped by its tracer's thread, so their exit is looked for every [`POLL`] instead.
+    let Process::Plain(child) = process else {
+        return None;
+    };
+    if !matches!(child.try_wait(), Ok(None)) {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    return crate::sys::pidfd_watch(child.id()).ok();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Waits for `child` to end and reaps it: on its pidfd where there is one, otherwise looking
+/// every [`POLL`].
+async fn exited(child: &mut Process, pidfd: Option<&AsyncFd<OwnedFd>>) -> io::Result<ExitStatus> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        match pidfd {
+            // Readiness is cleared before the next look, so an exit after it wakes this again.
+            Some(fd) => fd.readable().await?.clear_ready(),
+            None => tokio::time::sleep(POLL).await,
+        }
+    }
+}
+
+async fn write_some(stream: Option<&mut pipe::Sender>, bytes: &[u8]) -> io::Result<usize> {
+    match stream {
+        Some(stream) => stream.write(bytes).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn read_some(stream: Option<&mut pipe::Receiver>, buffer: &mut [u8]) -> io::Result<usize> {
+    match stream {
+        Some(stream) => stream.read(buffer).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
