@@ -35,7 +35,7 @@ const STATUS_FD: i32 = 3;
 /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-/// use sandbox_core::{Canary, Policy, SpawnError};
+/// use sandbox_core::{raw::Canary, Policy, SpawnError};
 ///
 /// let policy = Policy::new().allow_read("/usr")?;
 /// let canary = Canary::create()?;
