@@ -146,6 +146,8 @@ impl Server {
         stdio: [OwnedFd; 3],
         status: OwnedFd,
     ) -> io::Result<Served> {
+        // Before anything reaches the server: a request it cannot carry is no launch at all.
+        let bytes = join(&wire::encode(request))?;
         let (mut mine, theirs) = UnixStream::pair()?;
         let [stdin, stdout, stderr] = stdio;
         let fds = [
@@ -159,7 +161,6 @@ impl Server {
         // The server has its copies now; these are this process's to close, so that the pipes'
         // ends are the program's alone.
         drop((theirs, stdin, stdout, stderr, status));
-        let bytes = join(&wire::encode(request));
         let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
         message.extend_from_slice(&bytes);
         send_all(&mine, &message)?;
@@ -296,14 +297,23 @@ fn send_all(socket: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// The encoded request as one buffer: arguments cannot hold a NUL byte, so NUL separates them.
-fn join(args: &[OsString]) -> Vec<u8> {
+/// The encoded request as one buffer, NUL separating the arguments. A NUL byte inside one (an
+/// argument or a variable's value the caller gave) is refused, as `Command` refuses it: split
+/// there, it would become more arguments, or keys of the request (`--read`, `--limit`) that
+/// widen the policy.
+fn join(args: &[OsString]) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     for arg in args {
+        if arg.as_bytes().contains(&0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "nul byte found in provided data",
+            ));
+        }
         bytes.extend_from_slice(arg.as_bytes());
         bytes.push(0);
     }
-    bytes
+    Ok(bytes)
 }
 
 fn split(bytes: &[u8]) -> Vec<OsString> {
@@ -544,6 +554,6 @@ mod tests {
             .iter()
             .map(OsString::from)
             .collect();
-        assert_eq!(split(&join(&args)), args);
+        assert_eq!(split(&join(&args).unwrap()), args);
     }
 }

@@ -149,6 +149,7 @@ cases! {
     served_a_fault_before_each_phase_is_a_typed_refusal: SERVED,
     served_a_thousand_launches_four_at_a_time_leave_nothing: SERVED,
     served_the_program_holds_no_descriptor_of_the_server: SERVED,
+    served_a_nul_byte_is_refused_not_split: SERVED,
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
 }
@@ -1517,6 +1518,45 @@ mod cases {
             let found = served_ran(env, &["descriptors"], "descriptors: \n", 0);
             drop(others);
             found
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// An argument or a variable with a NUL byte in it cannot be passed to a program: through the
+    /// server, as through a launcher's command, the launch fails with `InvalidInput` and nothing
+    /// runs. Split at the byte instead, it would run the program with other arguments, and a
+    /// variable's value would become keys of the request (`--limit`, `--read`) that widen the
+    /// policy.
+    pub(super) fn served_a_nul_byte_is_refused_not_split(env: &Env<'_>) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use crate::spawn::SpawnError;
+            let sandbox = served(env)?;
+            let policy = env.policy()?;
+            let options = crate::spawn::RunOptions::new();
+            let expect_invalid = |what: &str, outcome| match outcome {
+                Err(SpawnError::Spawn(e)) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
+                Err(other) => Err(format!("{what}: {}", text(&other))),
+                Ok(done) => Err(format!("{what} ran: {}", show_finished(&done))),
+            };
+            expect_invalid(
+                "an argument with a NUL byte",
+                sandbox.run(&policy, &env.me, [PROBE_FLAG, "exit", "7\0ran"], &options),
+            )?;
+            let limit = format!("1\0{}\0{}", "--limit", "tasks=none");
+            expect_invalid(
+                "a variable with a NUL byte",
+                sandbox.env("SANDBOX_CONFORMANCE_NUL", limit).run(
+                    &policy,
+                    &env.me,
+                    [PROBE_FLAG, "ran"],
+                    &options,
+                ),
+            )
         }
         #[cfg(not(target_os = "linux"))]
         {
