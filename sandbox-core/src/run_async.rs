@@ -63,11 +63,28 @@ impl Sandbox<'_> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.spawn_async_with(policy, program.as_ref(), args, false)
+            .await
+    }
+
+    /// [`Sandbox::spawn_async`], explained where `explain` asks, as `Sandbox::spawn_with`
+    /// does for the blocking forms.
+    async fn spawn_async_with<I, S>(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: I,
+        explain: bool,
+    ) -> Result<Running, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<OsString> = args
             .into_iter()
             .map(|a| a.as_ref().to_os_string())
             .collect();
-        let (running, report) = self.start(policy, program.as_ref(), args, false)?;
+        let (running, report) = self.start(policy, program, args, explain)?;
         // `running` is this future's from here: dropped, it kills and reaps the launcher.
         let report = read_report(report).await;
         outcome(running, report)
@@ -121,7 +138,9 @@ impl Sandbox<'_> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let mut running = self.spawn_async(policy, program, args).await?;
+        let mut running = self
+            .spawn_async_with(policy, program.as_ref(), args, options.explain)
+            .await?;
         running.started = started;
         running.finish_async(options).await
     }
@@ -240,7 +259,7 @@ impl Running {
             capped: kept.capped,
             timed_out,
             elapsed: self.started.elapsed(),
-            explanation: None,
+            explanation: self.process.explanation().cloned(),
         })
     }
 }
