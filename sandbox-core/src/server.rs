@@ -76,7 +76,8 @@ pub enum ServerError {
 /// Start it once, first thing in `main`, right after [`handle_args`](crate::handle_args) and
 /// before any thread, and launch through it with
 /// [`Sandbox::with_server`](crate::Sandbox::with_server). Launches from many threads at once are
-/// fine. Dropping it stops the server, which kills what it still runs.
+/// fine. Dropping it stops the server, which kills what it still runs (dropped in a process this
+/// one forked, it stops nothing).
 ///
 /// ```no_run
 /// # struct Example;
@@ -102,6 +103,8 @@ pub enum ServerError {
 pub struct Server {
     control: OwnedFd,
     pid: i32,
+    /// The process that started it: only there does dropping it stop the server.
+    app: u32,
 }
 
 impl Server {
@@ -128,6 +131,7 @@ impl Server {
                 Ok(Server {
                     control: app_end,
                     pid,
+                    app,
                 })
             }
         }
@@ -179,6 +183,13 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // A copy in a process the application forked (a worker, a daemon's second process):
+        // the socket is shared with the application, so shutting it down would stop the server
+        // under the application's launches, and the server is not this process's child. Only
+        // this copy of the descriptor closes.
+        if std::process::id() != self.app {
+            return;
+        }
         // The server sees the control socket close, kills what it still runs, and exits.
         let _ignored =
             nix::sys::socket::shutdown(self.control.as_raw_fd(), nix::sys::socket::Shutdown::Both);

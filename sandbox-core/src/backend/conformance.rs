@@ -150,6 +150,7 @@ cases! {
     served_a_thousand_launches_four_at_a_time_leave_nothing: SERVED,
     served_the_program_holds_no_descriptor_of_the_server: SERVED,
     served_a_nul_byte_is_refused_not_split: SERVED,
+    served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing: SERVED,
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
 }
@@ -167,6 +168,12 @@ const SERVED: &[Class] = if cfg!(target_os = "linux") {
 /// it once per phase with a fault injected.
 #[cfg(target_os = "linux")]
 const SERVER_ONCE_FLAG: &str = "--sandbox-conformance-server-once";
+
+/// The first argument of a run of the suite's binary that starts a launch server, launches the
+/// `sleep` probe, forks a copy of itself that drops its copy of the server and exits, and prints
+/// whether the program still runs.
+#[cfg(target_os = "linux")]
+const SERVER_FORKED_FLAG: &str = "--sandbox-conformance-server-forked";
 
 /// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
 ///
@@ -189,6 +196,10 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
                 libraries,
                 args.get(1).is_some_and(|a| a == "hold"),
             );
+        }
+        #[cfg(target_os = "linux")]
+        if args.first().is_some_and(|a| a == SERVER_FORKED_FLAG) {
+            return cases::server_forked(backend, libraries);
         }
         let filter = args
             .iter()
@@ -1562,6 +1573,97 @@ mod cases {
         {
             let _unused = env;
             no_server()
+        }
+    }
+
+    /// An application that forks (a worker, a daemon's second process) hands its copy of the
+    /// [`Server`](crate::Server) to the new process; that copy dropped there stops nothing: the
+    /// server and the programs it runs for the application go on.
+    pub(super) fn served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut command = Command::new(&env.me);
+            command.arg(super::SERVER_FORKED_FLAG);
+            let output = output(command)?;
+            if output.status.code() == Some(0) && output.stdout == b"the program still runs\n" {
+                Ok(())
+            } else {
+                Err(show(&output))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// Starts a launch server, launches the `sleep` probe through it, forks a copy of this
+    /// process that drops its copy of the server and exits, and prints whether the program still
+    /// runs.
+    #[cfg(target_os = "linux")]
+    pub(super) fn server_forked(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        let outcome = (|| -> Result<String> {
+            let server = crate::server::Server::start(backend).map_err(|e| one_line(&e))?;
+            let me = std::env::current_exe()
+                .and_then(|e| e.canonicalize())
+                .map_err(|e| e.to_string())?;
+            let mut policy = Policy::new();
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let mut running = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .spawn(&policy, &me, [PROBE_FLAG, "sleep"])
+                .map_err(|e| text(&e))?;
+            match crate::sys::fork().map_err(|e| format!("forking: {e}"))? {
+                crate::sys::ForkSide::Child => {
+                    // The launch is the parent's to end; only the server's copy is dropped here.
+                    std::mem::forget(running);
+                    drop(server);
+                    crate::sys::exit_now(0)
+                }
+                crate::sys::ForkSide::Parent(pid) => {
+                    crate::sys::wait_raw(pid, false).map_err(|e| format!("waiting: {e}"))?;
+                }
+            }
+            // The server answers a launch only once it has read the one before.
+            let second = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .run(
+                    &policy,
+                    &me,
+                    [PROBE_FLAG, "ran"],
+                    &crate::spawn::RunOptions::new(),
+                )
+                .map_err(|e| format!("a launch after the fork: {}", text(&e)))?;
+            if second.stdout != b"ran\n" {
+                return Err(format!(
+                    "a launch after the fork: {}",
+                    show_finished(&second)
+                ));
+            }
+            match running.try_wait() {
+                Ok(None) => Ok("the program still runs".to_owned()),
+                Ok(Some(status)) => Err(format!("the program ended: {status}")),
+                Err(e) => Err(format!("the program: {e}")),
+            }
+        })();
+        match outcome {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
         }
     }
 
