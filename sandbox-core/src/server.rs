@@ -69,6 +69,9 @@ pub enum ServerError {
     /// The server could not be forked.
     #[error("forking the launch server")]
     Fork(#[source] io::Error),
+    /// This process's user and groups, which its launches must keep, could not be read.
+    #[error("reading this process's user and groups")]
+    Credentials(#[source] io::Error),
 }
 
 /// A launch server: a child of this application that forks one clean child per launch.
@@ -105,6 +108,31 @@ pub struct Server {
     pid: i32,
     /// The process that started it: only there does dropping it stop the server.
     app: u32,
+    /// The user and groups the server has, the application's when it started it.
+    credentials: Credentials,
+}
+
+/// A process's real and effective user and group and its supplementary groups: what its launches
+/// would run as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Credentials {
+    users: (u32, u32),
+    groups: (u32, u32),
+    supplementary: Vec<u32>,
+}
+
+impl Credentials {
+    fn now() -> io::Result<Self> {
+        use nix::unistd::{getegid, geteuid, getgid, getgroups, getuid};
+        let mut supplementary: Vec<u32> = getgroups()?.iter().map(|g| g.as_raw()).collect();
+        supplementary.sort_unstable();
+        supplementary.dedup();
+        Ok(Self {
+            users: (getuid().as_raw(), geteuid().as_raw()),
+            groups: (getgid().as_raw(), getegid().as_raw()),
+            supplementary,
+        })
+    }
 }
 
 impl Server {
@@ -120,6 +148,7 @@ impl Server {
         )
         .map_err(|e| ServerError::Socket(e.into()))?;
         let app = std::process::id();
+        let credentials = Credentials::now().map_err(ServerError::Credentials)?;
         let _ignored = io::stdout().flush();
         match crate::sys::fork().map_err(ServerError::Fork)? {
             crate::sys::ForkSide::Child => {
@@ -132,6 +161,7 @@ impl Server {
                     control: app_end,
                     pid,
                     app,
+                    credentials,
                 })
             }
         }
@@ -150,6 +180,16 @@ impl Server {
         stdio: [OwnedFd; 3],
         status: OwnedFd,
     ) -> io::Result<Served> {
+        // The server runs every launch as the user the application was when it started it. An
+        // application that has since become another user (a daemon that dropped root) would get
+        // programs running as the old one, where a launcher started now would run as the new.
+        if Credentials::now()? != self.credentials {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "this process's user or groups changed since it started the launch server, \
+                 which would run the program as the old ones: start the server after the change",
+            ));
+        }
         // Before anything reaches the server: a request it cannot carry is no launch at all.
         let bytes = join(&wire::encode(request))?;
         let (mut mine, theirs) = UnixStream::pair()?;

@@ -151,6 +151,7 @@ cases! {
     served_the_program_holds_no_descriptor_of_the_server: SERVED,
     served_a_nul_byte_is_refused_not_split: SERVED,
     served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing: SERVED,
+    served_no_launch_after_the_application_changed_its_user: SERVED,
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
 }
@@ -175,6 +176,11 @@ const SERVER_ONCE_FLAG: &str = "--sandbox-conformance-server-once";
 #[cfg(target_os = "linux")]
 const SERVER_FORKED_FLAG: &str = "--sandbox-conformance-server-forked";
 
+/// The first argument of a run of the suite's binary, as root, that starts a launch server,
+/// becomes the user `nobody`, launches `id -u` through the server, and prints how that went.
+#[cfg(target_os = "linux")]
+const SERVER_SETUID_FLAG: &str = "--sandbox-conformance-server-setuid";
+
 /// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
 ///
 /// Call it first in the test binary's `main`. `libraries` are folders the confined test binary
@@ -196,6 +202,10 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
                 libraries,
                 args.get(1).is_some_and(|a| a == "hold"),
             );
+        }
+        #[cfg(target_os = "linux")]
+        if args.first().is_some_and(|a| a == SERVER_SETUID_FLAG) {
+            return cases::server_setuid(backend, libraries);
         }
         #[cfg(target_os = "linux")]
         if args.first().is_some_and(|a| a == SERVER_FORKED_FLAG) {
@@ -1654,6 +1664,80 @@ mod cases {
                 Ok(Some(status)) => Err(format!("the program ended: {status}")),
                 Err(e) => Err(format!("the program: {e}")),
             }
+        })();
+        match outcome {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// The server keeps the user and groups the application had when it started it: an
+    /// application started as root that starts the server and then becomes another user (a
+    /// daemon dropping its privileges) gets its launches refused, rather than run as root, where
+    /// a launcher started then would run as that user.
+    pub(super) fn served_no_launch_after_the_application_changed_its_user(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            if !nix::unistd::geteuid().is_root() {
+                println!("SKIPPED: becoming another user needs root");
+                return Ok(());
+            }
+            let mut command = Command::new(&env.me);
+            command.arg(super::SERVER_SETUID_FLAG);
+            let output = output(command)?;
+            if output.status.code() == Some(0) && output.stdout == b"refused: permission denied\n" {
+                Ok(())
+            } else {
+                Err(show(&output))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// As root: starts a launch server, becomes `nobody` (65534), launches `id -u` through the
+    /// server, and prints how that went.
+    #[cfg(target_os = "linux")]
+    pub(super) fn server_setuid(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        use nix::unistd::{setgroups, setresgid, setresuid, Gid, Uid};
+        let outcome = (|| -> Result<String> {
+            let server = crate::server::Server::start(backend).map_err(|e| one_line(&e))?;
+            let (uid, gid) = (Uid::from_raw(65534), Gid::from_raw(65534));
+            setgroups(&[gid]).map_err(|e| format!("setgroups: {e}"))?;
+            setresgid(gid, gid, gid).map_err(|e| format!("setresgid: {e}"))?;
+            setresuid(uid, uid, uid).map_err(|e| format!("setresuid: {e}"))?;
+            let mut policy = Policy::new();
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let id = Path::new("/usr/bin/id");
+            let outcome = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .run(&policy, id, ["-u"], &crate::spawn::RunOptions::new());
+            Ok(match outcome {
+                Err(crate::spawn::SpawnError::Spawn(e))
+                    if e.kind() == std::io::ErrorKind::PermissionDenied =>
+                {
+                    "refused: permission denied".to_owned()
+                }
+                Err(other) => format!("another error: {}", text(&other)),
+                Ok(done) => format!("ran: {}", show_finished(&done)),
+            })
         })();
         match outcome {
             Ok(line) => {
