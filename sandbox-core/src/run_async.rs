@@ -92,7 +92,9 @@ impl Sandbox<'_> {
 
     /// [`Sandbox::run`], awaited: `options.input` on the program's standard input, its output
     /// collected up to the cap, and a kill at the timeout, with no thread blocked. Dropping the
-    /// future kills the program and removes its canary.
+    /// future kills the program and removes its canary. With [`RunOptions::explain`] the program
+    /// is traced, as by [`Sandbox::run`], from a thread of this library's that lives as long as
+    /// the program, and [`Finished::explanation`] says what it was refused.
     ///
     /// An async application calls [`handle_args`](crate::handle_args) before it builds its
     /// runtime (not under `#[tokio::main]`, whose threads would start first):
