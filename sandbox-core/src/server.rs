@@ -147,6 +147,12 @@ impl Server {
             SockFlag::SOCK_CLOEXEC,
         )
         .map_err(|e| ServerError::Socket(e.into()))?;
+        // An application started with its standard streams closed gets the pair at 0 to 2,
+        // which the server makes `/dev/null` and the application may reopen: both ends go above.
+        let (app_end, server_end) = (
+            above_standard_streams(app_end).map_err(ServerError::Socket)?,
+            above_standard_streams(server_end).map_err(ServerError::Socket)?,
+        );
         let app = std::process::id();
         let credentials = Credentials::now().map_err(ServerError::Credentials)?;
         let _ignored = io::stdout().flush();
@@ -478,6 +484,15 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
             }
         }
     }
+}
+
+/// `fd`, or a copy of it above standard error (`try_clone` takes the lowest number from 3 up)
+/// where it is one of the standard streams' numbers.
+fn above_standard_streams(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    fd.try_clone()
 }
 
 /// Standard input, output and error become `/dev/null`: the server holds nothing of the

@@ -152,6 +152,7 @@ cases! {
     served_a_nul_byte_is_refused_not_split: SERVED,
     served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing: SERVED,
     served_no_launch_after_the_application_changed_its_user: SERVED,
+    served_a_server_started_without_standard_streams_serves: SERVED,
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
 }
@@ -181,6 +182,12 @@ const SERVER_FORKED_FLAG: &str = "--sandbox-conformance-server-forked";
 #[cfg(target_os = "linux")]
 const SERVER_SETUID_FLAG: &str = "--sandbox-conformance-server-setuid";
 
+/// The first argument of a run of the suite's binary that closes its standard input and output,
+/// starts a launch server (whose socket pair then takes descriptors 0 and 1), gives its output
+/// back, launches the `ran` probe through the server, and prints how that went.
+#[cfg(target_os = "linux")]
+const SERVER_NO_STREAMS_FLAG: &str = "--sandbox-conformance-server-no-streams";
+
 /// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
 ///
 /// Call it first in the test binary's `main`. `libraries` are folders the confined test binary
@@ -202,6 +209,10 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
                 libraries,
                 args.get(1).is_some_and(|a| a == "hold"),
             );
+        }
+        #[cfg(target_os = "linux")]
+        if args.first().is_some_and(|a| a == SERVER_NO_STREAMS_FLAG) {
+            return cases::server_no_streams(backend, libraries);
         }
         #[cfg(target_os = "linux")]
         if args.first().is_some_and(|a| a == SERVER_SETUID_FLAG) {
@@ -1742,6 +1753,86 @@ mod cases {
         match outcome {
             Ok(line) => {
                 println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// An application started with its standard streams closed (a daemon, some supervisors)
+    /// gets a server that serves: its socket pair takes the free low descriptors, and the server
+    /// must not lose its end when it makes its own standard streams `/dev/null`.
+    pub(super) fn served_a_server_started_without_standard_streams_serves(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut command = Command::new(&env.me);
+            command.arg(super::SERVER_NO_STREAMS_FLAG);
+            let output = output(command)?;
+            if output.status.code() == Some(0) && output.stdout == b"ran: ran\n" {
+                Ok(())
+            } else {
+                Err(show(&output))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// Closes standard input and output, starts a launch server, gives standard output back,
+    /// launches the `ran` probe through the server, and prints how that went.
+    #[cfg(target_os = "linux")]
+    pub(super) fn server_no_streams(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        let saved = match nix::fcntl::fcntl(
+            std::io::stdout(),
+            nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(LEAK_AT),
+        ) {
+            Ok(fd) => fd,
+            Err(e) => {
+                println!("failed: saving standard output: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let _closed = (nix::unistd::close(0), nix::unistd::close(1));
+        let server = crate::server::Server::start(backend);
+        if let Err(e) = crate::sys::dup_onto(saved, 1) {
+            eprintln!("failed: giving standard output back: {e}");
+            return ExitCode::FAILURE;
+        }
+        let outcome = (|| -> Result<String> {
+            let server = server.map_err(|e| one_line(&e))?;
+            let me = std::env::current_exe()
+                .and_then(|e| e.canonicalize())
+                .map_err(|e| e.to_string())?;
+            let mut policy = Policy::new();
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let done = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .run(
+                    &policy,
+                    &me,
+                    [PROBE_FLAG, "ran"],
+                    &crate::spawn::RunOptions::new(),
+                )
+                .map_err(|e| text(&e))?;
+            Ok(format!("ran: {}", String::from_utf8_lossy(&done.stdout)))
+        })();
+        match outcome {
+            Ok(line) => {
+                print!("{line}");
                 ExitCode::SUCCESS
             }
             Err(why) => {
