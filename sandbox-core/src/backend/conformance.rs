@@ -142,6 +142,7 @@ cases! {
     a_listed_program_can_replace_the_program: CONFINED,
     a_program_outside_the_exec_list_is_not_executed: CONFINED,
     an_exec_that_fails_is_a_refusal: CONFINED,
+    a_refusal_arrives_typed_to_an_application_without_standard_streams: CONFINED,
     served_the_program_runs_after_the_check: SERVED,
     served_the_exit_status_passes_through: SERVED,
     served_the_report_probe_passes: SERVED,
@@ -188,6 +189,12 @@ const SERVER_SETUID_FLAG: &str = "--sandbox-conformance-server-setuid";
 #[cfg(target_os = "linux")]
 const SERVER_NO_STREAMS_FLAG: &str = "--sandbox-conformance-server-no-streams";
 
+/// The first argument of a run of the suite's binary that closes its standard input and output,
+/// launches the `ran` probe under a policy that covers the canary (without a server), gives its
+/// output back, and prints how that went.
+#[cfg(unix)]
+const NO_STREAMS_REFUSAL_FLAG: &str = "--sandbox-conformance-no-streams-refusal";
+
 /// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
 ///
 /// Call it first in the test binary's `main`. `libraries` are folders the confined test binary
@@ -209,6 +216,9 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
                 libraries,
                 args.get(1).is_some_and(|a| a == "hold"),
             );
+        }
+        if args.first().is_some_and(|a| a == NO_STREAMS_REFUSAL_FLAG) {
+            return cases::no_streams_refusal(backend, libraries);
         }
         #[cfg(target_os = "linux")]
         if args.first().is_some_and(|a| a == SERVER_NO_STREAMS_FLAG) {
@@ -970,6 +980,85 @@ mod cases {
             "ran\n",
             0,
         )
+    }
+
+    /// An application started with its standard input and output closed gets a refusal typed,
+    /// as any other: the status pipe, which then takes descriptors 0 and 1, must not be lost
+    /// under the launcher's standard streams.
+    pub(super) fn a_refusal_arrives_typed_to_an_application_without_standard_streams(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        let mut command = Command::new(&env.me);
+        command.arg(super::NO_STREAMS_REFUSAL_FLAG);
+        let output = output(command)?;
+        if output.status.code() == Some(0) && output.stdout == b"refused, typed: canary\n" {
+            Ok(())
+        } else {
+            Err(show(&output))
+        }
+    }
+
+    /// Closes standard input and output, launches the `ran` probe under a policy that covers
+    /// the canary, gives standard output back, and prints how that went.
+    pub(super) fn no_streams_refusal(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        let saved = match nix::fcntl::fcntl(
+            std::io::stdout(),
+            nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(LEAK_AT),
+        ) {
+            Ok(fd) => fd,
+            Err(e) => {
+                println!("failed: saving standard output: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let outcome = (|| -> Result<String> {
+            let me = std::env::current_exe()
+                .and_then(|e| e.canonicalize())
+                .map_err(|e| e.to_string())?;
+            let temp = std::env::temp_dir()
+                .canonicalize()
+                .map_err(|e| e.to_string())?;
+            let mut policy = Policy::new().allow_read(&temp).map_err(|e| text(&e))?;
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let _closed = (nix::unistd::close(0), nix::unistd::close(1));
+            let outcome = crate::spawn::Sandbox::new(backend).run(
+                &policy,
+                &me,
+                [PROBE_FLAG, "ran"],
+                &crate::spawn::RunOptions::new(),
+            );
+            Ok(match outcome {
+                Err(crate::spawn::SpawnError::Refused(Refusal::CanaryInsidePolicy { .. })) => {
+                    "refused, typed: canary".to_owned()
+                }
+                Err(other) => format!("another error: {}", text(&other)),
+                Ok(done) => format!(
+                    "ran: {}; stdout {:?}; stderr {:?}",
+                    done.status,
+                    String::from_utf8_lossy(&done.stdout),
+                    String::from_utf8_lossy(&done.stderr)
+                ),
+            })
+        })();
+        if crate::sys::dup_onto(saved, 1).is_err() {
+            return ExitCode::FAILURE;
+        }
+        match outcome {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
+        }
     }
 
     /// One line of the report probe.
