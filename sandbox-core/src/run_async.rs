@@ -63,11 +63,28 @@ impl Sandbox<'_> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.spawn_async_with(policy, program.as_ref(), args, false)
+            .await
+    }
+
+    /// [`Sandbox::spawn_async`], explained where `explain` asks, as `Sandbox::spawn_with`
+    /// does for the blocking forms.
+    async fn spawn_async_with<I, S>(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: I,
+        explain: bool,
+    ) -> Result<Running, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<OsString> = args
             .into_iter()
             .map(|a| a.as_ref().to_os_string())
             .collect();
-        let (running, report) = self.start(policy, program.as_ref(), args, false)?;
+        let (running, report) = self.start(policy, program, args, explain)?;
         // `running` is this future's from here: dropped, it kills and reaps the launcher.
         let report = read_report(report).await;
         outcome(running, report)
@@ -75,7 +92,9 @@ impl Sandbox<'_> {
 
     /// [`Sandbox::run`], awaited: `options.input` on the program's standard input, its output
     /// collected up to the cap, and a kill at the timeout, with no thread blocked. Dropping the
-    /// future kills the program and removes its canary.
+    /// future kills the program and removes its canary. With [`RunOptions::explain`] the program
+    /// is traced, as by [`Sandbox::run`], from a thread of this library's that lives as long as
+    /// the program, and [`Finished::explanation`] says what it was refused.
     ///
     /// An async application calls [`handle_args`](crate::handle_args) before it builds its
     /// runtime (not under `#[tokio::main]`, whose threads would start first):
@@ -121,7 +140,9 @@ impl Sandbox<'_> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let mut running = self.spawn_async(policy, program, args).await?;
+        let mut running = self
+            .spawn_async_with(policy, program.as_ref(), args, options.explain)
+            .await?;
         running.started = started;
         running.finish_async(options).await
     }
@@ -240,7 +261,7 @@ impl Running {
             capped: kept.capped,
             timed_out,
             elapsed: self.started.elapsed(),
-            explanation: None,
+            explanation: self.process.explanation().cloned(),
         })
     }
 }

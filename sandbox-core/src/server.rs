@@ -69,6 +69,9 @@ pub enum ServerError {
     /// The server could not be forked.
     #[error("forking the launch server")]
     Fork(#[source] io::Error),
+    /// This process's user and groups, which its launches must keep, could not be read.
+    #[error("reading this process's user and groups")]
+    Credentials(#[source] io::Error),
 }
 
 /// A launch server: a child of this application that forks one clean child per launch.
@@ -76,7 +79,8 @@ pub enum ServerError {
 /// Start it once, first thing in `main`, right after [`handle_args`](crate::handle_args) and
 /// before any thread, and launch through it with
 /// [`Sandbox::with_server`](crate::Sandbox::with_server). Launches from many threads at once are
-/// fine. Dropping it stops the server, which kills what it still runs.
+/// fine. Dropping it stops the server, which kills what it still runs (dropped in a process this
+/// one forked, it stops nothing).
 ///
 /// ```no_run
 /// # struct Example;
@@ -102,6 +106,33 @@ pub enum ServerError {
 pub struct Server {
     control: OwnedFd,
     pid: i32,
+    /// The process that started it: only there does dropping it stop the server.
+    app: u32,
+    /// The user and groups the server has, the application's when it started it.
+    credentials: Credentials,
+}
+
+/// A process's real and effective user and group and its supplementary groups: what its launches
+/// would run as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Credentials {
+    users: (u32, u32),
+    groups: (u32, u32),
+    supplementary: Vec<u32>,
+}
+
+impl Credentials {
+    fn now() -> io::Result<Self> {
+        use nix::unistd::{getegid, geteuid, getgid, getgroups, getuid};
+        let mut supplementary: Vec<u32> = getgroups()?.iter().map(|g| g.as_raw()).collect();
+        supplementary.sort_unstable();
+        supplementary.dedup();
+        Ok(Self {
+            users: (getuid().as_raw(), geteuid().as_raw()),
+            groups: (getgid().as_raw(), getegid().as_raw()),
+            supplementary,
+        })
+    }
 }
 
 impl Server {
@@ -116,7 +147,14 @@ impl Server {
             SockFlag::SOCK_CLOEXEC,
         )
         .map_err(|e| ServerError::Socket(e.into()))?;
+        // An application started with its standard streams closed gets the pair at 0 to 2,
+        // which the server makes `/dev/null` and the application may reopen: both ends go above.
+        let (app_end, server_end) = (
+            above_standard_streams(app_end).map_err(ServerError::Socket)?,
+            above_standard_streams(server_end).map_err(ServerError::Socket)?,
+        );
         let app = std::process::id();
+        let credentials = Credentials::now().map_err(ServerError::Credentials)?;
         let _ignored = io::stdout().flush();
         match crate::sys::fork().map_err(ServerError::Fork)? {
             crate::sys::ForkSide::Child => {
@@ -128,6 +166,8 @@ impl Server {
                 Ok(Server {
                     control: app_end,
                     pid,
+                    app,
+                    credentials,
                 })
             }
         }
@@ -146,6 +186,18 @@ impl Server {
         stdio: [OwnedFd; 3],
         status: OwnedFd,
     ) -> io::Result<Served> {
+        // The server runs every launch as the user the application was when it started it. An
+        // application that has since become another user (a daemon that dropped root) would get
+        // programs running as the old one, where a launcher started now would run as the new.
+        if Credentials::now()? != self.credentials {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "this process's user or groups changed since it started the launch server, \
+                 which would run the program as the old ones: start the server after the change",
+            ));
+        }
+        // Before anything reaches the server: a request it cannot carry is no launch at all.
+        let bytes = join(&wire::encode(request))?;
         let (mut mine, theirs) = UnixStream::pair()?;
         let [stdin, stdout, stderr] = stdio;
         let fds = [
@@ -159,7 +211,6 @@ impl Server {
         // The server has its copies now; these are this process's to close, so that the pipes'
         // ends are the program's alone.
         drop((theirs, stdin, stdout, stderr, status));
-        let bytes = join(&wire::encode(request));
         let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
         message.extend_from_slice(&bytes);
         send_all(&mine, &message)?;
@@ -178,6 +229,13 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // A copy in a process the application forked (a worker, a daemon's second process):
+        // the socket is shared with the application, so shutting it down would stop the server
+        // under the application's launches, and the server is not this process's child. Only
+        // this copy of the descriptor closes.
+        if std::process::id() != self.app {
+            return;
+        }
         // The server sees the control socket close, kills what it still runs, and exits.
         let _ignored =
             nix::sys::socket::shutdown(self.control.as_raw_fd(), nix::sys::socket::Shutdown::Both);
@@ -296,14 +354,23 @@ fn send_all(socket: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// The encoded request as one buffer: arguments cannot hold a NUL byte, so NUL separates them.
-fn join(args: &[OsString]) -> Vec<u8> {
+/// The encoded request as one buffer, NUL separating the arguments. A NUL byte inside one (an
+/// argument or a variable's value the caller gave) is refused, as `Command` refuses it: split
+/// there, it would become more arguments, or keys of the request (`--read`, `--limit`) that
+/// widen the policy.
+fn join(args: &[OsString]) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     for arg in args {
+        if arg.as_bytes().contains(&0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "nul byte found in provided data",
+            ));
+        }
         bytes.extend_from_slice(arg.as_bytes());
         bytes.push(0);
     }
-    bytes
+    Ok(bytes)
 }
 
 fn split(bytes: &[u8]) -> Vec<OsString> {
@@ -417,6 +484,15 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
             }
         }
     }
+}
+
+/// `fd`, or a copy of it above standard error (`try_clone` takes the lowest number from 3 up)
+/// where it is one of the standard streams' numbers.
+fn above_standard_streams(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    fd.try_clone()
 }
 
 /// Standard input, output and error become `/dev/null`: the server holds nothing of the
@@ -544,6 +620,6 @@ mod tests {
             .iter()
             .map(OsString::from)
             .collect();
-        assert_eq!(split(&join(&args)), args);
+        assert_eq!(split(&join(&args).unwrap()), args);
     }
 }

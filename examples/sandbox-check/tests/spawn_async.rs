@@ -223,3 +223,30 @@ fn run_async_on_a_pool_of_threads_leaves_no_program_killed_and_no_canary() {
     assert!(statuses.iter().all(|s| s.success()), "{statuses:?}");
     assert_eq!(own_canaries(), Vec::<String>::new());
 }
+
+/// `RunOptions::explain` asks `run_async` for the explanation as it asks `run`: a file the
+/// program was refused is named in `Finished::explanation`, not left out with the whole report.
+#[test]
+fn run_async_explains_when_the_options_ask() {
+    let _serial = serial();
+    let options = RunOptions::new()
+        .timeout(Duration::from_secs(20))
+        .explain(true);
+    let done = runtime()
+        .block_on(sandbox().run_async(&usr(), "/usr/bin/cat", ["/etc/hostname"], &options))
+        .unwrap();
+    assert_eq!(done.status.code(), Some(1), "{done:?}");
+    let explanation = done.explanation().expect("an explanation, as asked");
+    let refused: Vec<_> = explanation
+        .files
+        .iter()
+        .map(|f| (f.access.right, f.access.named.clone()))
+        .collect();
+    assert!(
+        refused.contains(&(
+            sandbox_core::explain::Right::Read,
+            std::path::PathBuf::from("/etc/hostname")
+        )),
+        "{explanation}"
+    );
+}

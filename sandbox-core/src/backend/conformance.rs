@@ -142,6 +142,7 @@ cases! {
     a_listed_program_can_replace_the_program: CONFINED,
     a_program_outside_the_exec_list_is_not_executed: CONFINED,
     an_exec_that_fails_is_a_refusal: CONFINED,
+    a_refusal_arrives_typed_to_an_application_without_standard_streams: CONFINED,
     served_the_program_runs_after_the_check: SERVED,
     served_the_exit_status_passes_through: SERVED,
     served_the_report_probe_passes: SERVED,
@@ -149,6 +150,10 @@ cases! {
     served_a_fault_before_each_phase_is_a_typed_refusal: SERVED,
     served_a_thousand_launches_four_at_a_time_leave_nothing: SERVED,
     served_the_program_holds_no_descriptor_of_the_server: SERVED,
+    served_a_nul_byte_is_refused_not_split: SERVED,
+    served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing: SERVED,
+    served_no_launch_after_the_application_changed_its_user: SERVED,
+    served_a_server_started_without_standard_streams_serves: SERVED,
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
 }
@@ -166,6 +171,29 @@ const SERVED: &[Class] = if cfg!(target_os = "linux") {
 /// it once per phase with a fault injected.
 #[cfg(target_os = "linux")]
 const SERVER_ONCE_FLAG: &str = "--sandbox-conformance-server-once";
+
+/// The first argument of a run of the suite's binary that starts a launch server, launches the
+/// `sleep` probe, forks a copy of itself that drops its copy of the server and exits, and prints
+/// whether the program still runs.
+#[cfg(target_os = "linux")]
+const SERVER_FORKED_FLAG: &str = "--sandbox-conformance-server-forked";
+
+/// The first argument of a run of the suite's binary, as root, that starts a launch server,
+/// becomes the user `nobody`, launches `id -u` through the server, and prints how that went.
+#[cfg(target_os = "linux")]
+const SERVER_SETUID_FLAG: &str = "--sandbox-conformance-server-setuid";
+
+/// The first argument of a run of the suite's binary that closes its standard input and output,
+/// starts a launch server (whose socket pair then takes descriptors 0 and 1), gives its output
+/// back, launches the `ran` probe through the server, and prints how that went.
+#[cfg(target_os = "linux")]
+const SERVER_NO_STREAMS_FLAG: &str = "--sandbox-conformance-server-no-streams";
+
+/// The first argument of a run of the suite's binary that closes its standard input and output,
+/// launches the `ran` probe under a policy that covers the canary (without a server), gives its
+/// output back, and prints how that went.
+#[cfg(unix)]
+const NO_STREAMS_REFUSAL_FLAG: &str = "--sandbox-conformance-no-streams-refusal";
 
 /// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
 ///
@@ -188,6 +216,21 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
                 libraries,
                 args.get(1).is_some_and(|a| a == "hold"),
             );
+        }
+        if args.first().is_some_and(|a| a == NO_STREAMS_REFUSAL_FLAG) {
+            return cases::no_streams_refusal(backend, libraries);
+        }
+        #[cfg(target_os = "linux")]
+        if args.first().is_some_and(|a| a == SERVER_NO_STREAMS_FLAG) {
+            return cases::server_no_streams(backend, libraries);
+        }
+        #[cfg(target_os = "linux")]
+        if args.first().is_some_and(|a| a == SERVER_SETUID_FLAG) {
+            return cases::server_setuid(backend, libraries);
+        }
+        #[cfg(target_os = "linux")]
+        if args.first().is_some_and(|a| a == SERVER_FORKED_FLAG) {
+            return cases::server_forked(backend, libraries);
         }
         let filter = args
             .iter()
@@ -939,6 +982,85 @@ mod cases {
         )
     }
 
+    /// An application started with its standard input and output closed gets a refusal typed,
+    /// as any other: the status pipe, which then takes descriptors 0 and 1, must not be lost
+    /// under the launcher's standard streams.
+    pub(super) fn a_refusal_arrives_typed_to_an_application_without_standard_streams(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        let mut command = Command::new(&env.me);
+        command.arg(super::NO_STREAMS_REFUSAL_FLAG);
+        let output = output(command)?;
+        if output.status.code() == Some(0) && output.stdout == b"refused, typed: canary\n" {
+            Ok(())
+        } else {
+            Err(show(&output))
+        }
+    }
+
+    /// Closes standard input and output, launches the `ran` probe under a policy that covers
+    /// the canary, gives standard output back, and prints how that went.
+    pub(super) fn no_streams_refusal(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        let saved = match nix::fcntl::fcntl(
+            std::io::stdout(),
+            nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(LEAK_AT),
+        ) {
+            Ok(fd) => fd,
+            Err(e) => {
+                println!("failed: saving standard output: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let outcome = (|| -> Result<String> {
+            let me = std::env::current_exe()
+                .and_then(|e| e.canonicalize())
+                .map_err(|e| e.to_string())?;
+            let temp = std::env::temp_dir()
+                .canonicalize()
+                .map_err(|e| e.to_string())?;
+            let mut policy = Policy::new().allow_read(&temp).map_err(|e| text(&e))?;
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let _closed = (nix::unistd::close(0), nix::unistd::close(1));
+            let outcome = crate::spawn::Sandbox::new(backend).run(
+                &policy,
+                &me,
+                [PROBE_FLAG, "ran"],
+                &crate::spawn::RunOptions::new(),
+            );
+            Ok(match outcome {
+                Err(crate::spawn::SpawnError::Refused(Refusal::CanaryInsidePolicy { .. })) => {
+                    "refused, typed: canary".to_owned()
+                }
+                Err(other) => format!("another error: {}", text(&other)),
+                Ok(done) => format!(
+                    "ran: {}; stdout {:?}; stderr {:?}",
+                    done.status,
+                    String::from_utf8_lossy(&done.stdout),
+                    String::from_utf8_lossy(&done.stderr)
+                ),
+            })
+        })();
+        if crate::sys::dup_onto(saved, 1).is_err() {
+            return ExitCode::FAILURE;
+        }
+        match outcome {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
     /// One line of the report probe.
     struct Line {
         kind: String,
@@ -1522,6 +1644,290 @@ mod cases {
         {
             let _unused = env;
             no_server()
+        }
+    }
+
+    /// An argument or a variable with a NUL byte in it cannot be passed to a program: through the
+    /// server, as through a launcher's command, the launch fails with `InvalidInput` and nothing
+    /// runs. Split at the byte instead, it would run the program with other arguments, and a
+    /// variable's value would become keys of the request (`--limit`, `--read`) that widen the
+    /// policy.
+    pub(super) fn served_a_nul_byte_is_refused_not_split(env: &Env<'_>) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use crate::spawn::SpawnError;
+            let sandbox = served(env)?;
+            let policy = env.policy()?;
+            let options = crate::spawn::RunOptions::new();
+            let expect_invalid = |what: &str, outcome| match outcome {
+                Err(SpawnError::Spawn(e)) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
+                Err(other) => Err(format!("{what}: {}", text(&other))),
+                Ok(done) => Err(format!("{what} ran: {}", show_finished(&done))),
+            };
+            expect_invalid(
+                "an argument with a NUL byte",
+                sandbox.run(&policy, &env.me, [PROBE_FLAG, "exit", "7\0ran"], &options),
+            )?;
+            let limit = format!("1\0{}\0{}", "--limit", "tasks=none");
+            expect_invalid(
+                "a variable with a NUL byte",
+                sandbox.env("SANDBOX_CONFORMANCE_NUL", limit).run(
+                    &policy,
+                    &env.me,
+                    [PROBE_FLAG, "ran"],
+                    &options,
+                ),
+            )
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// An application that forks (a worker, a daemon's second process) hands its copy of the
+    /// [`Server`](crate::Server) to the new process; that copy dropped there stops nothing: the
+    /// server and the programs it runs for the application go on.
+    pub(super) fn served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut command = Command::new(&env.me);
+            command.arg(super::SERVER_FORKED_FLAG);
+            let output = output(command)?;
+            if output.status.code() == Some(0) && output.stdout == b"the program still runs\n" {
+                Ok(())
+            } else {
+                Err(show(&output))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// Starts a launch server, launches the `sleep` probe through it, forks a copy of this
+    /// process that drops its copy of the server and exits, and prints whether the program still
+    /// runs.
+    #[cfg(target_os = "linux")]
+    pub(super) fn server_forked(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        let outcome = (|| -> Result<String> {
+            let server = crate::server::Server::start(backend).map_err(|e| one_line(&e))?;
+            let me = std::env::current_exe()
+                .and_then(|e| e.canonicalize())
+                .map_err(|e| e.to_string())?;
+            let mut policy = Policy::new();
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let mut running = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .spawn(&policy, &me, [PROBE_FLAG, "sleep"])
+                .map_err(|e| text(&e))?;
+            match crate::sys::fork().map_err(|e| format!("forking: {e}"))? {
+                crate::sys::ForkSide::Child => {
+                    // The launch is the parent's to end; only the server's copy is dropped here.
+                    std::mem::forget(running);
+                    drop(server);
+                    crate::sys::exit_now(0)
+                }
+                crate::sys::ForkSide::Parent(pid) => {
+                    crate::sys::wait_raw(pid, false).map_err(|e| format!("waiting: {e}"))?;
+                }
+            }
+            // The server answers a launch only once it has read the one before.
+            let second = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .run(
+                    &policy,
+                    &me,
+                    [PROBE_FLAG, "ran"],
+                    &crate::spawn::RunOptions::new(),
+                )
+                .map_err(|e| format!("a launch after the fork: {}", text(&e)))?;
+            if second.stdout != b"ran\n" {
+                return Err(format!(
+                    "a launch after the fork: {}",
+                    show_finished(&second)
+                ));
+            }
+            match running.try_wait() {
+                Ok(None) => Ok("the program still runs".to_owned()),
+                Ok(Some(status)) => Err(format!("the program ended: {status}")),
+                Err(e) => Err(format!("the program: {e}")),
+            }
+        })();
+        match outcome {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// The server keeps the user and groups the application had when it started it: an
+    /// application started as root that starts the server and then becomes another user (a
+    /// daemon dropping its privileges) gets its launches refused, rather than run as root, where
+    /// a launcher started then would run as that user.
+    pub(super) fn served_no_launch_after_the_application_changed_its_user(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            if !nix::unistd::geteuid().is_root() {
+                println!("SKIPPED: becoming another user needs root");
+                return Ok(());
+            }
+            let mut command = Command::new(&env.me);
+            command.arg(super::SERVER_SETUID_FLAG);
+            let output = output(command)?;
+            if output.status.code() == Some(0) && output.stdout == b"refused: permission denied\n" {
+                Ok(())
+            } else {
+                Err(show(&output))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// As root: starts a launch server, becomes `nobody` (65534), launches `id -u` through the
+    /// server, and prints how that went.
+    #[cfg(target_os = "linux")]
+    pub(super) fn server_setuid(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        use nix::unistd::{setgroups, setresgid, setresuid, Gid, Uid};
+        let outcome = (|| -> Result<String> {
+            let server = crate::server::Server::start(backend).map_err(|e| one_line(&e))?;
+            let (uid, gid) = (Uid::from_raw(65534), Gid::from_raw(65534));
+            setgroups(&[gid]).map_err(|e| format!("setgroups: {e}"))?;
+            setresgid(gid, gid, gid).map_err(|e| format!("setresgid: {e}"))?;
+            setresuid(uid, uid, uid).map_err(|e| format!("setresuid: {e}"))?;
+            let mut policy = Policy::new();
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let id = Path::new("/usr/bin/id");
+            let outcome = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .run(&policy, id, ["-u"], &crate::spawn::RunOptions::new());
+            Ok(match outcome {
+                Err(crate::spawn::SpawnError::Spawn(e))
+                    if e.kind() == std::io::ErrorKind::PermissionDenied =>
+                {
+                    "refused: permission denied".to_owned()
+                }
+                Err(other) => format!("another error: {}", text(&other)),
+                Ok(done) => format!("ran: {}", show_finished(&done)),
+            })
+        })();
+        match outcome {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// An application started with its standard streams closed (a daemon, some supervisors)
+    /// gets a server that serves: its socket pair takes the free low descriptors, and the server
+    /// must not lose its end when it makes its own standard streams `/dev/null`.
+    pub(super) fn served_a_server_started_without_standard_streams_serves(
+        env: &Env<'_>,
+    ) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut command = Command::new(&env.me);
+            command.arg(super::SERVER_NO_STREAMS_FLAG);
+            let output = output(command)?;
+            if output.status.code() == Some(0) && output.stdout == b"ran: ran\n" {
+                Ok(())
+            } else {
+                Err(show(&output))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
+        }
+    }
+
+    /// Closes standard input and output, starts a launch server, gives standard output back,
+    /// launches the `ran` probe through the server, and prints how that went.
+    #[cfg(target_os = "linux")]
+    pub(super) fn server_no_streams(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+        let saved = match nix::fcntl::fcntl(
+            std::io::stdout(),
+            nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(LEAK_AT),
+        ) {
+            Ok(fd) => fd,
+            Err(e) => {
+                println!("failed: saving standard output: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let _closed = (nix::unistd::close(0), nix::unistd::close(1));
+        let server = crate::server::Server::start(backend);
+        if let Err(e) = crate::sys::dup_onto(saved, 1) {
+            eprintln!("failed: giving standard output back: {e}");
+            return ExitCode::FAILURE;
+        }
+        let outcome = (|| -> Result<String> {
+            let server = server.map_err(|e| one_line(&e))?;
+            let me = std::env::current_exe()
+                .and_then(|e| e.canonicalize())
+                .map_err(|e| e.to_string())?;
+            let mut policy = Policy::new();
+            for folder in libraries
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            {
+                policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+            }
+            let done = crate::spawn::Sandbox::new(backend)
+                .with_server(&server)
+                .run(
+                    &policy,
+                    &me,
+                    [PROBE_FLAG, "ran"],
+                    &crate::spawn::RunOptions::new(),
+                )
+                .map_err(|e| text(&e))?;
+            Ok(format!("ran: {}", String::from_utf8_lossy(&done.stdout)))
+        })();
+        match outcome {
+            Ok(line) => {
+                print!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                println!("failed: {why}");
+                ExitCode::FAILURE
+            }
         }
     }
 
