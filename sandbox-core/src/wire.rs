@@ -65,7 +65,7 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     }
     let policy = &request.policy;
     let paths = policy.read_paths().len() + policy.exec_paths().len();
-    out.reserve(3 * paths + 16 + 2 * request.env.len() + request.args.len());
+    out.reserve(3 * paths + 32 + 2 * request.env.len() + request.args.len());
     let mut path = |key: &str, path: &PathBuf, identity: Identity| {
         out.push(key.into());
         out.push(identity.to_token().into());

@@ -271,7 +271,7 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
 ///
 /// The grants list the policy's read paths in the policy's order, so each one's identity is the
 /// next the policy recorded; it is looked up only where the lists differ. (A lookup per path cost
-/// about a tenth of the rules' time: the index is cold after each path's system calls.)
+/// about a sixth of the rules' time: the index is cold after each path's system calls.)
 fn read_identities(grants: &Grants) -> impl Iterator<Item = (&PathBuf, Option<Identity>)> {
     let mut recorded = grants.policy.read_entries();
     grants.read.iter().map(move |path| {
