@@ -6,8 +6,10 @@
 //! launcher opens each name once and refuses when it is not that object, so a path that vanished
 //! or was swapped in between is refused rather than quietly dropped or widened.
 
-use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::collections::hash_map::{Entry, HashMap};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::PolicyError;
 use crate::identity::Identity;
@@ -42,27 +44,81 @@ pub struct Policy {
     scratch: Option<ScratchGrant>,
 }
 
-/// Paths in the order they were added, each once, with what each led to. The map makes adding
-/// one constant time: a launcher decodes every path of a policy, and a thousand of them compared
-/// pairwise cost tens of milliseconds.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Paths {
+/// Paths in the order they were added, each once, with what each led to.
+///
+/// A launcher decodes every path of a policy, encodes them, and looks up each one's identity as
+/// it makes its rule, so these are all kept cheap for a thousand paths: the index makes adding
+/// one constant time (pairwise comparison cost tens of milliseconds), it is keyed by the path's
+/// bytes (every path here is canonical, so its bytes compare as its components do, and hashing
+/// bytes is several times cheaper than hashing a `Path` component by component), and the lists
+/// are shared between clones (the parent clones the policy for every launch, the launcher for
+/// its grants) until one of them adds a path.
+#[derive(Debug, Clone, Default)]
+struct Paths(Arc<Entries>);
+
+#[derive(Debug, Clone, Default)]
+struct Entries {
     ordered: Vec<PathBuf>,
-    seen: HashMap<PathBuf, Identity>,
+    identities: Vec<Identity>,
+    index: HashMap<OsString, usize>,
 }
 
+impl PartialEq for Paths {
+    fn eq(&self, other: &Self) -> bool {
+        // The index follows from the list.
+        self.0.ordered == other.0.ordered && self.0.identities == other.0.identities
+    }
+}
+
+impl Eq for Paths {}
+
 impl Paths {
-    /// Adds `path` unless it is there; a path added again keeps the identity it was first added
-    /// with, the object the launcher will insist on.
+    /// Adds `path`, canonical, unless it is there; a path added again keeps the identity it was
+    /// first added with, the object the launcher will insist on.
     fn push(&mut self, path: PathBuf, identity: Identity) {
-        if let std::collections::hash_map::Entry::Vacant(entry) = self.seen.entry(path.clone()) {
-            entry.insert(identity);
-            self.ordered.push(path);
+        let entries = Arc::make_mut(&mut self.0);
+        let next = entries.ordered.len();
+        if let Entry::Vacant(slot) = entries.index.entry(path.as_os_str().to_os_string()) {
+            slot.insert(next);
+            entries.ordered.push(path);
+            entries.identities.push(identity);
         }
     }
 
+    /// Makes room for `more` paths.
+    fn reserve(&mut self, more: usize) {
+        let entries = Arc::make_mut(&mut self.0);
+        entries.ordered.reserve(more);
+        entries.identities.reserve(more);
+        entries.index.reserve(more);
+    }
+
+    /// What `path` led to. A path spelled otherwise than it is stored (`/usr/`) is found as
+    /// `Path`'s comparison would find it, by its components.
+    fn identity(&self, path: &Path) -> Option<Identity> {
+        let at = match self.0.index.get(path.as_os_str()) {
+            Some(&at) => at,
+            None => {
+                let normal: PathBuf = path.components().collect();
+                if normal.as_os_str() == path.as_os_str() {
+                    return None;
+                }
+                *self.0.index.get(normal.as_os_str())?
+            }
+        };
+        self.0.identities.get(at).copied()
+    }
+
+    /// The paths with what each led to, in order.
+    fn entries(&self) -> impl Iterator<Item = (&PathBuf, Identity)> {
+        self.0.ordered.iter().zip(self.0.identities.iter().copied())
+    }
+
     fn contains_prefix_of(&self, path: &Path) -> bool {
-        self.ordered.iter().any(|granted| path.starts_with(granted))
+        self.0
+            .ordered
+            .iter()
+            .any(|granted| path.starts_with(granted))
     }
 }
 
@@ -100,21 +156,27 @@ impl Policy {
 
     /// Adds a path another process resolved, as the wire carries it: `path` must be absolute and
     /// in canonical form, which is checked here without touching the file system, since the
-    /// launcher opens it once, later, and compares what it finds against `identity`.
-    pub(crate) fn with_resolved(
-        mut self,
+    /// launcher opens it once, later, and compares what it finds against `identity`. In place,
+    /// since a decoder adds thousands.
+    pub(crate) fn add_resolved(
+        &mut self,
         exec: bool,
         path: PathBuf,
         identity: Identity,
-    ) -> Result<Self, PolicyError> {
+    ) -> Result<(), PolicyError> {
         check_canonical(&path)?;
         let list = if exec { &mut self.exec } else { &mut self.read };
         list.push(path, identity);
-        Ok(self)
+        Ok(())
+    }
+
+    /// Makes room for `more` read paths, which a decoder knows before it adds them.
+    pub(crate) fn reserve_read(&mut self, more: usize) {
+        self.read.reserve(more);
     }
 
     /// Adds a scratch folder another process made, as the wire carries it: its path is checked
-    /// for form only, as [`Policy::with_resolved`] does.
+    /// for form only, as [`Policy::add_resolved`] does.
     pub(crate) fn with_resolved_scratch(self, grant: ScratchGrant) -> Result<Self, PolicyError> {
         check_canonical(&grant.path)?;
         Ok(self.with_scratch(grant))
@@ -122,22 +184,35 @@ impl Policy {
 
     /// The canonical paths the program may read, in the order they were added.
     pub fn read_paths(&self) -> &[PathBuf] {
-        &self.read.ordered
+        &self.read.0.ordered
     }
 
     /// The canonical paths the program may execute and read, in the order they were added.
     pub fn exec_paths(&self) -> &[PathBuf] {
-        &self.exec.ordered
+        &self.exec.0.ordered
     }
 
     /// What `path`, one of [`Policy::read_paths`], led to when it was resolved.
     pub fn read_identity(&self, path: &Path) -> Option<Identity> {
-        self.read.seen.get(path).copied()
+        self.read.identity(path)
     }
 
     /// What `path`, one of [`Policy::exec_paths`], led to when it was resolved.
     pub fn exec_identity(&self, path: &Path) -> Option<Identity> {
-        self.exec.seen.get(path).copied()
+        self.exec.identity(path)
+    }
+
+    /// [`Policy::read_paths`], each with what it led to when it was resolved, in the same order:
+    /// what [`Policy::read_identity`] gives for each, without looking it up. For a caller that
+    /// goes through every path, such as an encoder or a backend making its rules.
+    pub fn read_entries(&self) -> impl Iterator<Item = (&PathBuf, Identity)> {
+        self.read.entries()
+    }
+
+    /// [`Policy::exec_paths`], each with what it led to, in the same order (see
+    /// [`Policy::read_entries`]).
+    pub fn exec_entries(&self) -> impl Iterator<Item = (&PathBuf, Identity)> {
+        self.exec.entries()
     }
 
     /// Lets the program create, write, rename and remove files and folders in a scratch folder
@@ -163,14 +238,19 @@ impl Policy {
     }
 }
 
-/// Refuses a path that is not absolute and in canonical form, without touching the file system.
+/// Refuses a path that is not absolute and in canonical form, without touching the file system:
+/// `/`, or `/` and names each followed by one `/` but the last, none `.` or `..` (what
+/// `Path::components` would put back together unchanged, checked in one pass over the bytes).
 fn check_canonical(path: &Path) -> Result<(), PolicyError> {
     check_form(path)?;
-    if path
-        .components()
-        .any(|c| !matches!(c, Component::RootDir | Component::Normal(_)))
-        || path.components().collect::<PathBuf>().as_os_str() != path.as_os_str()
-    {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    // `is_absolute` alone would let a Windows prefix through; every path here starts at `/`.
+    let canonical = bytes == b"/"
+        || bytes.first() == Some(&b'/')
+            && bytes[1..]
+                .split(|&b| b == b'/')
+                .all(|name| !matches!(name, b"" | b"." | b".."));
+    if !canonical {
         return Err(PolicyError::NotCanonical {
             path: path.to_path_buf(),
         });
@@ -385,6 +465,53 @@ mod tests {
                 assert_eq!(source.raw_os_error(), Some(libc::ENOENT))
             }
             other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn entries_follow_the_order_and_a_clone_adds_without_changing_the_original() {
+        let dir = std::env::temp_dir().canonicalize().unwrap();
+        let policy = Policy::new()
+            .allow_read("/")
+            .unwrap()
+            .allow_read(&dir)
+            .unwrap();
+        let entries: Vec<_> = policy.read_entries().collect();
+        assert_eq!(
+            entries,
+            [
+                (
+                    &PathBuf::from("/"),
+                    policy.read_identity(Path::new("/")).unwrap()
+                ),
+                (&dir, policy.read_identity(&dir).unwrap()),
+            ]
+        );
+        // Shared until one adds: then the one that added has it, the other does not.
+        let wider = policy
+            .clone()
+            .allow_exec("/")
+            .unwrap()
+            .allow_read("/usr")
+            .unwrap();
+        assert_eq!(policy.read_paths(), [PathBuf::from("/"), dir.clone()]);
+        assert!(policy.exec_paths().is_empty());
+        assert_eq!(wider.read_paths().len(), 3);
+        assert_eq!(wider.exec_entries().count(), 1);
+        assert_ne!(policy, wider);
+        assert_eq!(policy, policy.clone().allow_read(&dir).unwrap());
+    }
+
+    #[test]
+    fn an_identity_is_found_by_any_spelling_of_its_path_as_path_compares() {
+        let policy = Policy::new().allow_read("/usr").unwrap();
+        let usr = policy.read_identity(Path::new("/usr"));
+        assert!(usr.is_some());
+        for spelling in ["/usr/", "//usr", "/./usr/."] {
+            assert_eq!(policy.read_identity(Path::new(spelling)), usr, "{spelling}");
+        }
+        for other in ["/usr/..", "usr", "/usr/bin", "/"] {
+            assert_eq!(policy.read_identity(Path::new(other)), None, "{other}");
         }
     }
 

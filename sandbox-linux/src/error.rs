@@ -107,6 +107,22 @@ pub enum LinuxError {
         #[source]
         source: io::Error,
     },
+    /// The kernel refused the Landlock rule made for a path.
+    #[error("adding the Landlock rule for {}", path.display())]
+    AddRule {
+        /// The path.
+        path: PathBuf,
+        /// What `landlock_add_rule` reported.
+        #[source]
+        source: io::Error,
+    },
+    /// The ruleset's descriptor, which the rules are added through, could not be duplicated.
+    #[error("duplicating the Landlock ruleset's descriptor")]
+    RulesetDescriptor {
+        /// What `fcntl(F_DUPFD_CLOEXEC)` reported.
+        #[source]
+        source: io::Error,
+    },
     /// A path of the policy leads to another object than the one the application resolved when
     /// it built the policy: it was replaced in between.
     #[error(

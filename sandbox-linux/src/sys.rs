@@ -3,6 +3,7 @@
 #![allow(unsafe_code)]
 
 use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
 
 /// The Landlock ABI version the kernel reports, or the errno of the probe (`ENOSYS`: not built
 /// in; `EOPNOTSUPP`: built in but not enabled at boot).
@@ -22,6 +23,45 @@ pub fn landlock_abi() -> Result<i32, io::Error> {
         Err(io::Error::last_os_error())
     } else {
         i32::try_from(version).map_err(io::Error::other)
+    }
+}
+
+/// Landlock's `struct landlock_path_beneath_attr`, packed as the kernel declares it.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: libc::c_int,
+}
+
+/// Adds to `ruleset` the rule that grants `access` (Landlock's `LANDLOCK_ACCESS_FS_*` bits) on
+/// the object `parent` refers to and, for a folder, everything beneath it. The kernel refuses
+/// rights the ruleset does not handle and folder rights on a file (`EINVAL`), and an empty set
+/// (`ENOMSG`).
+pub fn landlock_add_path_rule(
+    ruleset: BorrowedFd<'_>,
+    parent: BorrowedFd<'_>,
+    access: u64,
+) -> io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: parent.as_raw_fd(),
+    };
+    // SAFETY: the attribute is a local that outlives the call and the kernel only reads it; both
+    // descriptors are borrowed, so they stay open for the call.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0 as libc::c_uint,
+        )
+    };
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
     }
 }
 

@@ -8,7 +8,7 @@
 //! backend opens it once and refuses when it is not that object any more.
 
 use std::ffi::{OsStr, OsString};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::error::WireError;
 use crate::identity::Identity;
@@ -75,19 +75,20 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         out.push(fd.to_string().into());
     }
     let policy = &request.policy;
-    type IdentityOf = fn(&Policy, &Path) -> Option<Identity>;
-    let lists: [(&str, &[PathBuf], IdentityOf); 2] = [
-        (READ, policy.read_paths(), Policy::read_identity),
-        (EXEC, policy.exec_paths(), Policy::exec_identity),
-    ];
-    for (key, paths, identity) in lists {
-        for path in paths {
-            // A policy records an identity with every path it lists.
-            let identity = identity(policy, path).map(|id| id.to_token());
-            out.push(key.into());
-            out.push(identity.unwrap_or_default().into());
-            out.push(path.clone().into_os_string());
-        }
+    let paths = policy.read_paths().len() + policy.exec_paths().len();
+    out.reserve(3 * paths + 32 + 2 * request.env.len() + request.args.len());
+    let mut path = |key: &str, path: &PathBuf, identity: Identity| {
+        out.push(key.into());
+        out.push(identity.to_token().into());
+        out.push(path.clone().into_os_string());
+    };
+    // Each path with the identity the policy recorded beside it, in order, without looking
+    // either up.
+    for (at, identity) in policy.read_entries() {
+        path(READ, at, identity);
+    }
+    for (at, identity) in policy.exec_entries() {
+        path(EXEC, at, identity);
     }
     if let Some(scratch) = policy.scratch() {
         out.push(SCRATCH.into());
@@ -130,7 +131,17 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             })
         }
     }
+    let mut args = args.collect::<Vec<_>>().into_iter();
     let mut policy = Policy::new();
+    // A launcher decodes up to thousands of paths: room for all of them at once, rather than
+    // growing (and rehashing) the list as they come.
+    policy.reserve_read(
+        args.as_slice()
+            .iter()
+            .take_while(|arg| *arg != PROGRAM)
+            .filter(|arg| *arg == READ)
+            .count(),
+    );
     let mut canaries = Vec::new();
     let mut parent = None;
     let mut limits = *policy.limits();
@@ -155,7 +166,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             READ | EXEC => {
                 let identity = identity(key, &value)?;
                 let path = args.next().ok_or(WireError::MissingValue { key })?;
-                policy = policy.with_resolved(key == EXEC, PathBuf::from(path), identity)?;
+                policy.add_resolved(key == EXEC, PathBuf::from(path), identity)?;
             }
             SCRATCH if policy.scratch().is_some() => return Err(WireError::Scratch { value }),
             SCRATCH => {
@@ -408,13 +419,32 @@ mod tests {
             decode_strs(&["2", "--read", "1:2:dir", "rel", "--", "/bin/true"]),
             Err(WireError::Policy(crate::PolicyError::Relative { .. }))
         ));
-        for odd in ["/usr/", "/usr/.", "/usr/../usr", "//usr", "/usr//bin"] {
+        for odd in [
+            "/usr/",
+            "/usr/.",
+            "/usr/../usr",
+            "//usr",
+            "/usr//bin",
+            "/./usr",
+            "/usr/..",
+            "/..",
+            "//",
+        ] {
             assert!(
                 matches!(
                     decode_strs(&["2", "--read", "1:2:dir", odd, "--", "/bin/true"]),
                     Err(WireError::Policy(crate::PolicyError::NotCanonical { .. }))
                 ),
                 "{odd}"
+            );
+        }
+        for fine in ["/", "/usr", "/a/.../b", "/a/.b/c..", "/a b/c:d"] {
+            let decoded =
+                decode_strs(&["2", "--read", "1:2:dir", fine, "--canary", "/a", "--", "/x"]);
+            assert_eq!(
+                decoded.unwrap().policy.read_paths(),
+                [PathBuf::from(fine)],
+                "{fine}"
             );
         }
         assert!(matches!(
