@@ -140,11 +140,25 @@ impl Sandbox<'_> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let mut running = self
-            .spawn_async_with(policy, program.as_ref(), args, options.explain)
-            .await?;
+        let args: Vec<OsString> = args
+            .into_iter()
+            .map(|a| a.as_ref().to_os_string())
+            .collect();
+        let (mut running, report) = self.start(policy, program.as_ref(), args, options.explain)?;
         running.started = started;
-        running.finish_async(options).await
+        // The timeout also bounds a launch that hangs before it executes the program.
+        let deadline = options
+            .timeout
+            .and_then(|t| started.checked_add(t))
+            .map(tokio::time::Instant::from_std);
+        let report = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, read_report(report)).await {
+                Ok(report) => report,
+                Err(_elapsed) => return running.timed_out_before_start(),
+            },
+            None => read_report(report).await,
+        };
+        outcome(running, report)?.finish_async(options).await
     }
 }
 

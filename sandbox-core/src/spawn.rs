@@ -321,10 +321,50 @@ impl<'b> Sandbox<'b> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let mut running =
-            self.spawn_with(policy, program.as_ref(), collect(args), options.explain)?;
+        // The timeout counts from here, so it also bounds a launch that hangs before it executes
+        // the program (a canary on a file system that does not answer, a stopped launcher).
+        let deadline = options.timeout.and_then(|t| started.checked_add(t));
+        let (mut running, report) =
+            self.start(policy, program.as_ref(), collect(args), options.explain)?;
         running.started = started;
-        running.finish(options)
+        match read_report_until(report, deadline) {
+            Some(report) => outcome(running, report)?.finish(options),
+            None => running.timed_out_before_start(),
+        }
+    }
+}
+
+/// Reads the launcher's report to its end, or gives up at `deadline` (`None`).
+fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::Result<Vec<u8>>> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+    let mut file = std::fs::File::from(report);
+    let mut bytes = Vec::new();
+    let Some(deadline) = deadline else {
+        return Some(file.read_to_end(&mut bytes).map(|_| bytes));
+    };
+    let mut buffer = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        // Whole milliseconds, rounded up so that the wait never ends just short of the deadline;
+        // a longer wait comes back round the loop.
+        let millis = u16::try_from(left.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
+        let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(millis)) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+            Ok(_) => {}
+            Err(e) => return Some(Err(e.into())),
+        }
+        // Readable or closed: this read does not block.
+        match file.read(&mut buffer) {
+            Ok(0) => return Some(Ok(bytes)),
+            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Some(Err(e)),
+        }
     }
 }
 
@@ -748,6 +788,26 @@ impl Running {
             std::thread::sleep(pause.min(left));
             pause = (pause * 2).min(POLL);
         }
+    }
+
+    /// The end of a run whose timeout came before the launcher had executed the program or
+    /// refused: the launch is killed and reaped, and the run ends as one that ran out of time,
+    /// with nothing printed.
+    pub(crate) fn timed_out_before_start(mut self) -> Result<Finished, SpawnError> {
+        drop(self.stdin.take());
+        // Not yet reaped, so the process ID is still the launch's.
+        let _ignored = self.process.kill();
+        let status = self.process.wait().map_err(SpawnError::Wait)?;
+        self.waited = true;
+        Ok(Finished {
+            status,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            capped: false,
+            timed_out: true,
+            elapsed: self.started.elapsed(),
+            explanation: self.process.explanation().cloned(),
+        })
     }
 }
 

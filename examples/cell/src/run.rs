@@ -26,9 +26,10 @@ pub const ERROR_EXIT: i32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// Wall-clock time from the launcher's start (its confinement and check included) to the
-    /// program's exit. Past it the program is killed: once it runs, since
-    /// [`sandbox_core::Sandbox`] hands over a program only when the launcher has executed it (or
-    /// refused), so a launcher that never got that far would not be killed at the timeout.
+    /// program's exit. Past it the program is killed, or the launcher if it has not yet executed
+    /// the program ([`sandbox_core::Sandbox::run`] bounds the launch too). A warm runner's cells
+    /// count from the cell's start; the runner's own launch is [`sandbox_core::Sandbox::spawn`],
+    /// which waits for the launcher's report.
     pub timeout: Duration,
     /// The most bytes the program may print, standard output and standard error together. The
     /// first byte past it gets the program killed; what was read up to it is kept.

@@ -284,3 +284,24 @@ fn sigkill_of_the_application_kills_the_program() {
         std::thread::sleep(Duration::from_millis(1));
     }
 }
+
+#[test]
+fn the_timeout_holds_while_the_launcher_has_not_yet_started_the_program() {
+    // The launcher stops itself before it confines (as one whose canary sits on a file system
+    // that does not answer would hang there): before, `run` waited for its report for ever.
+    let _serial = serial();
+    let fault = sandbox_core::backend::phases::FAULT_VARIABLE;
+    std::env::set_var(fault, "stop:confine");
+    let options = RunOptions::new().timeout(Duration::from_millis(500));
+    let done = sandbox().run(&usr(), "/usr/bin/echo", ["ran"], &options);
+    std::env::remove_var(fault);
+    let done = done.unwrap();
+    assert!(done.timed_out, "{done:?}");
+    assert!(!done.capped, "{done:?}");
+    assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL), "{done:?}");
+    assert_eq!(
+        (done.stdout.as_slice(), done.stderr.as_slice()),
+        (&b""[..], &b""[..])
+    );
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}

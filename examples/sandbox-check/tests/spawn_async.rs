@@ -250,3 +250,26 @@ fn run_async_explains_when_the_options_ask() {
         "{explanation}"
     );
 }
+
+#[test]
+fn the_timeout_of_run_async_holds_while_the_launcher_has_not_yet_started_the_program() {
+    let _serial = serial();
+    let fault = sandbox_core::backend::phases::FAULT_VARIABLE;
+    std::env::set_var(fault, "stop:confine");
+    let done = runtime().block_on(async {
+        let (sandbox, policy) = (sandbox(), usr());
+        let options = RunOptions::new().timeout(Duration::from_millis(500));
+        sandbox
+            .run_async(&policy, "/usr/bin/echo", ["ran"], &options)
+            .await
+    });
+    std::env::remove_var(fault);
+    let done = done.unwrap();
+    assert!(done.timed_out, "{done:?}");
+    assert_eq!(done.status.signal(), Some(nix::libc::SIGKILL), "{done:?}");
+    assert_eq!(
+        (done.stdout.as_slice(), done.stderr.as_slice()),
+        (&b""[..], &b""[..])
+    );
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}
