@@ -409,3 +409,8 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
         })
         .collect()
 }
+
+/// A report from the launcher that is not one this build writes.
+#[derive(Debug, thiserror::Error)]
+#[error("the launcher's report is malformed")]
+pub struct MalformedReport;

@@ -11,8 +11,8 @@ use std::process::ExitStatus;
 
 use crate::backend::Backend;
 use crate::canary::Canary;
+use crate::outcome::SpawnError;
 use crate::policy::Policy;
-use crate::spawn::SpawnError;
 
 /// The descriptor number the status pipe has in the forked child, as in a launcher.
 const STATUS_FD: i32 = 3;

@@ -53,6 +53,8 @@ pub mod backend;
 mod canary;
 #[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(not(unix))]
+mod elsewhere;
 pub mod env;
 mod error;
 pub mod explain;
@@ -62,6 +64,7 @@ mod fds;
 mod fork;
 mod launch;
 mod limits;
+mod outcome;
 mod policy;
 #[cfg(unix)]
 mod process;
@@ -85,11 +88,14 @@ use backend::{check, identity, phases, wire};
 
 #[doc(inline)]
 pub use backend::Backend;
+#[cfg(not(unix))]
+pub use elsewhere::{Running, Sandbox};
 pub use error::{one_line, CommandError, PolicyError, Refusal};
 pub use launch::handle_args;
 pub use limits::Limits;
+pub use outcome::{Finished, RunOptions, SpawnError};
 pub use policy::Policy;
 #[cfg(target_os = "linux")]
 pub use server::{Server, ServerError};
 #[cfg(unix)]
-pub use spawn::{Finished, RunOptions, Running, Sandbox, SpawnError};
+pub use spawn::{Running, Sandbox};

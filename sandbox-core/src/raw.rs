@@ -21,10 +21,11 @@
 
 pub use crate::canary::Canary;
 pub use crate::error::CanaryError;
+pub use crate::error::MalformedReport;
 #[cfg(unix)]
 pub use crate::fork::{fork_launch, Forked};
 pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
 pub use crate::spawn::{launch_command_reporting, StatusChannel};
 #[cfg(unix)]
-pub use crate::status::{MalformedReport, ReportedError};
+pub use crate::status::ReportedError;

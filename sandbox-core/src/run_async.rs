@@ -27,9 +27,10 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 
+use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
 use crate::process::Process;
-use crate::spawn::{outcome, Finished, RunOptions, Running, Sandbox, SpawnError, POLL};
+use crate::spawn::{outcome, Running, Sandbox, POLL};
 
 impl Sandbox<'_> {
     /// [`Sandbox::spawn`], awaiting the launcher's report instead of blocking on it: returns once

@@ -18,11 +18,10 @@ use std::time::{Duration, Instant};
 
 use crate::backend::Backend;
 use crate::canary::Canary;
-use crate::error::{CanaryError, CommandError, Refusal};
-use crate::explain::{ExplainError, Explanation};
+use crate::explain::Explanation;
+use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
 use crate::process::{spawn_traced, Pipes, Process};
-use crate::status::MalformedReport;
 
 /// The descriptor number the launcher's status pipe has in the launcher.
 const STATUS_FD: i32 = 3;
@@ -149,7 +148,7 @@ impl<'b> Sandbox<'b> {
     /// Starts `program` confined by `policy`, with its three standard streams as pipes.
     ///
     /// Returns once the launcher has either executed the program or refused: a refusal is
-    /// [`SpawnError::Refused`] with the launcher's typed [`Refusal`], reported on a pipe the
+    /// [`SpawnError::Refused`] with the launcher's typed [`Refusal`](crate::Refusal), reported on a pipe the
     /// program never holds, so nothing the program prints or exits with can pass for one. The
     /// program is started from a thread this library keeps for the life of the process: it dies
     /// with the application (on Linux), not with the thread that called this.
@@ -818,171 +817,4 @@ impl Drop for Running {
             let _ignored = self.process.wait();
         }
     }
-}
-
-/// What [`Sandbox::run`] gives the program and how long and how loud it may be.
-///
-/// ```
-/// use std::time::Duration;
-/// let options = sandbox_core::RunOptions::new()
-///     .input(&b"1,2\n"[..])
-///     .timeout(Duration::from_secs(2))
-///     .output_cap(1 << 20);
-/// assert_eq!(options.output_cap, Some(1 << 20));
-/// ```
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct RunOptions {
-    /// The bytes on the program's standard input, which is then closed.
-    pub input: Vec<u8>,
-    /// How long the program may run, wall clock, before it is killed.
-    pub timeout: Option<Duration>,
-    /// How many bytes of standard output and error together are kept; past it the program is
-    /// killed.
-    pub output_cap: Option<usize>,
-    /// Whether to say what the sandbox refused the program ([`Finished::explanation`]). It costs
-    /// a stop of the program at every system call; the launch is otherwise the same.
-    pub explain: bool,
-}
-
-impl RunOptions {
-    /// No input, no timeout, no output cap.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets the input.
-    pub fn input(mut self, input: impl Into<Vec<u8>>) -> Self {
-        self.input = input.into();
-        self
-    }
-
-    /// Sets the timeout.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Sets the output cap, in bytes.
-    pub fn output_cap(mut self, bytes: usize) -> Self {
-        self.output_cap = Some(bytes);
-        self
-    }
-
-    /// Asks for an explanation of the run: what the sandbox refused the program.
-    pub fn explain(mut self, explain: bool) -> Self {
-        self.explain = explain;
-        self
-    }
-}
-
-/// How a program run by [`Sandbox::run`] ended.
-///
-/// ```no_run
-/// # struct Example;
-/// # impl sandbox_core::Backend for Example {
-/// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
-/// # }
-/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-/// use sandbox_core::{Policy, RunOptions, Sandbox};
-/// let options = RunOptions::new().timeout(std::time::Duration::from_secs(1)).output_cap(1024);
-/// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/yes", [""; 0], &options)?;
-/// if done.capped || done.timed_out {
-///     eprintln!("stopped after {:?}: {} bytes kept", done.elapsed, done.stdout.len());
-/// }
-/// # Ok::<(), sandbox_core::SpawnError>(())
-/// ```
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Finished {
-    /// Its exit status (after a kill for the timeout or the cap, SIGKILL).
-    pub status: ExitStatus,
-    /// Its standard output, up to the cap.
-    pub stdout: Vec<u8>,
-    /// Its standard error, up to what the cap left.
-    pub stderr: Vec<u8>,
-    /// Whether it printed more than the cap, and was killed for it.
-    pub capped: bool,
-    /// Whether it ran out of time, and was killed for it.
-    pub timed_out: bool,
-    /// From the call to the end of the program.
-    pub elapsed: Duration,
-    /// What the sandbox refused the program, when [`RunOptions::explain`] asked.
-    pub explanation: Option<Explanation>,
-}
-
-impl Finished {
-    /// What the sandbox refused the program, when [`RunOptions::explain`] asked.
-    ///
-    /// ```no_run
-    /// # struct Example;
-    /// # impl sandbox_core::Backend for Example {
-    /// #     fn name(&self) -> &'static str { "example" }
-    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
-    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
-    /// # }
-    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-    /// use sandbox_core::{Policy, RunOptions, Sandbox};
-    /// let options = RunOptions::new().explain(true);
-    /// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/python3", ["-c", "import ssl"], &options)?;
-    /// for sentence in done.explanation().map(|e| e.sentences()).unwrap_or_default() {
-    ///     eprintln!("{sentence}"); // reading /etc/ssl/openssl.cnf was refused
-    /// }
-    /// # Ok::<(), sandbox_core::SpawnError>(())
-    /// ```
-    pub fn explanation(&self) -> Option<&Explanation> {
-        self.explanation.as_ref()
-    }
-}
-
-/// A confined program could not be started.
-///
-/// ```no_run
-/// # struct Example;
-/// # impl sandbox_core::Backend for Example {
-/// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
-/// # }
-/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-/// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};
-/// match Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new()) {
-///     Ok(done) => println!("the program's own status: {:?}", done.status),
-///     Err(SpawnError::Refused(Refusal::Check(failure))) => eprintln!("not confined: {failure}"),
-///     Err(SpawnError::Refused(other)) => eprintln!("refused: {}", sandbox_core::one_line(&other)),
-///     Err(e) => eprintln!("{}", sandbox_core::one_line(&e)),
-/// }
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SpawnError {
-    /// The launcher refused; the program never ran. The reason is the launcher's, typed.
-    #[error("refused")]
-    Refused(#[source] Refusal),
-    /// The launcher's command could not be built (no sandbox for this system, a relative program).
-    #[error("building the launch")]
-    Command(#[from] CommandError),
-    /// The canary could not be made.
-    #[error("making the canary")]
-    Canary(#[from] CanaryError),
-    /// The launcher could not be started.
-    #[error("starting the launcher")]
-    Spawn(#[source] io::Error),
-    /// The channel the launcher reports on could not be made or read.
-    #[error("the launcher's status channel")]
-    Status(#[source] io::Error),
-    /// The launcher wrote something that is not a report.
-    #[error("the launcher's report")]
-    Report(#[source] MalformedReport),
-    /// Waiting for the program failed.
-    #[error("waiting for the program")]
-    Wait(#[source] io::Error),
-    /// An explanation was asked for and the backend cannot give one; nothing ran.
-    #[error("explaining the launch")]
-    Explain(#[source] ExplainError),
-    /// This process could not fork the launch (another thread runs, or the system refused).
-    #[error("forking the launch")]
-    Fork(#[source] io::Error),
 }

@@ -16,12 +16,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::check::Observed;
-use crate::error::{BackendError, CheckFailure, LimitError, PolicyError, Refusal, WireError};
-
-/// A report that is not one this build writes.
-#[derive(Debug, thiserror::Error)]
-#[error("the launcher's report is malformed")]
-pub struct MalformedReport;
+use crate::error::{
+    BackendError, CheckFailure, LimitError, MalformedReport, PolicyError, Refusal, WireError,
+};
 
 /// A backend's error as the launcher reported it: its text, one line.
 #[derive(Debug, thiserror::Error)]

@@ -1031,12 +1031,12 @@ mod cases {
                 &policy,
                 &me,
                 [PROBE_FLAG, "ran"],
-                &crate::spawn::RunOptions::new(),
+                &crate::outcome::RunOptions::new(),
             );
             Ok(match outcome {
-                Err(crate::spawn::SpawnError::Refused(Refusal::CanaryInsidePolicy { .. })) => {
-                    "refused, typed: canary".to_owned()
-                }
+                Err(crate::outcome::SpawnError::Refused(Refusal::CanaryInsidePolicy {
+                    ..
+                })) => "refused, typed: canary".to_owned(),
                 Err(other) => format!("another error: {}", text(&other)),
                 Ok(done) => format!(
                     "ran: {}; stdout {:?}; stderr {:?}",
@@ -1281,15 +1281,15 @@ mod cases {
         policy: &Policy,
         args: &[&str],
         input: &str,
-    ) -> std::result::Result<crate::spawn::Finished, crate::spawn::SpawnError> {
+    ) -> std::result::Result<crate::outcome::Finished, crate::outcome::SpawnError> {
         let mut all = vec![PROBE_FLAG];
         all.extend_from_slice(args);
-        let options = crate::spawn::RunOptions::new().input(input.as_bytes());
+        let options = crate::outcome::RunOptions::new().input(input.as_bytes());
         sandbox.run(policy, &env.me, all, &options)
     }
 
     #[cfg(target_os = "linux")]
-    fn show_finished(done: &crate::spawn::Finished) -> String {
+    fn show_finished(done: &crate::outcome::Finished) -> String {
         format!(
             "{}; stdout {:?}; stderr {:?}",
             done.status,
@@ -1405,7 +1405,7 @@ mod cases {
     pub(super) fn served_refusals_arrive_typed(env: &Env<'_>) -> Result<()> {
         #[cfg(target_os = "linux")]
         {
-            use crate::spawn::SpawnError;
+            use crate::outcome::SpawnError;
             use std::os::unix::fs::PermissionsExt;
             let sandbox = served(env)?;
             let temp = std::env::temp_dir()
@@ -1427,7 +1427,7 @@ mod cases {
             fs::write(&program, "#!/bin/sh\necho ran\n").map_err(|e| e.to_string())?;
             fs::set_permissions(&program, fs::Permissions::from_mode(0o644))
                 .map_err(|e| e.to_string())?;
-            let options = crate::spawn::RunOptions::new();
+            let options = crate::outcome::RunOptions::new();
             match sandbox.run(&env.policy()?, &program, [""; 0], &options) {
                 Err(SpawnError::Refused(Refusal::Exec {
                     program: refused, ..
@@ -1505,10 +1505,10 @@ mod cases {
                     std::thread::sleep(std::time::Duration::from_secs(3600));
                 }
             }
-            let options = crate::spawn::RunOptions::new();
+            let options = crate::outcome::RunOptions::new();
             Ok(
                 match sandbox.run(&policy, &me, [PROBE_FLAG, "ran"], &options) {
-                    Err(crate::spawn::SpawnError::Refused(refusal @ Refusal::Fault { .. })) => {
+                    Err(crate::outcome::SpawnError::Refused(refusal @ Refusal::Fault { .. })) => {
                         format!("refused, typed: {}", one_line(&refusal))
                     }
                     Err(other) => format!("another error: {}", one_line(&other)),
@@ -1567,7 +1567,7 @@ mod cases {
                 for _ in 0..THREADS {
                     scope.spawn(|| {
                         for _ in 0..LAUNCHES / THREADS {
-                            let options = crate::spawn::RunOptions::new();
+                            let options = crate::outcome::RunOptions::new();
                             let outcome = match sandbox.run(&policy, program, [""; 0], &options) {
                                 Ok(done) if done.status.code() == Some(0) => continue,
                                 Ok(done) => show_finished(&done),
@@ -1655,10 +1655,10 @@ mod cases {
     pub(super) fn served_a_nul_byte_is_refused_not_split(env: &Env<'_>) -> Result<()> {
         #[cfg(target_os = "linux")]
         {
-            use crate::spawn::SpawnError;
+            use crate::outcome::SpawnError;
             let sandbox = served(env)?;
             let policy = env.policy()?;
-            let options = crate::spawn::RunOptions::new();
+            let options = crate::outcome::RunOptions::new();
             let expect_invalid = |what: &str, outcome| match outcome {
                 Err(SpawnError::Spawn(e)) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
                 Err(other) => Err(format!("{what}: {}", text(&other))),
@@ -1750,7 +1750,7 @@ mod cases {
                     &policy,
                     &me,
                     [PROBE_FLAG, "ran"],
-                    &crate::spawn::RunOptions::new(),
+                    &crate::outcome::RunOptions::new(),
                 )
                 .map_err(|e| format!("a launch after the fork: {}", text(&e)))?;
             if second.stdout != b"ran\n" {
@@ -1828,9 +1828,9 @@ mod cases {
             let id = Path::new("/usr/bin/id");
             let outcome = crate::spawn::Sandbox::new(backend)
                 .with_server(&server)
-                .run(&policy, id, ["-u"], &crate::spawn::RunOptions::new());
+                .run(&policy, id, ["-u"], &crate::outcome::RunOptions::new());
             Ok(match outcome {
-                Err(crate::spawn::SpawnError::Spawn(e))
+                Err(crate::outcome::SpawnError::Spawn(e))
                     if e.kind() == std::io::ErrorKind::PermissionDenied =>
                 {
                     "refused: permission denied".to_owned()
@@ -1914,7 +1914,7 @@ mod cases {
                     &policy,
                     &me,
                     [PROBE_FLAG, "ran"],
-                    &crate::spawn::RunOptions::new(),
+                    &crate::outcome::RunOptions::new(),
                 )
                 .map_err(|e| text(&e))?;
             Ok(format!("ran: {}", String::from_utf8_lossy(&done.stdout)))
@@ -1941,7 +1941,7 @@ mod cases {
             let policy = env.policy()?;
             let server = env.server.as_ref().map_err(Clone::clone)?.id();
             let options =
-                crate::spawn::RunOptions::new().timeout(std::time::Duration::from_millis(200));
+                crate::outcome::RunOptions::new().timeout(std::time::Duration::from_millis(200));
             let timed = sandbox
                 .run(&policy, &env.me, [PROBE_FLAG, "sleep"], &options)
                 .map_err(|e| text(&e))?;
