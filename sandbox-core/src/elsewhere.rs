@@ -152,3 +152,74 @@ impl Running {
         match self.never {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{Fact, Launch};
+
+    /// A backend as `sandbox-unsupported` is one: no sandbox for this kind of system.
+    struct Unsupported;
+
+    impl Backend for Unsupported {
+        fn name(&self) -> &'static str {
+            "unsupported"
+        }
+        fn support(&self) -> Support {
+            Support::NoBackend {
+                facts: vec![Fact::new("os", "plan9")],
+                reason: BackendError::new(io::Error::other("no sandbox for plan9")),
+            }
+        }
+        fn confine(&self, _: &Launch) -> Result<(), BackendError> {
+            Err(BackendError::new(io::Error::other("never called")))
+        }
+    }
+
+    /// A backend that claims to confine a system where the launch sequence is not built.
+    struct Boastful;
+
+    impl Backend for Boastful {
+        fn name(&self) -> &'static str {
+            "boastful"
+        }
+        fn support(&self) -> Support {
+            Support::Supported { facts: Vec::new() }
+        }
+        fn confine(&self, _: &Launch) -> Result<(), BackendError> {
+            Ok(())
+        }
+    }
+
+    fn reason(error: SpawnError) -> String {
+        match error {
+            SpawnError::Command(CommandError::NoSandbox(reason)) => crate::one_line(&reason),
+            other => panic!("expected NoSandbox, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_launch_is_refused_with_the_backends_reason_and_nothing_runs() {
+        let sandbox = Sandbox::new(&Unsupported)
+            .env("K", "v")
+            .with_launcher(Path::new("/nonexistent"));
+        let policy = Policy::new();
+        let options = RunOptions::new();
+        let run = sandbox.run(&policy, "/bin/true", [""; 0], &options);
+        assert_eq!(reason(run.unwrap_err()), "no sandbox for plan9");
+        let spawned = sandbox.spawn(&policy, "/bin/true", [""; 0]);
+        assert_eq!(reason(spawned.unwrap_err()), "no sandbox for plan9");
+        let explained = sandbox.spawn_explained(&policy, "/bin/true", [""; 0]);
+        assert_eq!(reason(explained.unwrap_err()), "no sandbox for plan9");
+    }
+
+    #[test]
+    fn a_backend_that_claims_to_confine_is_refused_all_the_same() {
+        let run =
+            Sandbox::new(&Boastful).run(&Policy::new(), "/bin/true", [""; 0], &RunOptions::new());
+        assert_eq!(
+            reason(run.unwrap_err()),
+            "the launch sequence is built for unix systems only"
+        );
+    }
+}

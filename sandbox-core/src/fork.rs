@@ -86,7 +86,10 @@ where
     match crate::sys::fork().map_err(SpawnError::Fork)? {
         crate::sys::ForkSide::Child => {
             if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
-                crate::launch::refuse(&crate::Refusal::Descriptors(e));
+                crate::launch::refuse_forked_at(
+                    status_writer.as_raw_fd(),
+                    &crate::Refusal::Descriptors(e),
+                );
             }
             crate::launch::run_forked(backend, request)
         }

@@ -255,6 +255,16 @@ pub fn refuse(refusal: &Refusal) -> ! {
     std::process::exit(REFUSED_EXIT_CODE)
 }
 
+/// [`refuse`] in a forked child whose status descriptor is still at `fd`, before it has been put
+/// at its place: the refusal is reported there, typed, and the child ends without running the
+/// application's exit handlers.
+#[cfg(unix)]
+pub(crate) fn refuse_forked_at(fd: i32, refusal: &Refusal) -> ! {
+    FORKED.store(true, Ordering::Relaxed);
+    STATUS.store(fd, Ordering::Relaxed);
+    refuse(refusal)
+}
+
 /// Whether this process is a forked copy of the application running the launch sequence.
 #[cfg(unix)]
 static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
