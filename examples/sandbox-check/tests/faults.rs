@@ -199,6 +199,25 @@ fn launcher_of(child: &mut std::process::Child) -> Option<u32> {
     }
 }
 
+/// The median, over a few launches left alone, of the time from the launcher's appearance to
+/// `sandbox-check`'s end, in microseconds.
+fn launch_time_us() -> u64 {
+    let mut times: Vec<u64> = (0..7)
+        .map(|round| {
+            let tmp = Scratch::new(&format!("timing-{round}"));
+            let mut command = sandbox_check_in(&tmp.0);
+            command.args(["--read", "/usr", "--", "/usr/bin/true"]);
+            let mut child = command.spawn().unwrap();
+            let seen = launcher_of(&mut child).map(|_| Instant::now());
+            let status = child.wait().unwrap();
+            assert!(status.success(), "an undisturbed launch failed: {status:?}");
+            seen.map_or(0, |seen| seen.elapsed().as_micros() as u64)
+        })
+        .collect();
+    times.sort_unstable();
+    times[times.len() / 2]
+}
+
 /// A small deterministic generator, so that a failing round can be repeated from its seed.
 struct XorShift(u64);
 
@@ -214,10 +233,6 @@ impl XorShift {
 #[test]
 fn a_launcher_killed_at_random_moments_never_lets_the_program_run_unconfined() {
     const ROUNDS: usize = 100;
-    /// Delays up to this many microseconds after the launcher appears: a debug launcher takes
-    /// a few milliseconds to reach `exec`, so the kills fall all over its sequence and the
-    /// program's start.
-    const MAX_DELAY_US: u64 = 8_000;
     let seed = std::env::var("SANDBOX_FAULT_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -231,6 +246,12 @@ fn a_launcher_killed_at_random_moments_never_lets_the_program_run_unconfined() {
     println!("seed {seed} (repeat with SANDBOX_FAULT_SEED={seed})");
     let mut random = XorShift(seed);
     let confined = confined_fields(&own_fields());
+    // Delays up to about how long a launch takes here, from the launcher's appearance to the
+    // program's end, so that the kills fall all over the sequence and the program's start
+    // whatever this machine makes of a launch (a cgroup join alone takes from 0.2 ms to 15 ms,
+    // depending on the kernel's mount options and the launch rate).
+    let max_delay_us = launch_time_us().max(1_000);
+    println!("kills up to {max_delay_us} µs after the launcher appears");
     let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
     for round in 0..ROUNDS {
         let tmp = Scratch::new(&format!("random-{round}"));
@@ -246,7 +267,7 @@ fn a_launcher_killed_at_random_moments_never_lets_the_program_run_unconfined() {
             "/proc/self/status",
         ]);
         let mut child = command.spawn().unwrap();
-        let delay = Duration::from_micros(random.next() % MAX_DELAY_US);
+        let delay = Duration::from_micros(random.next() % max_delay_us);
         // A launch can be over before it is seen; then there is nothing to kill.
         if let Some(launcher) = launcher_of(&mut child) {
             std::thread::sleep(delay);
