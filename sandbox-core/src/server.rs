@@ -57,6 +57,25 @@ const KILL: u8 = b'k';
 const LAUNCH_FDS: usize = 5;
 
 /// A launch server could not be started.
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::{Server, ServerError};
+///
+/// match Server::start(backend()) {
+///     Ok(server) => drop(server),
+///     // Too late: a thread already runs. Launches go without a server, each paying for a
+///     // launcher's start.
+///     Err(ServerError::Threads(refusal)) => eprintln!("{}", sandbox_core::one_line(&refusal)),
+///     Err(other) => eprintln!("no launch server: {}", sandbox_core::one_line(&other)),
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {

@@ -90,6 +90,25 @@ impl<'b> Sandbox<'b> {
     /// `main` ([`Server::start`](crate::Server::start)): each launch is a fork of the server, and
     /// no launcher is executed. The outcome, the pipes, the bounds and the refusals are the same.
     /// The server confines with the backend it was started with; start it with this one.
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use sandbox_core::{Policy, RunOptions, Sandbox, Server};
+    ///
+    /// sandbox_core::handle_args(backend());
+    /// let server = Server::start(backend())?; // before any thread
+    /// let sandbox = Sandbox::new(backend()).with_server(&server);
+    /// let policy = Policy::new().allow_read("/usr")?;
+    /// let done = sandbox.run(&policy, "/usr/bin/echo", ["served"], &RunOptions::new())?;
+    /// assert_eq!(done.stdout, b"served\n");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[cfg(target_os = "linux")]
     pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
         self.server = Some(server);
