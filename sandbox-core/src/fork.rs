@@ -3,7 +3,7 @@
 //! so it can fork and let the child confine itself and execute the program, instead of executing
 //! itself again as a launcher. One `exec` fewer per launch; the same phases, in the same order.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
@@ -13,9 +13,7 @@ use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::outcome::SpawnError;
 use crate::policy::Policy;
-
-/// The descriptor number the status pipe has in the forked child, as in a launcher.
-const STATUS_FD: i32 = 3;
+use crate::spawn::STATUS_FD;
 
 /// Forks this process and runs the launch sequence for `program` in the child, which inherits
 /// this process's standard streams and environment (as a launcher would) and ends by executing
@@ -61,10 +59,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let args: Vec<OsString> = args
-        .into_iter()
-        .map(|a| a.as_ref().to_os_string())
-        .collect();
+    let args = crate::spawn::collect(args);
     // The child's parent is this process, as a launcher's would be.
     let request = crate::launch::request(
         backend,

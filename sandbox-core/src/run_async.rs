@@ -16,7 +16,7 @@
 //! The futures need a tokio runtime with its IO and time drivers (`Runtime::new`, or a builder
 //! with `enable_all`), built only after [`handle_args`](crate::handle_args) returned.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
@@ -30,7 +30,7 @@ use tokio::net::unix::pipe;
 use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
 use crate::process::Process;
-use crate::spawn::{outcome, Running, Sandbox, POLL};
+use crate::spawn::{collect, outcome, Running, Sandbox, POLL};
 
 impl Sandbox<'_> {
     /// [`Sandbox::spawn`], awaiting the launcher's report instead of blocking on it: returns once
@@ -81,10 +81,7 @@ impl Sandbox<'_> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let args: Vec<OsString> = args
-            .into_iter()
-            .map(|a| a.as_ref().to_os_string())
-            .collect();
+        let args = collect(args);
         let (running, report) = self.start(policy, program, args, explain)?;
         // `running` is this future's from here: dropped, it kills and reaps the launcher.
         let report = read_report(report).await;
@@ -141,10 +138,7 @@ impl Sandbox<'_> {
         S: AsRef<OsStr>,
     {
         let started = Instant::now();
-        let args: Vec<OsString> = args
-            .into_iter()
-            .map(|a| a.as_ref().to_os_string())
-            .collect();
+        let args = collect(args);
         let (mut running, report) = self.start(policy, program.as_ref(), args, options.explain)?;
         running.started = started;
         // The timeout also bounds a launch that hangs before it executes the program.

@@ -568,8 +568,12 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
     let args = split(&bytes);
     match crate::sys::fork() {
         Ok(crate::sys::ForkSide::Child) => {
-            let targets: [(&OwnedFd, RawFd); 4] =
-                [(&stdin, 0), (&stdout, 1), (&stderr, 2), (&status, 3)];
+            let targets: [(&OwnedFd, RawFd); 4] = [
+                (&stdin, 0),
+                (&stdout, 1),
+                (&stderr, 2),
+                (&status, crate::spawn::STATUS_FD),
+            ];
             // The targets are taken in order, and 0 to 2 are the server's /dev/null, never a
             // received descriptor, so no copy overwrites one not yet made.
             for (fd, target) in targets {

@@ -24,7 +24,7 @@ use crate::policy::Policy;
 use crate::process::{spawn_traced, Pipes, Process};
 
 /// The descriptor number the launcher's status pipe has in the launcher.
-const STATUS_FD: i32 = 3;
+pub(crate) const STATUS_FD: i32 = 3;
 
 /// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
 pub(crate) const POLL: Duration = Duration::from_millis(10);
@@ -387,7 +387,7 @@ fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::R
 }
 
 /// The program's arguments, owned.
-fn collect<I, S>(args: I) -> Vec<OsString>
+pub(crate) fn collect<I, S>(args: I) -> Vec<OsString>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
@@ -525,10 +525,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let args: Vec<OsString> = args
-        .into_iter()
-        .map(|a| a.as_ref().to_os_string())
-        .collect();
+    let args = collect(args);
     let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
     let mut command = crate::launch::build(
         backend,

@@ -658,6 +658,20 @@ mod cases {
             .map_err(|e| format!("starting the launcher: {e}"))
     }
 
+    /// Runs this suite's executable again with `flag` (a case that needs a process of its own:
+    /// closed standard streams, a launch server, a change of user) and expects it to exit 0
+    /// having printed exactly `expected`.
+    fn run_alone(env: &Env<'_>, flag: &str, expected: &[u8]) -> Result<()> {
+        let mut command = Command::new(&env.me);
+        command.arg(flag);
+        let output = output(command)?;
+        if output.status.code() == Some(0) && output.stdout == expected {
+            Ok(())
+        } else {
+            Err(show(&output))
+        }
+    }
+
     fn show(output: &Output) -> String {
         format!(
             "{}; stdout {:?}; stderr {:?}",
@@ -988,14 +1002,11 @@ mod cases {
     pub(super) fn a_refusal_arrives_typed_to_an_application_without_standard_streams(
         env: &Env<'_>,
     ) -> Result<()> {
-        let mut command = Command::new(&env.me);
-        command.arg(super::NO_STREAMS_REFUSAL_FLAG);
-        let output = output(command)?;
-        if output.status.code() == Some(0) && output.stdout == b"refused, typed: canary\n" {
-            Ok(())
-        } else {
-            Err(show(&output))
-        }
+        run_alone(
+            env,
+            super::NO_STREAMS_REFUSAL_FLAG,
+            b"refused, typed: canary\n",
+        )
     }
 
     /// Closes standard input and output, launches the `ran` probe under a policy that covers
@@ -1694,14 +1705,7 @@ mod cases {
     ) -> Result<()> {
         #[cfg(target_os = "linux")]
         {
-            let mut command = Command::new(&env.me);
-            command.arg(super::SERVER_FORKED_FLAG);
-            let output = output(command)?;
-            if output.status.code() == Some(0) && output.stdout == b"the program still runs\n" {
-                Ok(())
-            } else {
-                Err(show(&output))
-            }
+            run_alone(env, super::SERVER_FORKED_FLAG, b"the program still runs\n")
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -1790,14 +1794,11 @@ mod cases {
                 println!("SKIPPED: becoming another user needs root");
                 return Ok(());
             }
-            let mut command = Command::new(&env.me);
-            command.arg(super::SERVER_SETUID_FLAG);
-            let output = output(command)?;
-            if output.status.code() == Some(0) && output.stdout == b"refused: permission denied\n" {
-                Ok(())
-            } else {
-                Err(show(&output))
-            }
+            run_alone(
+                env,
+                super::SERVER_SETUID_FLAG,
+                b"refused: permission denied\n",
+            )
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -1859,14 +1860,7 @@ mod cases {
     ) -> Result<()> {
         #[cfg(target_os = "linux")]
         {
-            let mut command = Command::new(&env.me);
-            command.arg(super::SERVER_NO_STREAMS_FLAG);
-            let output = output(command)?;
-            if output.status.code() == Some(0) && output.stdout == b"ran: ran\n" {
-                Ok(())
-            } else {
-                Err(show(&output))
-            }
+            run_alone(env, super::SERVER_NO_STREAMS_FLAG, b"ran: ran\n")
         }
         #[cfg(not(target_os = "linux"))]
         {
