@@ -64,27 +64,74 @@ pub enum Sink {
     File(PathBuf, std::fs::File),
 }
 
-/// `--report FILE` could not be created.
+/// `--report FILE` could not be opened, or is not a file this user may safely overwrite.
+///
+/// Who chose the path: the user running `sandbox-check`. Who may have put something there: anyone
+/// who may write the folder (`/tmp`). So the last component is never followed as a link, and an
+/// existing file is overwritten only if it is this user's own regular file with one name;
+/// otherwise a link or a hard link planted by another user would make a root `sandbox-check`
+/// overwrite any file on the system with the report.
 #[derive(Debug, thiserror::Error)]
-#[error("--report {}: cannot create the file", path.display())]
-pub struct SinkError {
-    /// The path given.
-    pub path: PathBuf,
-    /// Why.
-    #[source]
-    pub source: std::io::Error,
+#[non_exhaustive]
+pub enum SinkError {
+    /// The file could not be opened or created.
+    #[error("--report {}: cannot create the file", path.display())]
+    Open {
+        /// The path given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The path names a symbolic link, which is not followed.
+    #[error(
+        "--report {}: is a symbolic link, which is not followed (someone who may write its \
+         folder could point it at any file): name the file itself",
+        path.display()
+    )]
+    Link {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The path names something that is not a regular file.
+    #[error("--report {}: is not a regular file: name a file", path.display())]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The file exists and belongs to another user.
+    #[error(
+        "--report {}: the file belongs to uid {owner}, not to this user (uid {user}): remove it \
+         or name another",
+        path.display()
+    )]
+    NotYours {
+        /// The path given.
+        path: PathBuf,
+        /// The file's owner.
+        owner: u32,
+        /// This process's effective user.
+        user: u32,
+    },
+    /// The file has other names, any of which another user may have made.
+    #[error(
+        "--report {}: the file has {links} names (hard links), so writing it would change a \
+         file known by another name: remove it or name another",
+        path.display()
+    )]
+    HardLinked {
+        /// The path given.
+        path: PathBuf,
+        /// How many names it has.
+        links: u64,
+    },
 }
 
 impl Sink {
     /// The sink `--json` and `--report` ask for; a file wins over standard error.
     pub fn open(json: bool, report: Option<&Path>) -> Result<Self, SinkError> {
         match report {
-            Some(path) => std::fs::File::create(path)
-                .map(|file| Self::File(path.to_path_buf(), file))
-                .map_err(|source| SinkError {
-                    path: path.to_path_buf(),
-                    source,
-                }),
+            Some(path) => open_report(path).map(|file| Self::File(path.to_path_buf(), file)),
             None if json => Ok(Self::Stderr),
             None => Ok(Self::None),
         }
@@ -112,4 +159,69 @@ impl Sink {
             }
         }
     }
+}
+
+/// Opens (or creates, mode 0600: a report names the paths a program tried) the report file
+/// without following a link in its last component, and empties it only once it is known to be
+/// this user's own regular file with one name.
+#[cfg(unix)]
+fn open_report(path: &Path) -> Result<std::fs::File, SinkError> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+
+    use nix::fcntl::OFlag;
+
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .mode(0o600)
+        // O_NONBLOCK: a FIFO someone left there must not hold the launch; it is refused below.
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK).bits())
+        .open(path)
+        .map_err(|source| {
+            // The kernel's answer for a link is ELOOP, or EACCES where the link is another
+            // user's in a sticky folder; a FIFO without a reader is ENXIO. What is there says
+            // which, for the message only: either way nothing was opened.
+            let path = path.to_path_buf();
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.file_type().is_symlink() => SinkError::Link { path },
+                Ok(meta) if !meta.file_type().is_file() => SinkError::NotAFile { path },
+                _ => SinkError::Open { path, source },
+            }
+        })?;
+    let open_error = |source| SinkError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = file.metadata().map_err(open_error)?;
+    if !meta.file_type().is_file() {
+        return Err(SinkError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let user = nix::unistd::geteuid().as_raw();
+    if meta.uid() != user {
+        return Err(SinkError::NotYours {
+            path: path.to_path_buf(),
+            owner: meta.uid(),
+            user,
+        });
+    }
+    if meta.nlink() != 1 {
+        return Err(SinkError::HardLinked {
+            path: path.to_path_buf(),
+            links: meta.nlink(),
+        });
+    }
+    file.set_len(0).map_err(open_error)?;
+    Ok(file)
+}
+
+/// Without unix there is no backend and no other user's link to fear in the same way; the file
+/// is created or emptied as given.
+#[cfg(not(unix))]
+fn open_report(path: &Path) -> Result<std::fs::File, SinkError> {
+    std::fs::File::create(path).map_err(|source| SinkError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
 }
