@@ -38,7 +38,12 @@ fn parse_line(cli: &Cli, line: &str) -> Result<Vec<u8>, String> {
     Ok(request::encode(code, &inputs))
 }
 
-/// A result on one line: a line break written `\n`, a carriage return `\r`, a backslash `\\`.
+/// A result on one line, for a reader that splits lines as Python's `str.splitlines()` does (at
+/// `\v`, `\f`, U+001C to U+001E, U+0085, U+2028 and U+2029 besides `\n` and `\r`): a line break
+/// is written `\n`, a carriage return `\r`, a backslash `\\`, and every other control character
+/// but the tab, and the line and paragraph separators, as `\uXXXX`. Without this a value holding
+/// U+2028 became two results, the second one of the cell's choosing (a forged `#BLOCKED!`) and
+/// every later result one line off.
 fn one_line_of(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -46,6 +51,31 @@ fn one_line_of(text: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
+            c if splits_a_line(c) => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether a reader might end a line at `c`: every control character but the tab (C0, DEL and
+/// C1, which hold `\v`, `\f`, the separators U+001C to U+001E and NEL), and the Unicode line and
+/// paragraph separators.
+fn splits_a_line(c: char) -> bool {
+    (c.is_control() && c != '\t') || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// A JSON result on one line for the same readers: JSON escapes every C0 control already, but
+/// leaves NEL, U+2028 and U+2029 as they are, which are valid only inside a string and so may be
+/// written `\uXXXX` there without changing the value.
+fn json_line_of(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04X}", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
@@ -151,7 +181,7 @@ pub fn serve(cli: &Cli) -> u8 {
                 "note": shown.note,
                 "diagnostics": diagnostics,
             });
-            writeln!(stdout, "{result}")
+            writeln!(stdout, "{}", json_line_of(&result))
         } else {
             let mut stderr = std::io::stderr().lock();
             // Nowhere else to report a failure to write to the terminal.
@@ -181,6 +211,16 @@ mod tests {
     #[test]
     fn a_result_stays_on_its_line() {
         assert_eq!(one_line_of("a\nb\\n\r"), "a\\nb\\\\n\\r");
+        let every = "a\u{b}\u{c}\u{1c}\u{1d}\u{1e}\u{85}\u{2028}\u{2029}\u{7f}\u{0}\tz";
+        assert_eq!(
+            one_line_of(every),
+            "a\\u000B\\u000C\\u001C\\u001D\\u001E\\u0085\\u2028\\u2029\\u007F\\u0000\tz"
+        );
+        let json = json_line_of(&serde_json::json!({ "cell": every }));
+        assert_eq!(json.lines().count(), 1);
+        assert!(!json.contains(['\u{85}', '\u{2028}', '\u{2029}']), "{json}");
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back["cell"], every);
     }
 
     #[test]

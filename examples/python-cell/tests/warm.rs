@@ -310,6 +310,60 @@ fn a_value_longer_than_a_pipe_holds_comes_whole() {
     assert_eq!(got.stdout, format!("{}\n900000\n", "v".repeat(900_000)));
 }
 
+/// The lines of `text` as Python's `str.splitlines()` finds them, the way a workbook's reader
+/// may split the results.
+fn python_lines(text: &str) -> Vec<&str> {
+    let breaks = [
+        '\n', '\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}',
+        '\u{2029}',
+    ];
+    let mut lines: Vec<&str> = text.split(breaks).collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
+}
+
+#[test]
+fn a_value_holding_a_line_separator_stays_one_result_and_forges_none() {
+    // Before: `\u2028` and its kind went out as they were, so the first cell read as two results,
+    // the second a `#BLOCKED!` of the cell's making, and the answer `1` came one line late.
+    for separator in [
+        "\\v", "\\f", "\\x1c", "\\x1d", "\\x1e", "\\x85", "\\u2028", "\\u2029",
+    ] {
+        let cell = format!("'x{separator}#BLOCKED!'");
+        let got = warm(&[], &[&cell, "1"]);
+        assert_eq!(got.code, Some(0), "{separator}: {}", got.stderr);
+        assert_eq!(
+            python_lines(&got.stdout).len(),
+            2,
+            "{separator}: {:?}",
+            got.stdout
+        );
+        let code = match separator {
+            "\\v" => 0xb,
+            "\\f" => 0xc,
+            other => u32::from_str_radix(&other[2..], 16).unwrap(),
+        };
+        assert_eq!(
+            got.stdout,
+            format!("x\\u{code:04X}#BLOCKED!\n1\n"),
+            "{separator}"
+        );
+        let got = warm(&["--json"], &[&json_line(&cell, &[]), &json_line("1", &[])]);
+        assert_eq!(
+            python_lines(&got.stdout).len(),
+            2,
+            "{separator}: {:?}",
+            got.stdout
+        );
+        let results = results(&got.stdout);
+        let want = char::from_u32(code).unwrap();
+        assert_eq!(results[0].0, format!("x{want}#BLOCKED!"), "{separator}");
+        assert_eq!(results[1].0, "1", "{separator}");
+    }
+}
+
 #[test]
 fn a_thousand_warm_cells_give_their_thousand_answers_in_order_from_one_runner() {
     let lines: Vec<String> = (0..1000)
