@@ -429,8 +429,18 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
                 .collect();
             g.switch(w, &cases, yes)
         }
-        Condition::InRange { arg, low, high } => {
-            g.ranges(word(arg.index), &[(low.value, high.value, yes)], no)
+        Condition::InRange {
+            arg,
+            low,
+            high,
+            unless,
+        } => {
+            let w = word(arg.index);
+            let inside = match unless {
+                Some(bits) => g.test(w, Test::AnySet(bits.value), no, yes),
+                None => yes,
+            };
+            g.ranges(w, &[(low.value, high.value, inside)], no)
         }
     }
 }
@@ -678,11 +688,14 @@ mod tests {
                 ("clock_gettime", &[libc::CLOCK_MONOTONIC as u64, 0], ALLOW),
                 ("clock_gettime", &[0xffff_fffa, 0], ALLOW),
                 ("clock_gettime", &[0xffff_fff8, 0], ALLOW),
-                ("clock_gettime", &[0xffff_fff7, 0], REFUSED),
+                ("clock_gettime", &[0xffff_fff3, 0], REFUSED),
                 ("clock_gettime", &[((!1234u32) << 3 | 2).into(), 0], REFUSED),
+                // A thread's clock, which the kernel resolves only among the caller's threads.
+                ("clock_gettime", &[0xffff_fff7, 0], ALLOW),
+                ("timer_create", &[((!1234u32) << 3 | 6).into(), 0, 0], ALLOW),
                 (
                     "timer_create",
-                    &[((!1234u32) << 3 | 6).into(), 0, 0],
+                    &[((!1234u32) << 3 | 2).into(), 0, 0],
                     REFUSED,
                 ),
                 (
@@ -939,9 +952,12 @@ mod tests {
                 arg,
                 low,
                 high: top,
+                unless,
             } => {
+                let clear = !u64::from(unless.map_or(0, |bits| bits.value));
                 let (low, top) = (u64::from(low.value), u64::from(top.value));
-                push_each(arg.index, &[low, top, low | high, (low + top) / 2]);
+                let values = [low, top, low | high, (low + top) / 2].map(|v| v & clear);
+                push_each(arg.index, &values);
             }
         }
         out

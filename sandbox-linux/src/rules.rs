@@ -207,7 +207,9 @@ pub enum Condition {
         allowed: &'static [Permit],
     },
     /// The argument lies from `low` to `high`, both included, compared as unsigned 32-bit
-    /// values (a clock ID that names another process's CPU clock).
+    /// values, and has none of the bits of `unless` (a clock ID that names another process's
+    /// CPU clock, but not a thread's, which the kernel resolves only within the caller's own
+    /// thread group).
     InRange {
         /// The argument.
         arg: Arg,
@@ -215,6 +217,8 @@ pub enum Condition {
         low: Constant,
         /// The last refused value.
         high: Constant,
+        /// Bits any one of which lets a value in the range pass.
+        unless: Option<Constant>,
     },
 }
 
@@ -269,12 +273,21 @@ impl fmt::Display for Condition {
                     allowed.len()
                 )
             }
-            Condition::InRange { arg, low, high } => {
+            Condition::InRange {
+                arg,
+                low,
+                high,
+                unless,
+            } => {
                 write!(
                     f,
                     "`{}` is from `{}` to `{}`",
                     arg.name, low.name, high.name
-                )
+                )?;
+                match unless {
+                    Some(bits) => write!(f, " and lacks `{}`", bits.name),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -755,6 +768,12 @@ pub const EOPNOTSUPP: Constant = Constant::new("EOPNOTSUPP", 95);
 const OTHER_CLOCK_LOW: Constant = Constant::new("-2^31", 0x8000_0000);
 /// The highest such ID: -9.
 const OTHER_CLOCK_HIGH: Constant = Constant::new("-9", 0xffff_fff7);
+/// `CPUCLOCK_PERTHREAD_MASK`: the ID names a thread's CPU clock, which the kernel finds only
+/// among the caller's own threads (another thread group's answers `EINVAL`), so it tells the
+/// program nothing about another process. A process clock (the bit clear, low bits 0 to 2) or a
+/// device's (`CLOCKFD`, low bits 3, the bit clear too) of any ID but the caller's own is what
+/// the rule keeps refused.
+const CPUCLOCK_PERTHREAD: Constant = Constant::new("CPUCLOCK_PERTHREAD_MASK", 4);
 
 pub use fcntl::{F_SETFL, F_SETOWN};
 /// `O_ASYNC`, the same on both architectures.
@@ -847,9 +866,11 @@ const fn other_clock(name: &'static str) -> Rule {
             arg: Arg::new(0, "clockid"),
             low: OTHER_CLOCK_LOW,
             high: OTHER_CLOCK_HIGH,
+            unless: Some(CPUCLOCK_PERTHREAD),
         },
-        "another process's or thread's CPU clock (how much it runs, a side channel), or a \
-         device's; the program's own clocks (-8 to -1) and every ordinary clock still work",
+        "another process's CPU clock (how much it runs, a side channel), or a device's; the \
+         program's own clocks (-8 to -1), its threads' CPU clocks (the kernel answers `EINVAL` \
+         for another process's thread) and every ordinary clock still work",
     )
 }
 

@@ -177,7 +177,10 @@ const WITNESSES: &[Witness] = &[
     ("madvise", &[0, 4096, 12], EPERM),  // MADV_MERGEABLE
     ("madvise", &[0, 4096, 4], ALLOW),   // MADV_DONTNEED
     // Another process's clocks; the program's own.
-    ("clock_gettime", &[0xffff_fff7, 0], EPERM),
+    ("clock_gettime", &[0xffff_fff3, 0], EPERM), // pid 1's clock on descriptor 1: CLOCKFD
+    ("clock_gettime", &[0xffff_fff2, 0], EPERM), // pid 1's CPUCLOCK_SCHED
+    ("clock_gettime", &[0xffff_fff6, 0], ALLOW), // thread 1's: EINVAL from the kernel
+    ("clock_gettime", &[0xffff_fff7, 0], ALLOW), // a thread's clock 3: EINVAL too
     ("clock_gettime", &[0xffff_fffa, 0], ALLOW),
     ("clock_getres", &[0x8000_0000, 0], EPERM),
     ("clock_nanosleep", &[0xffff_ff00, 0], EPERM),
@@ -259,7 +262,12 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> bool {
             arg,
             low: first,
             high: last,
-        } => (first.value..=last.value).contains(&low(arg.index)),
+            unless,
+        } => {
+            let value = low(arg.index);
+            (first.value..=last.value).contains(&value)
+                && unless.is_none_or(|bits| value & bits.value == 0)
+        }
     }
 }
 
@@ -385,11 +393,20 @@ fn interesting(condition: &Condition, index: u8, into: &mut Vec<u64>) {
                 push(p.command.value ^ 1);
             }
         }
-        Condition::InRange { arg, low, high } if arg.index == index => {
+        Condition::InRange {
+            arg,
+            low,
+            high,
+            unless,
+        } if arg.index == index => {
             push(low.value);
             push(low.value.wrapping_sub(1));
             push(high.value);
             push(high.value.wrapping_add(1));
+            if let Some(bits) = unless {
+                push(low.value | bits.value);
+                push(high.value & !bits.value);
+            }
         }
         _ => {}
     }

@@ -480,6 +480,16 @@ other_clock = ((~ppid) << 3) | 2
 attempt("clock_gettime of another process", lambda: syscall(nr(228, 113), other_clock, ts))
 attempt("clock_gettime own process", lambda: syscall(nr(228, 113), -6, ts))
 attempt("clock_gettime monotonic", lambda: syscall(nr(228, 113), 1, ts))
+import threading, time
+attempt("clock_gettime own thread", lambda: time.clock_gettime(time.pthread_getcpuclockid(threading.get_ident())))
+worker = threading.Thread(target=lambda: time.sleep(0.5))
+worker.start()
+attempt("clock_gettime own other thread", lambda: time.clock_gettime(time.pthread_getcpuclockid(worker.ident)))
+worker.join()
+attempt("clock_gettime another process's thread", lambda: syscall(nr(228, 113), ((~ppid) << 3) | 6, ts))
+own_thread = time.pthread_getcpuclockid(threading.get_ident())
+attempt("timer_create on own thread's clock", lambda: syscall(nr(222, 107), own_thread, 0, ctypes.byref(ctypes.c_int(0))))
+attempt("clock_gettime another process's device clock", lambda: syscall(nr(228, 113), ((~ppid) << 3) | 3, ts))
 req = (ctypes.c_uint64 * 4)(32, 0xffffffffffffffff, 0, 0)
 ids = (ctypes.c_uint64 * 16)()
 attempt("listmount", lambda: syscall(458, req, ids, 16, 0))
@@ -519,6 +529,13 @@ attempt("cachestat", lambda: syscall(451, 0, crange, cstat, 0))
             ("clock_gettime of another process", "EPERM"),
             ("clock_gettime own process", "ok"),
             ("clock_gettime monotonic", "ok"),
+            // Before: EPERM, the program's own threads' clocks refused with other processes'.
+            ("clock_gettime own thread", "ok"),
+            ("clock_gettime own other thread", "ok"),
+            // The kernel finds a thread clock only among the caller's threads.
+            ("clock_gettime another process's thread", "EINVAL"),
+            ("timer_create on own thread's clock", "ok"),
+            ("clock_gettime another process's device clock", "EPERM"),
             ("listmount", "EPERM"),
             ("statmount", "EPERM"),
             ("clock_getres of another process", "EPERM"),
