@@ -304,6 +304,40 @@ pub mod sample {
         file.push(0);
         file
     }
+
+    /// A native `ET_DYN` file with one `PT_LOAD` mapping the whole file at address 0 and one
+    /// `PT_DYNAMIC` holding `entries` (tag, value), then `DT_STRTAB` and `DT_STRSZ` for
+    /// `strings`, which follow the table: a string's value is its offset in `strings`.
+    pub fn with_dynamic(entries: &[(u64, u64)], strings: &[u8]) -> Vec<u8> {
+        const PT_LOAD: u32 = 1;
+        const PT_DYNAMIC: u32 = 2;
+        let phdrs = 2 * usize::from(PHDR_SIZE);
+        let table_at = HEADER_SIZE + phdrs;
+        let table_len = (entries.len() + 3) * 16;
+        let strings_at = (table_at + table_len) as u64;
+        let mut file = dynamic(b"");
+        file.truncate(HEADER_SIZE);
+        file[56..58].copy_from_slice(&2u16.to_le_bytes());
+        let total = (table_at + table_len + strings.len()) as u64;
+        let mut phdr = |kind: u32, offset: u64, size: u64| {
+            let mut entry = vec![0u8; usize::from(PHDR_SIZE)];
+            entry[..4].copy_from_slice(&kind.to_le_bytes());
+            entry[8..16].copy_from_slice(&offset.to_le_bytes());
+            entry[16..24].copy_from_slice(&offset.to_le_bytes());
+            entry[32..40].copy_from_slice(&size.to_le_bytes());
+            entry[40..48].copy_from_slice(&size.to_le_bytes());
+            file.extend_from_slice(&entry);
+        };
+        phdr(PT_LOAD, 0, total);
+        phdr(PT_DYNAMIC, table_at as u64, table_len as u64);
+        let tail = [(5, strings_at), (10, strings.len() as u64), (0, 0)];
+        for &(tag, value) in entries.iter().chain(&tail) {
+            file.extend_from_slice(&tag.to_le_bytes());
+            file.extend_from_slice(&value.to_le_bytes());
+        }
+        file.extend_from_slice(strings);
+        file
+    }
 }
 
 #[cfg(test)]

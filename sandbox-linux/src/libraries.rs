@@ -12,7 +12,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use sandbox_core::Policy;
@@ -31,6 +31,20 @@ const DT_RUNPATH: u64 = 29;
 const MAX_ENTRIES: u64 = 4096;
 /// The largest string table read.
 const MAX_STRTAB: u64 = 1 << 20;
+/// The bounds on what the advice reads and looks up, all together, whatever the program's file
+/// says: past any of them the advice is given up (the launch goes on, and a library the program
+/// cannot read is then the loader's to report). The advice runs in the unconfined parent before
+/// the launch, on a file the program's author wrote, so it must cost little whatever that file
+/// holds; before these bounds, 4,000 entries naming one 1 MiB string copied 4 GiB, and one
+/// `DT_RUNPATH` of `a:a:a…` split into 524,288 folders each searched for every name. Real
+/// programs stay far inside: `python3` names 6 libraries and no folder, a browser about 100.
+const MAX_STRING_BYTES: usize = 64 << 10;
+/// The most distinct `DT_NEEDED` names.
+const MAX_NAMES: usize = 256;
+/// The most distinct `DT_RPATH` and `DT_RUNPATH` folders.
+const MAX_FOLDERS: usize = 256;
+/// The most names-times-folders lookups, each one `stat`.
+const MAX_LOOKUPS: usize = 4096;
 
 #[cfg(target_arch = "aarch64")]
 const MULTIARCH: &str = "aarch64-linux-gnu";
@@ -46,6 +60,9 @@ pub struct Dynamic {
     pub rpath: Vec<OsString>,
     /// `DT_RUNPATH`, split at `:`.
     pub runpath: Vec<OsString>,
+    /// The file named more than the advice reads (see `MAX_STRING_BYTES`): what was read is
+    /// kept, and no advice is given.
+    pub given_up: bool,
 }
 
 /// A library the program needs that lies outside the policy's read paths.
@@ -110,28 +127,63 @@ pub fn dynamic(path: &Path) -> Result<Dynamic, ElfError> {
     };
     let mut strings = vec![0u8; strsz as usize];
     elf::fill(&file, &mut strings, strtab, "string table")?;
-    let string = |at: u64| -> OsString {
-        let rest = strings.get(at as usize..).unwrap_or_default();
-        let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-        OsString::from_vec(rest[..end].to_vec())
-    };
-    let split = |at: u64| -> Vec<OsString> {
-        string(at)
-            .as_bytes()
-            .split(|&b| b == b':')
-            .filter(|part| !part.is_empty())
-            .map(|part| OsStr::from_bytes(part).to_os_string())
-            .collect()
-    };
+    Ok(read_entries(&strings, &entries))
+}
+
+/// The names and folders `entries` point at in `strings`, each entry read once, each name and
+/// folder kept once, within the bounds; past one, what was read so far and `given_up`.
+fn read_entries(strings: &[u8], entries: &[(u64, u64)]) -> Dynamic {
     let mut found = Dynamic::default();
-    for (tag, value) in entries {
-        match tag {
-            DT_NEEDED => found.needed.push(string(value)),
-            DT_RPATH => found.rpath.extend(split(value)),
-            _ => found.runpath.extend(split(value)),
+    let mut budget = MAX_STRING_BYTES;
+    let mut read = std::collections::BTreeSet::new();
+    for &(tag, at) in entries {
+        if !read.insert((tag, at)) {
+            continue;
+        }
+        let rest = usize::try_from(at)
+            .ok()
+            .and_then(|at| strings.get(at..))
+            .unwrap_or_default();
+        // Never look further for the end than the budget left.
+        let window = &rest[..rest.len().min(budget + 1)];
+        let end = window.iter().position(|&b| b == 0).unwrap_or(window.len());
+        if end > budget {
+            found.given_up = true;
+            return found;
+        }
+        budget -= end;
+        let text = &rest[..end];
+        let over = if tag == DT_NEEDED {
+            add_once(&mut found.needed, text);
+            found.needed.len() > MAX_NAMES
+        } else {
+            let list = if tag == DT_RPATH {
+                &mut found.rpath
+            } else {
+                &mut found.runpath
+            };
+            for part in text.split(|&b| b == b':').filter(|part| !part.is_empty()) {
+                add_once(list, part);
+                if list.len() > MAX_FOLDERS {
+                    break;
+                }
+            }
+            found.rpath.len() + found.runpath.len() > MAX_FOLDERS
+        };
+        if over {
+            found.given_up = true;
+            return found;
         }
     }
-    Ok(found)
+    found
+}
+
+/// Adds `item` to `list` unless it is there already.
+fn add_once(list: &mut Vec<OsString>, item: &[u8]) {
+    let item = OsStr::from_bytes(item);
+    if !list.iter().any(|known| known == item) {
+        list.push(item.to_os_string());
+    }
 }
 
 /// The folders the loader searches for `program`'s libraries, in its order.
@@ -223,7 +275,13 @@ pub fn unreadable(policy: &Policy, program: &Path) -> Vec<Unreadable> {
     let Ok(dynamic) = dynamic(program) else {
         return Vec::new();
     };
+    if dynamic.given_up {
+        return Vec::new();
+    }
     let dirs = search_path(program, &dynamic);
+    if dynamic.needed.len().saturating_mul(dirs.len()) > MAX_LOOKUPS {
+        return Vec::new();
+    }
     let system = system_folders();
     let mut missing = Vec::new();
     for name in &dynamic.needed {
@@ -231,9 +289,13 @@ pub fn unreadable(policy: &Policy, program: &Path) -> Vec<Unreadable> {
             continue;
         }
         // The first folder of the loader's order that holds it: where it would be loaded from.
+        // One `stat` a folder; only the file found is resolved.
         let Some((dir, found)) = dirs.iter().find_map(|dir| {
-            let path = dir.join(name).canonicalize().ok().filter(|p| p.is_file())?;
-            Some((dir, path))
+            let path = dir.join(name);
+            if !path.is_file() {
+                return None;
+            }
+            Some((dir, path.canonicalize().ok()?))
         }) else {
             continue;
         };
@@ -299,6 +361,7 @@ mod tests {
             needed: vec!["libsecret.so".into()],
             rpath: vec![],
             runpath: vec![dir.clone().into_os_string()],
+            given_up: false,
         };
         let dirs = search_path(Path::new("/usr/bin/x"), &runpath);
         assert_eq!(dirs[0], dir);
@@ -312,6 +375,7 @@ mod tests {
             needed: vec![],
             rpath: vec!["/ignored".into()],
             runpath: vec!["$ORIGIN/../lib".into()],
+            given_up: false,
         };
         let dirs = search_path(Path::new("/opt/app/bin/tool"), &dynamic);
         assert_eq!(dirs[0], Path::new("/opt/app/bin/../lib"));
