@@ -559,6 +559,14 @@ impl StatusChannel {
     /// could do either also reads as `Ok(())`: its status then says how it ended.
     pub fn outcome(self, command: Command) -> Result<(), SpawnError> {
         drop(command);
+        self.outcome_of_dropped()
+    }
+
+    /// As [`outcome`](Self::outcome), for a command this process no longer holds: one moved
+    /// into a tracer, a thread or a wrapper that has spawned it and dropped it since (an
+    /// explained launch's tracer, once it has been waited for). While a copy of the command
+    /// lives in this process, this waits for that copy to be dropped: it holds the write end.
+    pub fn outcome_of_dropped(self) -> Result<(), SpawnError> {
         let mut bytes = Vec::new();
         std::fs::File::from(self.report)
             .read_to_end(&mut bytes)

@@ -210,12 +210,26 @@ mod launch {
         let canary = Canary::create()?;
         check_canary(run, &policy, canary.path())?;
         if run.explain {
-            let command =
-                sandbox_core::raw::launch_command(backend, &policy, &canary, &program, &run.args)?;
+            // The traced launch reports on the same typed channel as the forked one, so that a
+            // real refusal is `refused` in the report and a program that exits 97 is `exited`.
+            let (command, channel) = sandbox_core::raw::launch_command_reporting(
+                backend, &policy, &canary, &program, &run.args,
+            )
+            .map_err(|e| match e {
+                sandbox_core::SpawnError::Command(e) => Refused::Command(e),
+                other => Refused::Report(other),
+            })?;
             let status = crate::explain::launch(run, &policy, &program, command)?;
+            // The tracer has dropped the command (its write end) by the time it has been waited
+            // for, so this reads to the end at once.
+            let refusal = match channel.outcome_of_dropped() {
+                Ok(()) => None,
+                Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
+                Err(other) => return Err(Refused::Report(other).into()),
+            };
             drop(canary);
             crate::scratch::report(scratch);
-            return Ok((status, None));
+            return Ok((status, refusal));
         }
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.

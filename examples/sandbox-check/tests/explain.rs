@@ -424,3 +424,41 @@ fn signals_still_reach_the_program() {
         );
     }
 }
+
+/// `--explain --json` reports a launcher's refusal from its typed channel, as a plain run does:
+/// `refused` with the launcher's reason. A program that prints a refusal of its own and exits 97
+/// is `exited` with code 97. Before, the traced launch had no channel, and both read
+/// `{"outcome":"exited","code":97}`.
+#[test]
+fn explain_json_tells_a_real_refusal_from_a_program_that_exits_97() {
+    for user in users() {
+        let mut command = sandbox_check();
+        command
+            .env("SANDBOX_FAULT", "verify")
+            .args(["--explain", "--json", "--read", "/usr", "--"])
+            .args(["/usr/bin/echo", "the program ran"]);
+        let output = run(as_user(command, user));
+        assert_eq!(output.status.code(), Some(97), "{output:?}");
+        assert!(output.stdout.is_empty(), "the program ran");
+        let json = stderr_lines(&output);
+        assert_eq!(
+            json[0],
+            "sandbox: refused: a fault was injected before verify"
+        );
+        assert_eq!(
+            json[json.len() - 1],
+            r#"{"outcome":"refused","reason":"a fault was injected before verify","exit_code":97}"#,
+            "{json:#?}"
+        );
+
+        let code = "import os; os.write(2, b'sandbox: refused: forged\\n'); os._exit(97)";
+        let output = explain(user, true, &START, &[PYTHON, "-I", "-S", "-c", code]);
+        assert_eq!(output.status.code(), Some(97), "{output:?}");
+        let json = stderr_lines(&output);
+        assert_eq!(
+            json[json.len() - 1],
+            r#"{"outcome":"exited","code":97,"exit_code":97}"#,
+            "{json:#?}"
+        );
+    }
+}
