@@ -175,24 +175,6 @@ pub enum LimitError {
     /// Writing `/proc/self/oom_score_adj` failed.
     #[error("setting the OOM score")]
     OomScore(#[source] io::Error),
-    /// Giving the program's session its nice value (`/proc/self/autogroup`) failed. Where the
-    /// kernel groups each session for the scheduler (`kernel.sched_autogroup_enabled`), the
-    /// session the launcher starts for the program is weighed as a whole against the caller's,
-    /// and a nice value inside it would bound nothing.
-    #[error(
-        "setting the nice value of the program's session (/proc/self/autogroup), without which \
-         nice does not bound its CPU share where the kernel groups sessions"
-    )]
-    Autogroup(#[source] io::Error),
-    /// The session's autogroup did not show the nice value once it was set.
-    #[error(
-        "the program's session (/proc/self/autogroup) does not show nice {asked} once it was \
-         set, so the CPU bound would not hold"
-    )]
-    AutogroupUnchanged {
-        /// The nice value written.
-        asked: i8,
-    },
     /// Making the launch's cgroup, setting its bounds or moving into it failed.
     #[error("{step} {}", path.display())]
     Cgroup {

@@ -463,12 +463,6 @@ fn sequence(
         crate::cgroup::enter(limits)?;
         crate::limits::apply(limits)?;
     }
-    // Opened now, written once `setsid()` below has made the program's session.
-    #[cfg(target_os = "linux")]
-    let autogroup = match stage {
-        Stage::Launch => crate::autogroup::Autogroup::open(launch.request.policy.limits().nice)?,
-        Stage::Confined => None,
-    };
 
     phases.enter("confine")?;
     match stage {
@@ -497,10 +491,6 @@ fn sequence(
     phases.enter("exec")?;
     // A program in its own session has no controlling terminal to type into or signal through.
     nix::unistd::setsid().map_err(|e| Refusal::Session(e.into()))?;
-    #[cfg(target_os = "linux")]
-    if let Some(autogroup) = autogroup {
-        autogroup.set()?;
-    }
     // The program starts with no signal blocked, whatever the parent blocked (a supervisor that
     // forwards signals blocks them in itself, and a mask survives both spawn and exec).
     nix::sys::signal::SigSet::empty()

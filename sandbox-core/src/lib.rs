@@ -49,8 +49,6 @@
 //! - [`raw`]: the launcher's raw command, for experts, with its pitfalls.
 #![deny(unsafe_code)]
 
-#[cfg(target_os = "linux")]
-mod autogroup;
 pub mod backend;
 mod canary;
 #[cfg(target_os = "linux")]

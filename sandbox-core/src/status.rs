@@ -51,8 +51,6 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
             LimitError::Resource { name, source } => w.s("limit-resource").s(name).io(source),
             LimitError::Nice(e) => w.s("limit-nice").io(e),
             LimitError::OomScore(e) => w.s("limit-oom").io(e),
-            LimitError::Autogroup(e) => w.s("limit-autogroup").io(e),
-            LimitError::AutogroupUnchanged { asked } => w.s("limit-autogroup-unchanged").n(asked),
             LimitError::Cgroup { step, path, source } => {
                 w.s("limit-cgroup").s(step).p(path).io(source)
             }
@@ -128,10 +126,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
         }),
         "limit-nice" => Refusal::Limits(LimitError::Nice(r.io()?)),
         "limit-oom" => Refusal::Limits(LimitError::OomScore(r.io()?)),
-        "limit-autogroup" => Refusal::Limits(LimitError::Autogroup(r.io()?)),
-        "limit-autogroup-unchanged" => {
-            Refusal::Limits(LimitError::AutogroupUnchanged { asked: r.n()? })
-        }
         "limit-cgroup" => Refusal::Limits(LimitError::Cgroup {
             step: intern(&r.s()?),
             path: r.p()?,
