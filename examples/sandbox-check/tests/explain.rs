@@ -9,7 +9,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::Write as _;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -18,22 +17,6 @@ use common::*;
 use sandbox_linux::rules::RULES;
 
 const NODE: &str = "/usr/bin/node";
-const NOBODY: u32 = 65534;
-
-/// The users to run each case as: this one, and `nobody` when this one is root.
-fn users() -> Vec<Option<u32>> {
-    if nix::unistd::Uid::effective().is_root() {
-        vec![None, Some(NOBODY)]
-    } else {
-        // Written past the test harness, which hides what a passing test prints with the
-        // macros, so the CI summary counts it.
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: the run as nobody needs root to switch users; this user's run stands for it"
-        );
-        vec![None]
-    }
-}
 
 fn as_user(mut command: Command, user: Option<u32>) -> Command {
     if let Some(id) = user {

@@ -16,8 +16,6 @@ use std::process::{Output, Stdio};
 
 use common::*;
 
-const NOBODY: u32 = 65534;
-
 /// A sticky, world-writable folder of the test's own, as `/tmp` is.
 fn sticky_folder(name: &str) -> Scratch {
     let tmp = Scratch::new(name);

@@ -11,6 +11,24 @@ use std::process::{Command, Output, Stdio};
 
 pub const PYTHON: &str = "/usr/bin/python3";
 
+/// `nobody`, the other user the tests run as when they run as root.
+pub const NOBODY: u32 = 65534;
+
+/// The users to run each case as: this one, and `nobody` when this one is root.
+pub fn users() -> Vec<Option<u32>> {
+    if nix::unistd::Uid::effective().is_root() {
+        vec![None, Some(NOBODY)]
+    } else {
+        // Written past the test harness, which hides what a passing test prints with the
+        // macros, so the CI summary counts it.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED: the run as nobody needs root to switch users; this user's run stands for it\n",
+        );
+        vec![None]
+    }
+}
+
 /// Python that the attempt scripts start with: `attempt(name, f)` prints `name=ok` or
 /// `name=ERRNO`.
 pub const PRELUDE: &str = r#"
