@@ -84,6 +84,9 @@ pub enum SinkError {
         source: std::io::Error,
     },
     /// The path names a symbolic link, which is not followed.
+    // This variant and the three after it are unix only: only there are links, owners and
+    // names checked.
+    #[cfg(unix)]
     #[error(
         "--report {}: is a symbolic link, which is not followed (someone who may write its \
          folder could point it at any file): name the file itself",
@@ -94,12 +97,14 @@ pub enum SinkError {
         path: PathBuf,
     },
     /// The path names something that is not a regular file.
+    #[cfg(unix)]
     #[error("--report {}: is not a regular file: name a file", path.display())]
     NotAFile {
         /// The path given.
         path: PathBuf,
     },
     /// The file exists and belongs to another user.
+    #[cfg(unix)]
     #[error(
         "--report {}: the file belongs to uid {owner}, not to this user (uid {user}): remove it \
          or name another",
@@ -114,6 +119,7 @@ pub enum SinkError {
         user: u32,
     },
     /// The file has other names, any of which another user may have made.
+    #[cfg(unix)]
     #[error(
         "--report {}: the file has {links} names (hard links), so writing it would change a \
          file known by another name: remove it or name another",
