@@ -1,16 +1,22 @@
 //! The scratch folder: the one place a confined program may write, made for one launch, bounded,
 //! and removed afterwards.
 //!
-//! On Linux the folder is a `tmpfs` the application mounts (`size=`, `nr_inodes=`, `nosuid`,
-//! `nodev`, `noexec`, mode 0700) on a fresh directory with an unguessable name. The kernel
-//! enforces the bound exactly and at once: a write past it fails with `ENOSPC`, however fast the
-//! program writes, which neither `RLIMIT_FSIZE` (one file at a time) nor the parent's polling
-//! (racy) could promise. The mount is in the application's mount namespace, so the application
-//! reads what the program left there after it ends, before dropping the [`Scratch`].
+//! On Linux the folder is a `tmpfs` (`size=`, `nr_inodes=`, `nosuid`, `nodev`, `noexec`, mode
+//! 0700) on a fresh directory with an unguessable name. The kernel enforces the bound exactly and
+//! at once: a write past it fails with `ENOSPC`, however fast the program writes, which neither
+//! `RLIMIT_FSIZE` (one file at a time) nor the parent's polling (racy) could promise.
 //!
-//! Mounting needs `CAP_SYS_ADMIN`; an application without it gets [`ScratchError::NoBound`] and
-//! no folder: a scratch folder is never unbounded. Systems without a `tmpfs` the application can
-//! mount (macOS) refuse in the same way.
+//! The mount is attached only in a mount namespace of its own, held by a small child of the
+//! application (the keeper); each launch joins it, and the application reads what the program
+//! left through [`Scratch::files`]. In the application's own namespace the folder stays an empty
+//! directory: nothing propagates to other namespaces, and a link swapped in for the folder
+//! makes no one mount anything anywhere. Where the application has `CAP_SYS_ADMIN`, that
+//! namespace is a mount namespace alone; otherwise (an ordinary user, a container's root under
+//! the runtimes' defaults, a nested sandbox) the keeper first makes a user namespace mapping only
+//! the user's own IDs, in which a `tmpfs` may be mounted. Where neither can be made, the answer
+//! is [`ScratchError::NoNamespace`], naming what refused it: a scratch folder is never unbounded.
+//! Systems without a `tmpfs` the application can mount (macOS) refuse with
+//! [`ScratchError::NoBound`].
 
 use std::fmt;
 use std::io;
@@ -22,6 +28,10 @@ use crate::identity::Identity;
 /// `<pid>` and `<start>` (its start time, in clock ticks since boot) say which process made it,
 /// so a later launch can tell that the process is gone and sweep what it left.
 pub const PREFIX: &str = "sandbox-scratch-";
+
+/// The process name (`/proc/PID/comm`) of a scratch folder's keeper: the child of the
+/// application that holds the folder's mount while the [`Scratch`] lives.
+pub const KEEPER_NAME: &str = "sandbox-keeper";
 
 /// How much a scratch folder may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -76,6 +86,21 @@ pub struct ScratchGrant {
     pub bound: Bound,
     /// Whether the program also sees it as `HOME`.
     pub home: bool,
+    /// The process that holds the folder's mount, whose namespaces the launcher joins.
+    pub keeper: KeeperRef,
+}
+
+/// The process that holds a scratch folder's mount, as the launcher finds it: its ID, its start
+/// time (so that a process that took the ID later is not mistaken for it), and whether it made a
+/// user namespace to mount in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeeperRef {
+    /// Its process ID.
+    pub pid: u32,
+    /// Its start time, in clock ticks since boot (`/proc/PID/stat`, field 22).
+    pub start: u64,
+    /// Whether its mount namespace belongs to a user namespace of its own, joined first.
+    pub user_namespace: bool,
 }
 
 impl ScratchGrant {
@@ -88,14 +113,24 @@ impl ScratchGrant {
         env
     }
 
-    /// The value the wire carries for the bound and the home flag: `BYTES:ENTRIES:home|tmp`.
+    /// The value the wire carries for the bound, the home flag and the keeper:
+    /// `BYTES:ENTRIES:home|tmp:PID:START:user|mount`.
     pub(crate) fn to_token(&self) -> String {
         let home = if self.home { "home" } else { "tmp" };
-        format!("{}:{}:{home}", self.bound.bytes, self.bound.entries)
+        let keeper = &self.keeper;
+        let namespace = if keeper.user_namespace {
+            "user"
+        } else {
+            "mount"
+        };
+        format!(
+            "{}:{}:{home}:{}:{}:{namespace}",
+            self.bound.bytes, self.bound.entries, keeper.pid, keeper.start
+        )
     }
 
     /// The inverse of [`ScratchGrant::to_token`].
-    pub(crate) fn parse_token(token: &str) -> Option<(Bound, bool)> {
+    pub(crate) fn parse_token(token: &str) -> Option<(Bound, bool, KeeperRef)> {
         let mut parts = token.split(':');
         let bytes = parts.next()?.parse().ok().filter(|&b| b > 0)?;
         let entries = parts.next()?.parse().ok().filter(|&e| e > 0)?;
@@ -104,10 +139,22 @@ impl ScratchGrant {
             "tmp" => false,
             _ => return None,
         };
+        let pid = parts.next()?.parse().ok().filter(|&p| p > 0)?;
+        let start = parts.next()?.parse().ok()?;
+        let user_namespace = match parts.next()? {
+            "user" => true,
+            "mount" => false,
+            _ => return None,
+        };
+        let keeper = KeeperRef {
+            pid,
+            start,
+            user_namespace,
+        };
         parts
             .next()
             .is_none()
-            .then_some((Bound { bytes, entries }, home))
+            .then_some((Bound { bytes, entries }, home, keeper))
     }
 }
 
@@ -124,6 +171,27 @@ pub enum ScratchError {
         #[source]
         source: io::Error,
     },
+    /// Another user could rename entries in the folder it would be made in, and so swap the
+    /// scratch folder for one of their own choosing.
+    #[error(
+        "the temporary folder {} is not safe to make a scratch folder in: {risk}; set TMPDIR to a folder only this user may change, or to one with the sticky bit such as /tmp",
+        dir.display()
+    )]
+    UnsafeFolder {
+        /// The folder.
+        dir: PathBuf,
+        /// Who else could change it.
+        risk: FolderRisk,
+    },
+    /// No mount namespace could be made to hold the folder.
+    #[error("no scratch folder can be made here: {why}")]
+    NoNamespace {
+        /// What refused it, and what would allow it.
+        why: &'static str,
+        /// What the kernel reported.
+        #[source]
+        source: io::Error,
+    },
     /// No bound can be enforced here, so no scratch folder is made.
     #[error(
         "no bound on a scratch folder can be enforced here ({reason}), and it is never made unbounded"
@@ -135,6 +203,41 @@ pub enum ScratchError {
         #[source]
         source: Option<io::Error>,
     },
+}
+
+/// Why a temporary folder is not safe to make a scratch folder in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FolderRisk {
+    /// Another user (not root) owns it, and so may rename anything in it.
+    OwnedBy {
+        /// The owner's user ID.
+        uid: u32,
+    },
+    /// Its owner is not mapped in this user namespace (a nested sandbox shows root so), and it
+    /// has no sticky bit: whoever that is may rename anything in it.
+    OwnedOutside,
+    /// Others may write it and the sticky bit is not set, so they may rename anything in it.
+    WritableWithoutSticky {
+        /// Its mode.
+        mode: u32,
+    },
+}
+
+impl fmt::Display for FolderRisk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FolderRisk::OwnedBy { uid } => write!(f, "user {uid} owns it"),
+            FolderRisk::OwnedOutside => write!(
+                f,
+                "a user outside this user namespace owns it and it has no sticky bit"
+            ),
+            FolderRisk::WritableWithoutSticky { mode } => write!(
+                f,
+                "its mode {mode:o} lets others write it and has no sticky bit"
+            ),
+        }
+    }
 }
 
 /// How full a scratch folder is.
@@ -153,9 +256,10 @@ pub struct Usage {
 
 /// A scratch folder made for one launch, removed with everything in it when dropped.
 ///
-/// Read what the program left in [`Scratch::path`] after it has been waited for and before the
-/// folder is dropped. A folder left by an application that was killed is removed the next time
-/// any application on the machine makes one in the same folder ([`sweep`]).
+/// The program sees it at [`Scratch::path`]; the application reads what the program left through
+/// [`Scratch::files`] after it has been waited for and before the folder is dropped. A folder
+/// left by an application that was killed is removed the next time any application on the
+/// machine makes one in the same folder ([`sweep`]).
 ///
 /// ```no_run
 /// # struct Example;
@@ -173,14 +277,18 @@ pub struct Usage {
 /// // The folder is the program's TMPDIR.
 /// let code = "import os; open(os.environ['TMPDIR'] + '/out.txt', 'w').write('hi')";
 /// Sandbox::new(backend()).run(&policy, "/usr/bin/python3", ["-I", "-c", code], &RunOptions::new())?;
-/// let written = std::fs::read(scratch.path().join("out.txt"))?;
+/// let written = std::fs::read(scratch.files().join("out.txt"))?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct Scratch {
     path: PathBuf,
+    files: PathBuf,
     identity: Identity,
     bound: Bound,
+    keeper: KeeperRef,
+    /// Holds the mount; `None` only while dropping.
+    held: Option<imp::Held>,
 }
 
 impl Scratch {
@@ -190,20 +298,30 @@ impl Scratch {
     }
 
     /// Makes a scratch folder in `dir`, which must lie outside every path the policy it is used
-    /// with lets the program read. Folders left there by processes that are gone are swept first.
+    /// with lets the program read, and which no other user may change: one another user owns,
+    /// or that others may write without the sticky bit, is refused
+    /// ([`ScratchError::UnsafeFolder`]). Folders left there by processes that are gone are swept
+    /// first.
     pub fn create_in(dir: &Path, bound: Bound) -> Result<Self, ScratchError> {
         let fail = |source| ScratchError::Create {
             dir: dir.to_path_buf(),
             source,
         };
         let dir = dir.canonicalize().map_err(fail)?;
-        sweep(&dir);
         imp::create(&dir, bound)
     }
 
-    /// Where the folder is (canonical).
+    /// Where the program sees the folder (canonical): its `TMPDIR`. In the application's own
+    /// mount namespace this is an empty directory; read the folder through [`Scratch::files`].
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the application reads and writes the folder's files: the same folder, seen through
+    /// the namespace that holds it (`/proc/<keeper>/root/...` on Linux). Valid in this process
+    /// and its children while the `Scratch` lives.
+    pub fn files(&self) -> &Path {
+        &self.files
     }
 
     /// How much it may hold.
@@ -218,17 +336,20 @@ impl Scratch {
             identity: self.identity,
             bound: self.bound,
             home,
+            keeper: self.keeper,
         }
     }
 
     /// How full the folder is now.
     pub fn usage(&self) -> io::Result<Usage> {
-        imp::usage(&self.path, self.bound)
+        imp::usage(&self.files, self.bound)
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // The keeper goes first: its namespace, and with it the mount, ends with the last launch.
+        self.held = None;
         imp::remove(&self.path);
     }
 }
@@ -264,37 +385,141 @@ fn maker_of(name: &str) -> Option<(u32, u64)> {
 }
 
 #[cfg(target_os = "linux")]
+mod keeper;
+
+#[cfg(target_os = "linux")]
 mod imp {
+    use std::ffi::CString;
     use std::io::{self, Read};
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    use std::path::Path;
+    use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::{Path, PathBuf};
 
-    use nix::mount::{mount, umount2, MntFlags, MsFlags};
+    use nix::fcntl::OFlag;
+    use nix::mount::{umount2, MntFlags};
 
-    use super::{Bound, Scratch, ScratchError, Usage, PREFIX};
+    use super::{keeper, Bound, FolderRisk, KeeperRef, Scratch, ScratchError, Usage, PREFIX};
     use crate::identity::Identity;
+
+    /// What keeps a folder's mount: the keeper, ended and reaped when dropped.
+    #[derive(Debug)]
+    pub(super) struct Held(#[allow(dead_code)] keeper::Keeper);
 
     pub(super) fn create(dir: &Path, bound: Bound) -> Result<Scratch, ScratchError> {
         let fail = |source| ScratchError::Create {
             dir: dir.to_path_buf(),
             source,
         };
+        let parent = open_path(dir).map_err(fail)?;
+        check_safe(dir, parent.as_fd())?;
+        super::sweep(dir);
         let me = std::process::id();
         let start = start_time(me).map_err(fail)?;
-        let path = loop {
-            let path = dir.join(format!("{PREFIX}{me}-{start}-{}", random().map_err(fail)?));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => break path,
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(fail(e)),
+        let mode = nix::sys::stat::Mode::from_bits_truncate(0o700);
+        let name = loop {
+            let name = format!("{PREFIX}{me}-{start}-{}", random().map_err(fail)?);
+            match nix::sys::stat::mkdirat(parent.as_fd(), name.as_str(), mode) {
+                Ok(()) => break name,
+                Err(nix::errno::Errno::EEXIST) => continue,
+                Err(e) => return Err(fail(e.into())),
             }
         };
-        let scratch = mount_bounded(&path, bound).inspect_err(|_| remove(&path))?;
+        let path = dir.join(&name);
+        let made = made_folder(parent.as_fd(), &name).map_err(fail);
+        let scratch = made
+            .and_then(|folder| mount_bounded(&path, folder, bound))
+            .inspect_err(|_| remove(&path))?;
         Ok(scratch)
     }
 
-    fn mount_bounded(path: &Path, bound: Bound) -> Result<Scratch, ScratchError> {
+    fn open_path(path: &Path) -> io::Result<OwnedFd> {
+        Ok(nix::fcntl::open(
+            path,
+            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )?)
+    }
+
+    /// Refuses a folder in which another user could rename entries: one that user owns, or
+    /// one others may write that has no sticky bit. Root is trusted, as it must be.
+    fn check_safe(dir: &Path, fd: BorrowedFd<'_>) -> Result<(), ScratchError> {
+        let stat = nix::sys::stat::fstat(fd).map_err(|e| ScratchError::Create {
+            dir: dir.to_path_buf(),
+            source: e.into(),
+        })?;
+        let me = nix::unistd::geteuid().as_raw();
+        let mode = stat.st_mode & 0o7777;
+        let sticky = mode & 0o1000 != 0;
+        let risk = if stat.st_uid != me && stat.st_uid != 0 && !unmapped(stat.st_uid) {
+            Some(FolderRisk::OwnedBy { uid: stat.st_uid })
+        } else if unmapped(stat.st_uid) && !sticky {
+            Some(FolderRisk::OwnedOutside)
+        } else if mode & 0o022 != 0 && !sticky {
+            Some(FolderRisk::WritableWithoutSticky { mode })
+        } else {
+            None
+        };
+        match risk {
+            Some(risk) => Err(ScratchError::UnsafeFolder {
+                dir: dir.to_path_buf(),
+                risk,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether `uid` is the overflow ID of an owner this user namespace does not map: in a
+    /// nested sandbox, root's folders (`/tmp`) look so. Such an owner is trusted as root is
+    /// when the folder has the sticky bit, and the folder refused otherwise.
+    fn unmapped(uid: u32) -> bool {
+        let overflow = std::fs::read_to_string("/proc/sys/kernel/overflowuid")
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok())
+            .unwrap_or(65534);
+        if uid != overflow {
+            return false;
+        }
+        let Ok(map) = std::fs::read_to_string("/proc/self/uid_map") else {
+            return false;
+        };
+        !map.lines().any(|line| {
+            let numbers: Vec<u64> = line
+                .split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            matches!(numbers[..], [inside, _, count] if (inside..inside + count).contains(&u64::from(uid)))
+        })
+    }
+
+    /// The folder just made, opened without following a link and checked to be a folder of
+    /// this user's, mode 0700, on the same file system as its parent: its device and inode.
+    fn made_folder(parent: BorrowedFd<'_>, name: &str) -> io::Result<(u64, u64)> {
+        let fd = nix::fcntl::openat(
+            parent,
+            name,
+            OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )?;
+        let stat = nix::sys::stat::fstat(&fd)?;
+        let above = nix::sys::stat::fstat(parent)?;
+        if stat.st_uid != nix::unistd::geteuid().as_raw()
+            || stat.st_mode & 0o7777 != 0o700
+            || stat.st_dev != above.st_dev
+        {
+            return Err(io::Error::other(
+                "the folder made was replaced before it could be mounted on",
+            ));
+        }
+        #[allow(clippy::useless_conversion)] // the widths differ between architectures
+        Ok((stat.st_dev.into(), stat.st_ino.into()))
+    }
+
+    fn mount_bounded(
+        path: &Path,
+        folder: (u64, u64),
+        bound: Bound,
+    ) -> Result<Scratch, ScratchError> {
         let no_bound = |reason, source| ScratchError::NoBound {
             reason,
             source: Some(source),
@@ -304,51 +529,106 @@ mod imp {
             reason: "the bound on entries is too large",
             source: None,
         })?;
-        let options = format!(
-            "size={},nr_inodes={entries},mode=0700,uid={},gid={}",
-            bound.bytes,
-            nix::unistd::geteuid(),
-            nix::unistd::getegid()
-        );
-        mount(
-            Some("sandbox-scratch"),
-            path,
-            Some("tmpfs"),
-            MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-            Some(options.as_str()),
-        )
-        .map_err(|e| {
-            no_bound(
-                "mounting a size-limited tmpfs needs CAP_SYS_ADMIN",
-                e.into(),
-            )
-        })?;
-        // Never shared with another mount namespace, whatever the folder above propagates.
-        mount(
-            None::<&str>,
-            path,
-            None::<&str>,
-            MsFlags::MS_PRIVATE,
-            None::<&str>,
-        )
-        .map_err(|e| no_bound("making the tmpfs private failed", e.into()))?;
+        let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
+        let text = |value: String| CString::new(value).unwrap_or_default();
+        let plan = keeper::Plan {
+            path: CString::new(path.as_os_str().as_bytes()).map_err(|e| ScratchError::Create {
+                dir: path.to_path_buf(),
+                source: io::Error::new(io::ErrorKind::InvalidInput, e),
+            })?,
+            folder,
+            options: [
+                (c"size", text(bound.bytes.to_string())),
+                (c"nr_inodes", text(entries.to_string())),
+                (c"mode", text("0700".into())),
+                (c"uid", text(uid.to_string())),
+                (c"gid", text(gid.to_string())),
+            ],
+            uid_map: format!("{uid} {uid} 1").into_bytes(),
+            gid_map: format!("{gid} {gid} 1").into_bytes(),
+        };
+        let keeper = keeper::start(&plan).map_err(|(step, source)| refusal(step, source))?;
+        let start = start_time(keeper.pid.unsigned_abs())
+            .map_err(|e| no_bound("the keeper cannot be identified", e))?;
+        let mut files = PathBuf::from(format!("/proc/{}/root", keeper.pid));
+        files.push(path.strip_prefix("/").unwrap_or(path));
         let fd = nix::fcntl::open(
-            path,
-            nix::fcntl::OFlag::O_PATH
-                | nix::fcntl::OFlag::O_NOFOLLOW
-                | nix::fcntl::OFlag::O_DIRECTORY
-                | nix::fcntl::OFlag::O_CLOEXEC,
+            &files,
+            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
             nix::sys::stat::Mode::empty(),
         )
         .map_err(|e| no_bound("the mounted folder cannot be opened", e.into()))?;
         let identity = Identity::of_fd(fd.as_fd())
             .map_err(|e| no_bound("the mounted folder cannot be identified", e))?;
+        if (identity.device, identity.inode) != keeper.root {
+            return Err(no_bound(
+                "the mounted folder cannot be identified",
+                io::Error::other("another folder was found where the tmpfs was attached"),
+            ));
+        }
         check_bound(fd.as_fd(), bound).map_err(|e| no_bound("the mount is not bounded", e))?;
+        let reference = KeeperRef {
+            pid: keeper.pid.unsigned_abs(),
+            start,
+            user_namespace: keeper.user,
+        };
         Ok(Scratch {
             path: path.to_path_buf(),
+            files,
             identity,
             bound,
+            keeper: reference,
+            held: Some(Held(keeper)),
         })
+    }
+
+    /// The error for a keeper that failed at `step`, naming what refused it.
+    fn refusal(step: keeper::Step, source: io::Error) -> ScratchError {
+        use keeper::Step;
+        let why = match step {
+            Step::UserNamespace => user_namespace_refusal(&source),
+            Step::Maps => "the user namespace's ID maps could not be written",
+            Step::MountNamespace | Step::Slave => "no mount namespace could be made for it",
+            Step::Open | Step::Identity => {
+                return ScratchError::Create {
+                    dir: PathBuf::new(),
+                    source: io::Error::other(format!(
+                        "the folder made was replaced before it was mounted on: {source}"
+                    )),
+                }
+            }
+            Step::Filesystem | Step::Options | Step::Create | Step::Mount | Step::Attach => {
+                return ScratchError::NoBound {
+                    reason: "a size-limited tmpfs could not be mounted in the folder's namespace",
+                    source: Some(source),
+                }
+            }
+            Step::Died => "the process that holds the folder ended before it reported",
+        };
+        ScratchError::NoNamespace { why, source }
+    }
+
+    /// Why an unprivileged application may not make a user namespace here, with what would
+    /// allow it; read from the settings that decide it.
+    fn user_namespace_refusal(source: &io::Error) -> &'static str {
+        let setting = |path| {
+            std::fs::read_to_string(path)
+                .ok()
+                .map(|text| text.trim().to_owned())
+        };
+        if setting("/proc/sys/user/max_user_namespaces").as_deref() == Some("0")
+            || source.raw_os_error() == Some(libc::ENOSPC)
+        {
+            return "without CAP_SYS_ADMIN it needs a user namespace, and none may be made (user.max_user_namespaces is 0, or its count is reached): raise user.max_user_namespaces, or give the application CAP_SYS_ADMIN";
+        }
+        if setting("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1")
+        {
+            return "without CAP_SYS_ADMIN it needs a user namespace, and AppArmor refuses them to unconfined programs (kernel.apparmor_restrict_unprivileged_userns is 1): give the application an AppArmor profile with `userns,`, or CAP_SYS_ADMIN";
+        }
+        if setting("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+            return "without CAP_SYS_ADMIN it needs a user namespace, and kernel.unprivileged_userns_clone is 0: set it to 1, or give the application CAP_SYS_ADMIN";
+        }
+        "without CAP_SYS_ADMIN it needs a user namespace, and making one was refused (a container's seccomp profile or a security module forbids unshare(CLONE_NEWUSER)): allow it, or give the application CAP_SYS_ADMIN"
     }
 
     /// Whether `fd` is a tmpfs that holds no more than `bound`; the launcher asks the same.
@@ -395,11 +675,27 @@ mod imp {
         })
     }
 
-    /// Unmounts (lazily: a descriptor still open elsewhere keeps only what it holds) and removes.
+    /// Removes a folder. A folder left by an earlier version of this library may still have a
+    /// tmpfs mounted on it in this namespace: that is unmounted first (lazily, never through a
+    /// link).
     pub(super) fn remove(path: &Path) {
         // Nothing to do about a failure: the next sweep tries again.
-        let _ignored = umount2(path, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW);
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+            && nix::sys::statfs::statfs(path)
+                .is_ok_and(|fs| fs.filesystem_type() == nix::sys::statfs::TMPFS_MAGIC)
+            && is_mount_point(path)
+        {
+            let _ignored = umount2(path, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW);
+        }
         let _ignored = std::fs::remove_dir_all(path);
+    }
+
+    fn is_mount_point(path: &Path) -> bool {
+        let parent = path.parent().unwrap_or(path);
+        match (std::fs::symlink_metadata(path), std::fs::metadata(parent)) {
+            (Ok(folder), Ok(parent)) => folder.dev() != parent.dev(),
+            _ => false,
+        }
     }
 
     pub(super) fn alive((pid, start): (u32, u64)) -> bool {
@@ -437,6 +733,10 @@ mod imp {
     use std::path::Path;
 
     use super::{Bound, Scratch, ScratchError, Usage};
+
+    /// Nothing holds a folder here: none is ever made.
+    #[derive(Debug)]
+    pub(super) struct Held;
 
     pub(super) fn create(_dir: &Path, _bound: Bound) -> Result<Scratch, ScratchError> {
         Err(ScratchError::NoBound {
@@ -491,12 +791,17 @@ mod tests {
             },
             bound: Bound::DEFAULT,
             home,
+            keeper: crate::scratch::KeeperRef {
+                pid: 1,
+                start: 2,
+                user_namespace: false,
+            },
         };
         for home in [false, true] {
             let token = grant(home).to_token();
             assert_eq!(
                 ScratchGrant::parse_token(&token),
-                Some((Bound::DEFAULT, home))
+                Some((Bound::DEFAULT, home, grant(home).keeper))
             );
         }
         for bad in [
@@ -505,8 +810,13 @@ mod tests {
             "0:2:tmp",
             "1:0:tmp",
             "1:2:x",
+            "1:2:tmp",
             "1:2:tmp:3",
-            "a:2:tmp",
+            "1:2:tmp:3:4",
+            "1:2:tmp:0:4:mount",
+            "1:2:tmp:3:4:pid",
+            "1:2:tmp:3:4:user:5",
+            "a:2:tmp:3:4:user",
         ] {
             assert_eq!(ScratchGrant::parse_token(bad), None, "{bad}");
         }
@@ -523,28 +833,27 @@ mod tests {
         assert_eq!(maker_of("sandbox-canary-1-2"), None);
     }
 
-    /// Mounting needs CAP_SYS_ADMIN; without it the answer is [`ScratchError::NoBound`], checked
-    /// here too.
+    /// As root the keeper needs a mount namespace alone, as anyone else a user namespace too;
+    /// either way the folder is bounded, private, seen only through the keeper, and gone.
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_folder_is_bounded_private_and_gone_on_drop_or_refused() {
+    fn a_folder_is_bounded_private_and_gone_on_drop() {
         use std::os::unix::fs::PermissionsExt;
         let bound = Bound {
             bytes: 8192,
             entries: 2,
         };
-        let scratch = match Scratch::create(bound) {
-            Err(ScratchError::NoBound {
-                source: Some(e), ..
-            }) if e.raw_os_error() == Some(libc::EPERM) => {
-                assert_ne!(nix::unistd::geteuid().as_raw(), 0);
-                eprintln!("not root: the refusal was checked, the mount could not be");
-                return;
-            }
-            other => other.unwrap(),
-        };
-        let path = scratch.path().to_path_buf();
-        let name = path.file_name().unwrap().to_str().unwrap();
+        let scratch = Scratch::create(bound).unwrap();
+        let program_path = scratch.path().to_path_buf();
+        let path = scratch.files().to_path_buf();
+        assert!(path.starts_with("/proc"), "{}", path.display());
+        // In this namespace the folder is an empty directory on its parent's file system.
+        std::fs::write(path.join("seen"), b"x").unwrap();
+        assert_eq!(std::fs::read_dir(&program_path).unwrap().count(), 0);
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        assert!(!mountinfo.contains(PREFIX), "{mountinfo}");
+        std::fs::remove_file(path.join("seen")).unwrap();
+        let name = program_path.file_name().unwrap().to_str().unwrap();
         assert_eq!(maker_of(name).unwrap().0, std::process::id());
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o7777, 0o700);
@@ -566,6 +875,7 @@ mod tests {
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
         drop(scratch);
         assert!(!path.exists());
+        assert!(!program_path.exists());
     }
 
     #[cfg(target_os = "linux")]

@@ -29,18 +29,21 @@ impl LinuxBackend {
     fn apply(launch: &Launch) -> Result<(), LinuxError> {
         let arch = Self::arch()?;
         ll::usable_abi()?;
-        let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
-        ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
-        let program = filter::build(arch, std::process::id())?;
-
         // The program should not outlive the application that started it.
         crate::sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0)
             .map_err(|source| LinuxError::ParentDeath { source })?;
         if nix::unistd::getppid().as_raw().unsigned_abs() != launch.parent {
             return Err(LinuxError::ParentGone);
         }
-        // Before the capabilities go: raising a hard limit from 0 to 1 needs one.
+        // Before the capabilities go, and before a user namespace is joined (whose
+        // capabilities do not count for limits): raising a hard limit from 0 to 1 needs one.
         crate::limits::fix()?;
+        if let Some(scratch) = launch.request.policy.scratch() {
+            crate::namespace::join(&scratch.keeper, &scratch.path)?;
+        }
+        let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
+        ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
+        let program = filter::build(arch, std::process::id())?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
         filter::install(&program)?;

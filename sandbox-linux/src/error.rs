@@ -212,6 +212,15 @@ pub enum ScratchProblem {
     /// It is not a fresh folder of this user's: another owner or mode, or not empty.
     #[error("is not a fresh folder for this launch alone")]
     NotFresh(#[source] io::Error),
+    /// The namespace that holds it could not be joined.
+    #[error("cannot be reached: {step} failed")]
+    Namespace {
+        /// What was being done.
+        step: &'static str,
+        /// What the system reported.
+        #[source]
+        source: io::Error,
+    },
     /// The file system found there does not enforce the bound.
     #[error("does not enforce its bound, and a scratch folder is never unbounded")]
     Unbounded(#[source] io::Error),

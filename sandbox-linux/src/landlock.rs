@@ -615,6 +615,11 @@ mod tests {
             path,
             bound: sandbox_core::scratch::Bound::DEFAULT,
             home: false,
+            keeper: sandbox_core::scratch::KeeperRef {
+                pid: 1,
+                start: 2,
+                user_namespace: false,
+            },
         };
         let inside = dir.join("inside");
         std::fs::create_dir(&inside).unwrap();

@@ -55,6 +55,8 @@ pub mod libraries;
 #[cfg(target_os = "linux")]
 pub mod limits;
 #[cfg(target_os = "linux")]
+mod namespace;
+#[cfg(target_os = "linux")]
 pub mod rules;
 #[cfg(target_os = "linux")]
 mod sys;

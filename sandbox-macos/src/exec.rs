@@ -236,7 +236,7 @@ mod tests {
             [
                 "--scratch",
                 "1:2:dir",
-                "4096:10:tmp",
+                "4096:10:tmp:1:2:mount",
                 folder,
                 "--canary",
                 "/c",

@@ -382,6 +382,11 @@ mod tests {
             },
             bound: Bound::DEFAULT,
             home: false,
+            keeper: sandbox_core::scratch::KeeperRef {
+                pid: 1,
+                start: 2,
+                user_namespace: false,
+            },
         };
         let program = Program::new("/bin/true", Policy::new().with_scratch(grant));
         let got = run(&Confines, &program, b"", &Limits::default());

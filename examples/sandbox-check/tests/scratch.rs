@@ -45,7 +45,9 @@ fn is_mount_point(path: &Path) -> bool {
 }
 
 /// The scratch folder a program reports, checked for what the application promises: in the
-/// temporary directory, named for the process that made it, mode 0700, a file system of its own.
+/// temporary directory, named for the process that made it, mode 0700; a file system of its own
+/// where the program sees it, and in the application's namespace an empty folder, mounted on
+/// nowhere (so no other namespace is shown it: issue 24.5).
 fn assert_private(folder: &Path, maker: u32) {
     let name = folder.file_name().unwrap().to_str().unwrap();
     assert!(
@@ -58,10 +60,16 @@ fn assert_private(folder: &Path, maker: u32) {
     );
     assert_eq!(std::fs::metadata(folder).unwrap().mode() & 0o7777, 0o700);
     assert!(
-        is_mount_point(folder),
-        "{} is not a mount",
+        !is_mount_point(folder),
+        "{} is a mount here",
         folder.display()
     );
+    assert_eq!(std::fs::read_dir(folder).unwrap().count(), 0);
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mountinfo.contains("sandbox-scratch"), "{mountinfo}");
+    let view = keeper_view(maker, folder);
+    assert!(is_mount_point(&view), "{} is not a mount", view.display());
+    assert_eq!(std::fs::metadata(&view).unwrap().mode() & 0o7777, 0o700);
 }
 
 #[test]
@@ -149,7 +157,7 @@ fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_remo
     writeln!(child.stdin.take().unwrap(), "go").unwrap();
     wait_for_state(tar, 'Z');
     assert_eq!(
-        std::fs::read(folder.join("d/f")).unwrap(),
+        std::fs::read(keeper_view(application, &folder).join("d/f")).unwrap(),
         b"extracted\n",
         "tar's output"
     );
@@ -254,10 +262,12 @@ fn what_a_killed_application_left_is_swept_by_the_next_launch() {
     let application = child.id();
     let (folder, _rest) = scratch_of(&mut child);
     assert_private(&folder, application);
+    let view = keeper_view(application, &folder);
+    assert!(view.join("f").exists());
     signal(application, Signal::SIGKILL);
-    // Not yet reaped, the application still counts as running, so no sweep takes the folder.
-    assert!(folder.join("f").exists());
-    assert!(is_mount_point(&folder));
+    // Not yet reaped, the application still counts as running, so no sweep takes the folder;
+    // its keeper has gone with it, and with the keeper the mount.
+    assert!(folder.exists());
     child.wait().unwrap();
     let output = run(scratch_python(None, &[], "pass"));
     assert_eq!(output.status.code(), Some(0));
@@ -316,6 +326,7 @@ attempt("make a file through a planted link to a folder outside", lambda: open(p
     let (folder, mut rest) = scratch_of(&mut child);
     // Links are planted only in a scratch folder, never wherever a wrong line would point.
     assert_private(&folder, child.id());
+    let view = keeper_view(child.id(), &folder);
     let mut stdin = child.stdin.take().unwrap();
     // The first results arrive before the program waits; the links are planted after them.
     let mut before = String::new();
@@ -328,7 +339,7 @@ attempt("make a file through a planted link to a folder outside", lambda: open(p
         ("to-passwd", Path::new("/etc/passwd")),
         ("to-outside", outside.0.as_path()),
     ] {
-        std::os::unix::fs::symlink(target, folder.join(name)).unwrap();
+        std::os::unix::fs::symlink(target, view.join(name)).unwrap();
     }
     let passwd = file_state(Path::new("/etc/passwd"));
     writeln!(stdin, "go").unwrap();
@@ -457,17 +468,93 @@ fn the_self_test_with_a_scratch_folder_tries_it() {
     assert!(!String::from_utf8_lossy(&output.stdout).contains("scratch"));
 }
 
-#[test]
-fn an_application_that_cannot_bound_the_folder_is_refused_it() {
-    // Without CAP_SYS_ADMIN no tmpfs can be mounted, and the folder is never made unbounded.
-    if !nix::unistd::geteuid().is_root() {
-        let output = run(scratch_python(None, &[], "print('ran')"));
-        assert_refused_unbounded(&output);
-        return;
-    }
-    let mut command = Command::new("/usr/bin/setpriv");
+/// `sandbox-check --scratch=16M` writing 20 MiB into the folder, as `setpriv` with `ids`.
+fn as_user(ids: &[&str], prefix: &[&str]) -> Command {
+    let code = r#"
+import os, tempfile
+with tempfile.NamedTemporaryFile() as f:
+    try:
+        for _ in range(20):
+            f.write(b"x" * (1 << 20)); f.flush()
+        print("wrote 20 MiB")
+    except OSError as e:
+        print("stopped at", f.tell() >> 20, "MiB:", os.strerror(e.errno))
+print("uid", os.getuid())
+"#;
+    let mut command = Command::new(prefix.first().copied().unwrap_or("/usr/bin/setpriv"));
     command
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .args(prefix.iter().skip(1))
+        .args(ids)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args([
+            "--scratch=16M",
+            "--read",
+            "/usr",
+            "--",
+            PYTHON,
+            "-I",
+            "-c",
+            code,
+        ])
+        .env("TMPDIR", "/tmp")
+        .stdin(Stdio::null());
+    command
+}
+
+#[test]
+fn an_ordinary_user_gets_a_bounded_folder_through_a_user_namespace() {
+    let ids = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let prefix: &[&str] = if nix::unistd::geteuid().is_root() {
+        &["/usr/bin/setpriv"]
+    } else {
+        // Already an ordinary user: setpriv keeps the IDs it is given.
+        &["/usr/bin/env"]
+    };
+    let ids: &[&str] = if nix::unistd::geteuid().is_root() {
+        &ids
+    } else {
+        &[]
+    };
+    let output = run_leaving_nothing(as_user(ids, prefix));
+    eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0));
+    let uid = if nix::unistd::geteuid().is_root() {
+        65534
+    } else {
+        nix::unistd::geteuid().as_raw()
+    };
+    // The page cache counts whole pages: the last write that fits leaves 16 MiB used.
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("stopped at 16 MiB: No space left on device\nuid {uid}\n")
+    );
+    // The file went with the program, so the folder was not full when it ended.
+    assert!(output.stderr.is_empty());
+}
+
+#[test]
+fn where_no_user_namespace_may_be_made_the_folder_is_refused_by_name() {
+    // In a user namespace of its own whose limit on further ones is 0, and with no capability
+    // left, the application can make neither namespace: the refusal says which and why.
+    let script = "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"";
+    let mut command = Command::new("/usr/bin/unshare");
+    command
+        .args([
+            "--user",
+            "--map-root-user",
+            "--",
+            "/bin/sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .args([
+            "/usr/bin/setpriv",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+        ])
         .arg(env!("CARGO_BIN_EXE_sandbox-check"))
         .args([
             "--scratch",
@@ -481,28 +568,35 @@ fn an_application_that_cannot_bound_the_folder_is_refused_it() {
         ])
         .env("TMPDIR", "/tmp")
         .stdin(Stdio::null());
-    assert_refused_unbounded(&run(command));
-}
-
-fn assert_refused_unbounded(output: &std::process::Output) {
+    let output = run_leaving_nothing(command);
     assert_eq!(output.status.code(), Some(97));
     assert!(output.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
-        stderr,
-        "sandbox: refused: no bound on a scratch folder can be enforced here (mounting a size-limited tmpfs needs CAP_SYS_ADMIN), and it is never made unbounded: Operation not permitted (os error 1)\n"
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox: refused: no scratch folder can be made here: without CAP_SYS_ADMIN it needs a user namespace, and none may be made (user.max_user_namespaces is 0, or its count is reached): raise user.max_user_namespaces, or give the application CAP_SYS_ADMIN: No space left on device (os error 28)\n"
     );
-    let leftovers = std::fs::read_dir("/tmp")
+}
+
+/// Runs `command` and returns its output, then checks that the process (which `exec`s its way
+/// to `sandbox-check`, so keeps its ID) left no scratch folder in /tmp.
+fn run_leaving_nothing(mut command: Command) -> std::process::Output {
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let maker = format!("sandbox-scratch-{}-", child.id());
+    let output = child.wait_with_output().unwrap();
+    eprintln!("stdout:\n{}", String::from_utf8_lossy(&output.stdout));
+    eprintln!("stderr:\n{}", String::from_utf8_lossy(&output.stderr));
+    let leftovers: Vec<_> = std::fs::read_dir("/tmp")
         .unwrap()
         .flatten()
-        .filter(|e| {
-            std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.uid() == 65534)
-                && e.file_name()
-                    .to_string_lossy()
-                    .starts_with("sandbox-scratch-")
-        })
-        .count();
-    assert_eq!(leftovers, 0, "a refused folder was left");
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&maker))
+        .map(|e| e.path())
+        .collect();
+    assert!(leftovers.is_empty(), "left: {leftovers:?}");
+    output
 }
 
 #[test]
@@ -526,4 +620,173 @@ attempt("write one byte more", lambda: write("ab", b"x"))
         String::from_utf8_lossy(&output.stderr),
         "sandbox-check: the scratch folder was full (4096 bytes and 1 entries used of 1 bytes and 10000 entries): writes past it failed with ENOSPC\n"
     );
+}
+
+/// `sandbox-check --scratch` of a program that prints `ran`, with `TMPDIR` set to `dir`.
+fn in_temp_dir(dir: &Path) -> Command {
+    let mut command = sandbox_check();
+    command
+        .args([
+            "--scratch",
+            "--read",
+            "/usr",
+            "--",
+            PYTHON,
+            "-I",
+            "-c",
+            "print('ran')",
+        ])
+        .env("TMPDIR", dir)
+        .stdin(Stdio::null());
+    command
+}
+
+fn refused_as_unsafe(output: &std::process::Output, dir: &Path, risk: &str) {
+    assert_eq!(output.status.code(), Some(97));
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "sandbox: refused: the temporary folder {} is not safe to make a scratch folder in: {risk}; set TMPDIR to a folder only this user may change, or to one with the sticky bit such as /tmp\n",
+            dir.canonicalize().unwrap().display()
+        )
+    );
+}
+
+/// Issue 24.1: a user who may rename entries in the temporary folder could swap the new folder
+/// for a link. Such a folder is refused by name, however the race goes: here a second user
+/// renames every scratch folder it sees into a link to a folder of its choosing, during 100
+/// launches, and afterwards no mount is anywhere in this namespace, the chosen folder is
+/// untouched, and no folder is left.
+#[test]
+fn a_temporary_folder_another_user_may_rename_in_is_refused_and_the_race_mounts_nothing() {
+    let open = Scratch::new("scratch-unsticky");
+    std::fs::set_permissions(&open.0, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    refused_as_unsafe(
+        &run(in_temp_dir(&open.0)),
+        &open.0,
+        "its mode 777 lets others write it and has no sticky bit",
+    );
+    std::fs::set_permissions(
+        &open.0,
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )
+    .unwrap();
+    let output = run(in_temp_dir(&open.0));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ran\n");
+
+    if !nix::unistd::geteuid().is_root() {
+        // Written past the test harness, so the CI summary counts it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: not root, so no folder of another user's can be made to race in"
+        );
+        return;
+    }
+    let theirs = Scratch::new("scratch-theirs");
+    let target = Scratch::new("scratch-target");
+    std::fs::write(target.0.join("kept"), b"theirs\n").unwrap();
+    nix::unistd::chown(&theirs.0, Some(65534.into()), Some(65534.into())).unwrap();
+    // The other user swaps each new scratch folder for a link to the target, as fast as it can.
+    let racer = format!(
+        r#"
+import os, sys
+d, target = {dir:?}, {target:?}
+while True:
+    for name in os.listdir(d):
+        if name.startswith("sandbox-scratch-") and not os.path.islink(os.path.join(d, name)):
+            try:
+                os.rename(os.path.join(d, name), os.path.join(d, "moved-" + name))
+                os.symlink(target, os.path.join(d, name))
+            except OSError:
+                pass
+"#,
+        dir = theirs.0.to_str().unwrap(),
+        target = target.0.to_str().unwrap()
+    );
+    let mut racer = Command::new("/usr/bin/setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            PYTHON,
+            "-c",
+            &racer,
+        ])
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        refused_as_unsafe(
+            &run(in_temp_dir(&theirs.0)),
+            &theirs.0,
+            "user 65534 owns it",
+        );
+    }
+    racer.kill().unwrap();
+    racer.wait().unwrap();
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mountinfo.contains("sandbox-scratch"), "{mountinfo}");
+    assert!(
+        !mountinfo.contains(target.0.to_str().unwrap()),
+        "{mountinfo}"
+    );
+    assert_eq!(std::fs::read(target.0.join("kept")).unwrap(), b"theirs\n");
+    let left: Vec<_> = std::fs::read_dir(&theirs.0)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left: {left:?}");
+}
+
+/// Issue 24.5: the folder's mount is never attached in the application's namespace, so a
+/// namespace that receives its mounts (a slave of it, as systemd's services are) never sees the
+/// program's folder, however long the program runs.
+#[test]
+fn a_namespace_that_receives_the_applications_mounts_never_sees_the_folder() {
+    let mut slave = Command::new("/usr/bin/unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "slave",
+            "--",
+            "/bin/sleep",
+            "30",
+        ])
+        .spawn()
+        .unwrap();
+    if !nix::unistd::geteuid().is_root() {
+        // An ordinary user's mount namespace needs a user namespace of its own, as unshare -r.
+        slave.kill().unwrap();
+        slave.wait().unwrap();
+        slave = Command::new("/usr/bin/unshare")
+            .args([
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "--propagation",
+                "slave",
+                "--",
+                "/bin/sleep",
+                "30",
+            ])
+            .spawn()
+            .unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut child = waiting_program();
+    let application = child.id();
+    let (folder, _rest) = scratch_of(&mut child);
+    assert_private(&folder, application);
+    let seen = std::fs::read_to_string(format!("/proc/{}/mountinfo", slave.id())).unwrap();
+    let stdin = child.stdin.take().unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    slave.kill().unwrap();
+    slave.wait().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!seen.contains("sandbox-scratch"), "{seen}");
+    assert!(seen.lines().count() > 3, "{seen}");
 }

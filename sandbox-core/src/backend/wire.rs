@@ -172,7 +172,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             SCRATCH => {
                 let identity = identity(key, &value)?;
                 let bound = args.next().ok_or(WireError::MissingValue { key })?;
-                let (bound, home) = bound
+                let (bound, home, keeper) = bound
                     .to_str()
                     .and_then(ScratchGrant::parse_token)
                     .ok_or(WireError::Scratch { value: bound })?;
@@ -182,6 +182,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
                     identity,
                     bound,
                     home,
+                    keeper,
                 })?;
             }
             CANARY => canaries.push(PathBuf::from(value)),
@@ -361,6 +362,11 @@ mod tests {
                 entries: 3,
             },
             home: true,
+            keeper: crate::scratch::KeeperRef {
+                pid: 1,
+                start: 2,
+                user_namespace: false,
+            },
         };
         r.policy = r.policy.with_scratch(grant.clone());
         let encoded = encode(&r);
@@ -371,7 +377,7 @@ mod tests {
             [
                 "--scratch",
                 "7:8:dir",
-                "4096:3:home",
+                "4096:3:home:1:2:mount",
                 "/tmp/sandbox-scratch-1-2-x"
             ]
             .map(OsString::from)

@@ -241,7 +241,11 @@ pub fn children_of(pid: u32) -> Vec<u32> {
 pub fn wait_for_child(pid: u32) -> u32 {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        if let [child] = children_of(pid)[..] {
+        let children: Vec<u32> = children_of(pid)
+            .into_iter()
+            .filter(|&child| !is_keeper(child))
+            .collect();
+        if let [child] = children[..] {
             return child;
         }
         assert!(
@@ -250,6 +254,25 @@ pub fn wait_for_child(pid: u32) -> u32 {
         );
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
+}
+
+/// Whether `pid` is a scratch folder's keeper (a fork of the application that holds the mount).
+pub fn is_keeper(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|c| c.trim_end() == "sandbox-keeper")
+}
+
+/// Where the application `application` sees its scratch folder `folder`: through its keeper's
+/// root, since the folder is mounted in the keeper's namespace alone.
+pub fn keeper_view(application: u32, folder: &Path) -> PathBuf {
+    let keepers: Vec<u32> = children_of(application)
+        .into_iter()
+        .filter(|&child| is_keeper(child))
+        .collect();
+    let [keeper] = keepers[..] else {
+        panic!("application {application} has keepers {keepers:?}, not one");
+    };
+    Path::new(&format!("/proc/{keeper}/root")).join(folder.strip_prefix("/").unwrap())
 }
 
 /// The one-letter state of `pid` (`R`, `S`, `T` for stopped, `Z`), or `None` once it is gone.
