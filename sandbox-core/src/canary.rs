@@ -34,9 +34,25 @@ pub struct Canary {
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
 impl Canary {
-    /// Creates a new canary in [`std::env::temp_dir`].
+    /// Creates a new canary in [`std::env::temp_dir`], or where that cannot be written (missing,
+    /// read-only: Docker's `--read-only`, `bwrap --ro-bind / /`), in the next of
+    /// [`temporary_folders`] that can.
     pub fn create() -> Result<Self, CanaryError> {
-        Self::create_in(&std::env::temp_dir())
+        let folders = temporary_folders();
+        let mut first = None;
+        for dir in &folders {
+            match Self::create_in(dir) {
+                Ok(canary) => return Ok(canary),
+                Err(CanaryError::Create { source, .. }) => {
+                    first.get_or_insert(source);
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Err(CanaryError::Nowhere {
+            tried: folders,
+            source: first.unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)),
+        })
     }
 
     /// Creates a new canary in `dir`. The folder must lie outside the policy it is used with.
@@ -71,6 +87,30 @@ impl Canary {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Where an application may make its canary and scratch folders, most preferred first: the
+/// temporary directory (`TMPDIR`, else `/tmp`), then on unix `XDG_RUNTIME_DIR` (the user's own
+/// runtime folder, where set to an absolute path) and `/dev/shm`, for a system whose `/tmp` is
+/// read-only or missing. None of them should be in a policy.
+pub fn temporary_folders() -> Vec<PathBuf> {
+    let mut folders = vec![std::env::temp_dir()];
+    #[cfg(unix)]
+    {
+        if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+            if runtime.is_absolute() {
+                folders.push(runtime);
+            }
+        }
+        folders.push(PathBuf::from("/dev/shm"));
+    }
+    let mut unique = Vec::new();
+    for folder in folders {
+        if !unique.contains(&folder) {
+            unique.push(folder);
+        }
+    }
+    unique
 }
 
 /// Removes, once per process and folder, the canaries of processes that no longer exist: an

@@ -76,6 +76,28 @@ pub enum CanaryError {
         #[source]
         source: io::Error,
     },
+    /// No temporary folder could hold the canary.
+    #[error(
+        "cannot create a canary file in {}: set TMPDIR to a writable folder outside the policy",
+        list(tried)
+    )]
+    Nowhere {
+        /// The folders tried, in order.
+        tried: Vec<PathBuf>,
+        /// What creating the file reported in the first.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn list(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.split_last() {
+        None => "no folder".to_owned(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// The launcher's arguments do not form a launch request.

@@ -300,7 +300,7 @@ fn run(
     phases.enter("confine")?;
     let launch = Launch {
         env: crate::env::for_program(std::env::vars_os()),
-        temp_dir: std::env::temp_dir(),
+        temp_dir: temp_dir_of(&request.canary),
         parent: 0,
         launcher,
         request,
@@ -448,7 +448,7 @@ fn sequence(
     );
     let launch = Launch {
         env,
-        temp_dir: std::env::temp_dir(),
+        temp_dir: temp_dir_of(&request.canary),
         request,
         parent,
         launcher,
@@ -510,6 +510,15 @@ fn sequence(
 }
 
 #[cfg(unix)]
+/// The folder the enforcement check must fail to create a file in: the canary's, which the
+/// application has just shown it may write (the temporary directory, or where `TMPDIR` is
+/// read-only the next of [`crate::canary::temporary_folders`]).
+fn temp_dir_of(canary: &Path) -> PathBuf {
+    canary
+        .parent()
+        .map_or_else(std::env::temp_dir, Path::to_path_buf)
+}
+
 fn check_canary(request: &Request) -> Result<(), Refusal> {
     let canary = &request.canary;
     let fail = |source| Refusal::Canary {

@@ -19,7 +19,7 @@
 //! - **Limits are the caller's:** the launcher sets the policy's [`Limits`](crate::Limits); time
 //!   and output are for the caller to bound.
 
-pub use crate::canary::Canary;
+pub use crate::canary::{temporary_folders, Canary};
 pub use crate::error::CanaryError;
 pub use crate::error::MalformedReport;
 #[cfg(unix)]

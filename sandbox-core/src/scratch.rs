@@ -292,9 +292,24 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Makes a scratch folder in [`std::env::temp_dir`].
+    /// Makes a scratch folder in [`std::env::temp_dir`], or where that cannot be written
+    /// (missing, read-only), in the next of [`temporary_folders`](crate::raw::temporary_folders)
+    /// that can. A temporary folder that is not safe ([`ScratchError::UnsafeFolder`]) is refused,
+    /// not passed over.
     pub fn create(bound: Bound) -> Result<Self, ScratchError> {
-        Self::create_in(&std::env::temp_dir(), bound)
+        let mut first = None;
+        for dir in crate::canary::temporary_folders() {
+            match Self::create_in(&dir, bound) {
+                Err(error @ ScratchError::Create { .. }) => {
+                    first.get_or_insert(error);
+                }
+                done => return done,
+            }
+        }
+        Err(first.unwrap_or_else(|| ScratchError::Create {
+            dir: std::env::temp_dir(),
+            source: io::Error::from(io::ErrorKind::NotFound),
+        }))
     }
 
     /// Makes a scratch folder in `dir`, which must lie outside every path the policy it is used

@@ -119,6 +119,12 @@ pub enum Blocked {
         /// Why, on one line: [`sandbox_core::scratch::ScratchError`]'s message and its causes.
         reason: String,
     },
+    /// No temporary folder could hold the canary the enforcement check needs (a read-only or
+    /// missing `TMPDIR`, `/tmp` and `/dev/shm`), so nothing was started.
+    NoCanary {
+        /// Why, on one line, with the remedy.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Blocked {
@@ -134,6 +140,9 @@ impl fmt::Display for Blocked {
             }
             Blocked::NoScratch { reason } => {
                 write!(f, "the cell's scratch folder cannot be made: {reason}")
+            }
+            Blocked::NoCanary { reason } => {
+                write!(f, "the sandbox cannot check itself here: {reason}")
             }
         }
     }

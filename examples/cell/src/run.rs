@@ -249,6 +249,9 @@ pub(crate) fn blocked_by(error: SpawnError) -> Result<Blocked, CellError> {
         SpawnError::Command(CommandError::NoSandbox(reason)) => Ok(Blocked::NoSandbox {
             reason: one_line(&reason),
         }),
+        SpawnError::Canary(reason) => Ok(Blocked::NoCanary {
+            reason: one_line(&reason),
+        }),
         other => Err(CellError::Sandbox(other)),
     }
 }

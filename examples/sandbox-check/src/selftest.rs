@@ -15,9 +15,9 @@ use crate::cli::{Inner, EXIT_GAP, EXIT_NO_SANDBOX, EXIT_OK};
 struct Readable(PathBuf);
 
 impl Readable {
-    fn create() -> io::Result<Self> {
-        let path =
-            std::env::temp_dir().join(format!("sandbox-check-readable-{}", std::process::id()));
+    /// Made beside the canary, in a folder the application has just shown it may write.
+    fn create(dir: &std::path::Path) -> io::Result<Self> {
+        let path = dir.join(format!("sandbox-check-readable-{}", std::process::id()));
         std::fs::write(&path, b"readable\n")?;
         Ok(Self(path))
     }
@@ -51,7 +51,12 @@ pub fn outer(json: bool, scratch: Option<u64>) -> ExitCode {
         Ok(0) => ExitCode::from(EXIT_OK),
         Ok(_) => ExitCode::from(EXIT_GAP),
         Err(e) => {
-            eprintln!("sandbox-check: {e}");
+            // The self-test could not run: one refusal line, its causes, and exit 1.
+            eprintln!(
+                "{}{}",
+                sandbox_core::raw::REFUSED_PREFIX,
+                sandbox_core::one_line(&*e)
+            );
             ExitCode::from(EXIT_GAP)
         }
     }
@@ -64,7 +69,11 @@ fn launch(
 ) -> Result<i32, Box<dyn std::error::Error>> {
     let scratch = scratch.map(crate::scratch::create).transpose()?;
     let canary = Canary::create()?;
-    let readable = Readable::create()?;
+    let temp_dir = canary
+        .path()
+        .parent()
+        .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf);
+    let readable = Readable::create(&temp_dir)?;
     let mut policy = Policy::new().allow_read(&readable.0)?;
     for folder in library_folders() {
         policy = policy.allow_read(folder)?;
@@ -78,7 +87,7 @@ fn launch(
         "--inner-self-test".into(),
         canary.path().into(),
         readable.0.clone().into(),
-        std::env::temp_dir().into(),
+        temp_dir.into(),
         home.into(),
     ];
     if json {
