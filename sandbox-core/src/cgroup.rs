@@ -17,9 +17,12 @@
 //!
 //! cgroup v2 is used for memory, tasks and CPU where the application's cgroup offers those
 //! controllers and this process may write it (root, or a delegated subtree such as a systemd user
-//! service's). Where the `pids` controller is only on a cgroup v1 hierarchy, that hierarchy bounds
-//! the tasks. The v1 memory controller is not used: its accounting of kernel memory and memory
-//! files differs by kernel, and container runtimes that mount it own it.
+//! service's). Where the `pids` or `memory` controller is only on a cgroup v1 hierarchy (older
+//! distributions, and machines booted with `systemd.unified_cgroup_hierarchy=0`), that hierarchy
+//! bounds it: `memory.limit_in_bytes`, with `memory.memsw.limit_in_bytes` (memory and swap
+//! together) where swap is accounted and `memory.swappiness` 0. On the kernels this runs on
+//! (Linux 6.2 or later, for Landlock ABI 3) v1 charges kernel memory and memory files to the same
+//! counter as v2 does.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -44,6 +47,8 @@ struct Hierarchies {
     v2_is_root: bool,
     /// The application's cgroup on a v1 hierarchy with the `pids` controller.
     v1_pids: Option<PathBuf>,
+    /// The application's cgroup on a v1 hierarchy with the `memory` controller.
+    v1_memory: Option<PathBuf>,
 }
 
 impl Hierarchies {
@@ -72,11 +77,17 @@ impl Hierarchies {
                 found.v2_is_root = relative.is_empty();
                 found.v2 =
                     mount_point(mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
-            } else if controllers.split(',').any(|c| c == PIDS) {
-                found.v1_pids = mount_point(mounts, |fstype, options| {
-                    fstype == "cgroup" && options.split(',').any(|o| o == PIDS)
-                })
-                .map(|m| m.join(relative));
+            } else {
+                for (controller, slot) in
+                    [(PIDS, &mut found.v1_pids), (MEMORY, &mut found.v1_memory)]
+                {
+                    if controllers.split(',').any(|c| c == controller) {
+                        *slot = mount_point(mounts, |fstype, options| {
+                            fstype == "cgroup" && options.split(',').any(|o| o == controller)
+                        })
+                        .map(|m| m.join(relative));
+                    }
+                }
             }
         }
         found
@@ -155,9 +166,13 @@ fn usable_v2(
 }
 
 /// Whether a launch's memory bound is enforced here: a cgroup v2 memory controller this
-/// application may write.
+/// application may write, or else a writable cgroup v1 memory hierarchy.
 pub fn memory_bounded() -> bool {
     let found = Hierarchies::find();
+    v2_memory(&found) || found.v1_memory.as_deref().is_some_and(writable)
+}
+
+fn v2_memory(found: &Hierarchies) -> bool {
     found.v2.as_deref().is_some_and(|dir| {
         usable_v2(dir, found.v2_is_root, &wanted(&Limits::default()), false).contains(&MEMORY)
     })
@@ -189,9 +204,14 @@ pub fn fact() -> Fact {
     if let Some(dir) = found.v1_pids.filter(|d| !pids_in_v2 && writable(d)) {
         parts.push(format!("pids in {} (cgroup v1)", dir.display()));
     }
-    if !v2.as_ref().is_some_and(|(_, u)| u.contains(&MEMORY)) {
+    let memory_in_v2 = v2.as_ref().is_some_and(|(_, u)| u.contains(&MEMORY));
+    let v1_memory = found.v1_memory.filter(|d| !memory_in_v2 && writable(d));
+    if let Some(dir) = &v1_memory {
+        parts.push(format!("memory in {} (cgroup v1)", dir.display()));
+    }
+    if !memory_in_v2 && v1_memory.is_none() {
         parts.push(
-            "memory is bounded only by the resource limits (no cgroup v2 memory controller this \
+            "memory is bounded only by the resource limits (no cgroup memory controller this \
              application may write): memory files and kernel memory are not bounded"
                 .to_owned(),
         );
@@ -205,6 +225,7 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
     let found = Hierarchies::find();
     let mut made = Vec::new();
     let mut pids_bounded = false;
+    let mut memory_bounded = false;
     if let Some(dir) = &found.v2 {
         let usable = usable_v2(dir, found.v2_is_root, &wanted(limits), true);
         if !usable.is_empty() {
@@ -214,6 +235,7 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
                     files.push(("memory.max", bytes.to_string()));
                     // Without this, memory files spill into swap beyond memory.max.
                     files.push(("memory.swap.max", "0".to_owned()));
+                    memory_bounded = true;
                 }
             }
             if usable.contains(&PIDS) {
@@ -235,8 +257,46 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
             made.push(make_and_join(dir, &[("pids.max", tasks.to_string())])?);
         }
     }
+    if let (Some(bytes), Some(dir), false) = (limits.memory, &found.v1_memory, memory_bounded) {
+        if writable(dir) {
+            let files = [
+                ("memory.limit_in_bytes", bytes.to_string()),
+                // Memory and swap together: without it, pages spill into swap past the bound.
+                ("memory.memsw.limit_in_bytes", bytes.to_string()),
+                ("memory.swappiness", "0".to_owned()),
+            ];
+            made.push(make_and_join(dir, &files)?);
+        }
+    }
     Ok(made)
 }
+
+/// Whether the launch whose launcher had process ID `launcher` had a process killed by the
+/// kernel at its memory bound: its cgroup's `memory.events` (v2) or `memory.oom_control` (v1)
+/// counts an `oom_kill`. Asked after the program has been waited for and before the cgroup is
+/// swept (the canary's drop sweeps it).
+pub fn killed_at_memory_bound(launcher: u32) -> bool {
+    let found = Hierarchies::find();
+    let name = format!("{PREFIX}{launcher}");
+    let counted = |path: PathBuf| {
+        std::fs::read_to_string(path).is_ok_and(|text| {
+            text.lines().any(|line| {
+                line.strip_prefix("oom_kill ")
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                    .is_some_and(|n| n > 0)
+            })
+        })
+    };
+    found
+        .v2
+        .is_some_and(|dir| counted(dir.join(&name).join("memory.events")))
+        || found
+            .v1_memory
+            .is_some_and(|dir| counted(dir.join(&name).join("memory.oom_control")))
+}
+
+/// Files written only where the kernel has them: swap accounting is a build and boot option.
+const OPTIONAL: [&str; 2] = ["memory.swap.max", "memory.memsw.limit_in_bytes"];
 
 /// Makes `dir/sandbox-<own pid>`, writes `files` into it, and moves the calling process in.
 fn make_and_join(dir: &Path, files: &[(&'static str, String)]) -> Result<PathBuf, LimitError> {
@@ -257,7 +317,7 @@ fn make_and_join(dir: &Path, files: &[(&'static str, String)]) -> Result<PathBuf
     }
     let result = files
         .iter()
-        .filter(|(name, _)| *name != "memory.swap.max" || child.join(name).exists())
+        .filter(|(name, _)| !OPTIONAL.contains(name) || child.join(name).exists())
         .try_for_each(|(name, value)| {
             let path = child.join(name);
             std::fs::write(&path, value).map_err(fail("setting", &path))
@@ -285,7 +345,10 @@ fn sweep(dir: &Path) {
 /// Sweeps every hierarchy this application's launches use.
 pub(crate) fn sweep_all() {
     let found = Hierarchies::find();
-    for dir in [found.v2, found.v1_pids].into_iter().flatten() {
+    for dir in [found.v2, found.v1_pids, found.v1_memory]
+        .into_iter()
+        .flatten()
+    {
         sweep(&dir);
     }
 }

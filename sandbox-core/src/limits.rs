@@ -214,6 +214,20 @@ pub fn memory_is_bounded() -> bool {
     false
 }
 
+/// Whether the kernel killed a process of the launch whose launcher had process ID `launcher` at
+/// its memory bound ([`Limits::memory`]). Ask after the program has been waited for and before
+/// its canary is dropped, which removes the launch's cgroup. Always `false` where no cgroup
+/// bounds memory.
+pub fn killed_at_memory_bound(launcher: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    return crate::cgroup::killed_at_memory_bound(launcher);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = launcher;
+        false
+    }
+}
+
 /// Sets the process-wide limits on the calling process (the launcher, before confinement): the
 /// resource limits, the nice value and the OOM score. The cgroup bounds are `cgroup.rs`'s.
 #[cfg(unix)]

@@ -50,6 +50,9 @@ pub enum Outcome {
         signal: i32,
         /// Its name, such as `SIGKILL`.
         name: String,
+        /// The bound the kernel killed it at, where one did: `memory`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bound: Option<&'static str>,
     },
 }
 

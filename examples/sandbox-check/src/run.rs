@@ -94,9 +94,11 @@ mod launch {
         Report(#[source] sandbox_core::SpawnError),
         /// `--memory` was given where no memory bound can be enforced.
         #[error(
-            "--memory {bytes} cannot be enforced here: no cgroup v2 memory controller this \
-                 application may write (see the self-test's cgroup fact); run without --memory \
-                 to take the default bounds as they are"
+            "--memory {bytes} cannot be enforced here: no cgroup memory controller this \
+             application may write (see the self-test's cgroup fact): run it as root, or in a \
+             cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes \
+             sandbox-check ...); without --memory only the resource limits apply, which leave \
+             memory files and kernel memory unbounded"
         )]
         MemoryUnbounded {
             /// The bound asked for, in bytes.
@@ -156,7 +158,7 @@ mod launch {
     /// from running, if anything did.
     pub fn run(backend: &dyn Backend, run: &Run) -> Report {
         match launch(backend, run) {
-            Ok((_, Some(refusal))) => {
+            Ok((_, Some(refusal), _)) => {
                 // The launcher printed its one line itself; the report says it from the typed
                 // value it sent, which the program cannot forge.
                 Report {
@@ -166,7 +168,7 @@ mod launch {
                     exit_code: REFUSED_EXIT_CODE as u8,
                 }
             }
-            Ok((status, None)) => ended(status),
+            Ok((status, None, memory)) => ended(status, memory),
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::NotStarted(e)) => {
                 let reason = e.to_string();
@@ -183,7 +185,7 @@ mod launch {
     fn launch(
         backend: &dyn Backend,
         run: &Run,
-    ) -> Result<(ExitStatus, Option<sandbox_core::Refusal>), Stop> {
+    ) -> Result<(ExitStatus, Option<sandbox_core::Refusal>, Option<u64>), Stop> {
         let mut policy = Policy::new();
         for path in &run.read {
             policy = policy.allow_read(path)?;
@@ -229,7 +231,7 @@ mod launch {
             };
             drop(canary);
             crate::scratch::report(scratch);
-            return Ok((status, refusal));
+            return Ok((status, refusal, None));
         }
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
@@ -247,10 +249,17 @@ mod launch {
             Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
             Err(other) => return Err(Refused::Report(other).into()),
         };
+        let launcher = forked.id();
         let status = crate::signals::wait_forwarding(forked, user);
+        // Before the canary goes: dropping it sweeps the launch's cgroup, which says whether
+        // the kernel killed the program at its memory bound.
+        let memory = policy
+            .limits()
+            .memory
+            .filter(|_| sandbox_core::backend::killed_at_memory_bound(launcher));
         drop(canary);
         crate::scratch::report(scratch);
-        Ok((status.map_err(Refused::Wait)?, refusal))
+        Ok((status.map_err(Refused::Wait)?, refusal, memory))
     }
 
     /// Refuses a policy that covers the canary, naming the flag and where to move the canary.
@@ -296,18 +305,34 @@ mod launch {
 
     /// How the launched process ended, once the launcher's channel said it ran the program: an
     /// exit of 97 here is the program's own.
-    fn ended(status: ExitStatus) -> Report {
+    /// `memory` is the memory bound, where the kernel killed a process of the launch at it.
+    fn ended(status: ExitStatus, memory: Option<u64>) -> Report {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
             let name = nix::sys::signal::Signal::try_from(signal)
                 .map_or_else(|_| "unknown".to_owned(), |s| s.as_str().to_owned());
-            // The launcher and the program are one process, and a signal can end either.
-            eprintln!(
-                "sandbox-check: the program or its launcher was killed by signal {signal} ({name})"
-            );
+            let bound = match memory {
+                Some(bytes) => {
+                    eprintln!(
+                        "sandbox-check: the program was killed by signal {signal} ({name}) at its memory bound of {bytes} bytes"
+                    );
+                    Some("memory")
+                }
+                None => {
+                    // The launcher and the program are one process, and a signal can end either.
+                    eprintln!(
+                        "sandbox-check: the program or its launcher was killed by signal {signal} ({name})"
+                    );
+                    None
+                }
+            };
             return Report {
                 exit_code: 128u8.saturating_add(signal as u8),
-                outcome: Outcome::Killed { signal, name },
+                outcome: Outcome::Killed {
+                    signal,
+                    name,
+                    bound,
+                },
             };
         }
         let code = status.code().unwrap_or(1);
