@@ -94,6 +94,7 @@ impl Canary {
 /// runtime folder, where set to an absolute path) and `/dev/shm`, for a system whose `/tmp` is
 /// read-only or missing. None of them should be in a policy.
 pub fn temporary_folders() -> Vec<PathBuf> {
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut folders = vec![std::env::temp_dir()];
     #[cfg(unix)]
     {

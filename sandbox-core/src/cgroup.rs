@@ -178,6 +178,38 @@ fn v2_memory(found: &Hierarchies) -> bool {
     })
 }
 
+/// The bounds of `limits` asked for that no cgroup here can hold.
+pub fn unenforced(limits: &Limits) -> Vec<crate::limits::Unenforced> {
+    use crate::limits::Unenforced;
+    let found = Hierarchies::find();
+    let v2 = found
+        .v2
+        .as_deref()
+        .map(|dir| usable_v2(dir, found.v2_is_root, &wanted(limits), false))
+        .unwrap_or_default();
+    let mut missing = Vec::new();
+    if limits.memory.is_some()
+        && !v2.contains(&MEMORY)
+        && !found.v1_memory.as_deref().is_some_and(writable)
+    {
+        missing.push(Unenforced {
+            bound: MEMORY,
+            reason: "no cgroup memory controller this application may write; only the resource \
+                     limits apply, which leave memory files and kernel memory out",
+        });
+    }
+    if limits.tasks.is_some()
+        && !v2.contains(&PIDS)
+        && !found.v1_pids.as_deref().is_some_and(writable)
+    {
+        missing.push(Unenforced {
+            bound: "tasks",
+            reason: "no cgroup pids controller this application may write",
+        });
+    }
+    missing
+}
+
 /// What bounds the cgroups give on this machine, as `support()` reports it.
 pub fn fact() -> Fact {
     let limits = Limits::default();

@@ -127,6 +127,11 @@ impl Running {
         match self.never {}
     }
 
+    /// The bounds of the policy's limits this machine does not enforce.
+    pub fn unenforced(&self) -> &[crate::Unenforced] {
+        match self.never {}
+    }
+
     /// Waits for the program to end.
     pub fn wait(&mut self) -> io::Result<ExitStatus> {
         match self.never {}

@@ -509,7 +509,6 @@ fn sequence(
     })
 }
 
-#[cfg(unix)]
 /// The folder the enforcement check must fail to create a file in: the canary's, which the
 /// application has just shown it may write (the temporary directory, or where `TMPDIR` is
 /// read-only the next of [`crate::canary::temporary_folders`]).
@@ -519,6 +518,7 @@ fn temp_dir_of(canary: &Path) -> PathBuf {
         .map_or_else(std::env::temp_dir, Path::to_path_buf)
 }
 
+#[cfg(unix)]
 fn check_canary(request: &Request) -> Result<(), Refusal> {
     let canary = &request.canary;
     let fail = |source| Refusal::Canary {

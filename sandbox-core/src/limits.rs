@@ -214,6 +214,38 @@ pub fn memory_is_bounded() -> bool {
     false
 }
 
+/// A bound of [`Limits`] that a launch asked for and this machine does not enforce, and why:
+/// every launch's report carries these ([`Finished::unenforced`](crate::Finished::unenforced),
+/// `sandbox-check --json`), not only the self-test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Unenforced {
+    /// Which bound: `memory` or `tasks`.
+    pub bound: &'static str,
+    /// Why it is not enforced here, and so what would enforce it.
+    pub reason: &'static str,
+}
+
+/// The bounds of `limits` that are asked for and that this machine does not enforce: memory
+/// without a cgroup memory controller this application may write, tasks without a `pids` one.
+/// The resource limits (descriptors, signals, locked memory, CPU time) hold on every Unix.
+pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
+    #[cfg(target_os = "linux")]
+    return crate::cgroup::unenforced(limits);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let reason = "this system has no cgroups";
+        [
+            ("memory", limits.memory.is_some()),
+            ("tasks", limits.tasks.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, asked)| *asked)
+        .map(|(bound, _)| Unenforced { bound, reason })
+        .collect()
+    }
+}
+
 /// Whether the kernel killed a process of the launch whose launcher had process ID `launcher` at
 /// its memory bound ([`Limits::memory`]). Ask after the program has been waited for and before
 /// its canary is dropped, which removes the launch's cgroup. Always `false` where no cgroup

@@ -101,6 +101,9 @@ pub struct Finished {
     pub elapsed: Duration,
     /// What the sandbox refused the program, when [`RunOptions::explain`] asked.
     pub explanation: Option<Explanation>,
+    /// The bounds of the policy's [`Limits`](crate::Limits) this machine did not enforce for
+    /// this launch, and why; empty where every bound asked for held.
+    pub unenforced: Vec<crate::Unenforced>,
 }
 
 impl Finished {

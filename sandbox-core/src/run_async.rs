@@ -271,6 +271,7 @@ impl Running {
             timed_out,
             elapsed: self.started.elapsed(),
             explanation: self.process.explanation().cloned(),
+            unenforced: self.unenforced.clone(),
         })
     }
 }

@@ -276,6 +276,7 @@ impl<'b> Sandbox<'b> {
             process,
             waited: false,
             started,
+            unenforced: crate::limits::unenforced(policy.limits()),
             _canary: canary,
         };
         Ok((running, report))
@@ -319,6 +320,7 @@ impl<'b> Sandbox<'b> {
             process: Process::Served(served),
             waited: false,
             started,
+            unenforced: crate::limits::unenforced(policy.limits()),
             _canary: canary,
         };
         Ok((running, report))
@@ -650,6 +652,7 @@ pub struct Running {
     pub(crate) process: Process,
     pub(crate) waited: bool,
     pub(crate) started: Instant,
+    pub(crate) unenforced: Vec<crate::Unenforced>,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }
@@ -658,6 +661,11 @@ impl Running {
     /// The program's process ID.
     pub fn id(&self) -> u32 {
         self.process.id()
+    }
+
+    /// The bounds of the policy's limits this machine does not enforce for this launch, and why.
+    pub fn unenforced(&self) -> &[crate::Unenforced] {
+        &self.unenforced
     }
 
     /// What the sandbox refused the program, once it has ended, if it was started by
@@ -750,6 +758,7 @@ impl Running {
             timed_out,
             elapsed,
             explanation: self.process.explanation().cloned(),
+            unenforced: self.unenforced.clone(),
         })
     }
 
@@ -830,6 +839,7 @@ impl Running {
             timed_out: true,
             elapsed: self.started.elapsed(),
             explanation: self.process.explanation().cloned(),
+            unenforced: self.unenforced.clone(),
         })
     }
 }

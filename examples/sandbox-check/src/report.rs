@@ -43,6 +43,9 @@ pub enum Outcome {
         /// Its exit status: the program's own, since the launcher's report channel said it ran
         /// the program (a refusal is `Refused`, whatever the program prints or exits with).
         code: i32,
+        /// The default bounds this machine did not enforce for the run.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        unenforced: Vec<Unenforced>,
     },
     /// The launched process was killed by a signal.
     Killed {
@@ -53,7 +56,28 @@ pub enum Outcome {
         /// The bound the kernel killed it at, where one did: `memory`.
         #[serde(skip_serializing_if = "Option::is_none")]
         bound: Option<&'static str>,
+        /// The default bounds this machine did not enforce for the run.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        unenforced: Vec<Unenforced>,
     },
+}
+
+/// A bound the run asked for that this machine did not enforce, and why.
+#[derive(Debug, Serialize)]
+pub struct Unenforced {
+    /// `memory` or `tasks`.
+    pub bound: &'static str,
+    /// Why, and so what would enforce it.
+    pub reason: &'static str,
+}
+
+impl From<&sandbox_core::Unenforced> for Unenforced {
+    fn from(missing: &sandbox_core::Unenforced) -> Self {
+        Self {
+            bound: missing.bound,
+            reason: missing.reason,
+        }
+    }
 }
 
 /// Where the report goes.

@@ -158,7 +158,10 @@ mod launch {
     /// from running, if anything did.
     pub fn run(backend: &dyn Backend, run: &Run) -> Report {
         match launch(backend, run) {
-            Ok((_, Some(refusal), _)) => {
+            Ok(Ran {
+                refusal: Some(refusal),
+                ..
+            }) => {
                 // The launcher printed its one line itself; the report says it from the typed
                 // value it sent, which the program cannot forge.
                 Report {
@@ -168,7 +171,18 @@ mod launch {
                     exit_code: REFUSED_EXIT_CODE as u8,
                 }
             }
-            Ok((status, None, memory)) => ended(status, memory),
+            Ok(Ran {
+                status,
+                refusal: None,
+                memory,
+                limits,
+            }) => {
+                let unenforced = sandbox_core::backend::unenforced(&limits)
+                    .iter()
+                    .map(Into::into)
+                    .collect();
+                ended(status, memory, unenforced)
+            }
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::NotStarted(e)) => {
                 let reason = e.to_string();
@@ -181,11 +195,20 @@ mod launch {
         }
     }
 
+    /// How a launch went.
+    struct Ran {
+        /// How the launched process ended.
+        status: ExitStatus,
+        /// The launcher's typed refusal, if it refused.
+        refusal: Option<sandbox_core::Refusal>,
+        /// The memory bound, where the kernel killed the program at it.
+        memory: Option<u64>,
+        /// The bounds the launch asked for.
+        limits: sandbox_core::Limits,
+    }
+
     /// Launches the program: how it ended, and the launcher's typed refusal if it refused.
-    fn launch(
-        backend: &dyn Backend,
-        run: &Run,
-    ) -> Result<(ExitStatus, Option<sandbox_core::Refusal>, Option<u64>), Stop> {
+    fn launch(backend: &dyn Backend, run: &Run) -> Result<Ran, Stop> {
         let mut policy = Policy::new();
         for path in &run.read {
             policy = policy.allow_read(path)?;
@@ -231,7 +254,12 @@ mod launch {
             };
             drop(canary);
             crate::scratch::report(scratch);
-            return Ok((status, refusal, None));
+            return Ok(Ran {
+                status,
+                refusal,
+                memory: None,
+                limits: *policy.limits(),
+            });
         }
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
@@ -259,7 +287,12 @@ mod launch {
             .filter(|_| sandbox_core::backend::killed_at_memory_bound(launcher));
         drop(canary);
         crate::scratch::report(scratch);
-        Ok((status.map_err(Refused::Wait)?, refusal, memory))
+        Ok(Ran {
+            status: status.map_err(Refused::Wait)?,
+            refusal,
+            memory,
+            limits: *policy.limits(),
+        })
     }
 
     /// Refuses a policy that covers the canary, naming the flag and where to move the canary.
@@ -306,7 +339,11 @@ mod launch {
     /// How the launched process ended, once the launcher's channel said it ran the program: an
     /// exit of 97 here is the program's own.
     /// `memory` is the memory bound, where the kernel killed a process of the launch at it.
-    fn ended(status: ExitStatus, memory: Option<u64>) -> Report {
+    fn ended(
+        status: ExitStatus,
+        memory: Option<u64>,
+        unenforced: Vec<crate::report::Unenforced>,
+    ) -> Report {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
             let name = nix::sys::signal::Signal::try_from(signal)
@@ -332,13 +369,14 @@ mod launch {
                     signal,
                     name,
                     bound,
+                    unenforced,
                 },
             };
         }
         let code = status.code().unwrap_or(1);
         Report {
             exit_code: code as u8,
-            outcome: Outcome::Exited { code },
+            outcome: Outcome::Exited { code, unenforced },
         }
     }
 }

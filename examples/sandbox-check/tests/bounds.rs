@@ -284,3 +284,58 @@ fn a_memory_bound_that_cannot_be_enforced_is_refused() {
          which leave memory files and kernel memory unbounded\n"
     );
 }
+
+/// Issue 25.2: where a default bound cannot be enforced, the report of every launch says so and
+/// why, not only the self-test. Root runs the launch as `nobody`, who may write no cgroup here;
+/// anyone else runs it as themselves.
+#[test]
+fn every_launchs_report_names_the_bounds_not_enforced_and_why() {
+    let mut command = if nix::unistd::geteuid().is_root() {
+        let mut c = std::process::Command::new("/usr/bin/setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+        c
+    } else {
+        sandbox_check()
+    };
+    command
+        .args(["--json", "--read", "/usr", "--", "/usr/bin/true"])
+        .env("TMPDIR", "/tmp")
+        .stdin(Stdio::null());
+    let fact = sandbox_core::backend::bounds_fact();
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let memory = r#"{"bound":"memory","reason":"no cgroup memory controller this application may write; only the resource limits apply, which leave memory files and kernel memory out"}"#;
+    let tasks =
+        r#"{"bound":"tasks","reason":"no cgroup pids controller this application may write"}"#;
+    if nix::unistd::geteuid().is_root()
+        || fact.value.contains("memory is bounded only") && !fact.value.contains("pids in")
+    {
+        assert_eq!(
+            stderr,
+            format!("{{\"outcome\":\"exited\",\"code\":0,\"unenforced\":[{memory},{tasks}],\"exit_code\":0}}\n")
+        );
+    } else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: this user may write a cgroup ({fact}), and no other user can be run as"
+        );
+    }
+    // Root itself has both here: its report names none.
+    if nix::unistd::geteuid().is_root()
+        && !fact.value.contains("memory is bounded only")
+        && fact.value.contains("pids in")
+    {
+        let output = run({
+            let mut c = sandbox_check();
+            c.args(["--json", "--read", "/usr", "--", "/usr/bin/true"])
+                .stdin(Stdio::null());
+            c
+        });
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "{\"outcome\":\"exited\",\"code\":0,\"exit_code\":0}\n"
+        );
+    }
+}

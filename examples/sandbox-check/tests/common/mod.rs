@@ -29,6 +29,31 @@ pub fn users() -> Vec<Option<u32>> {
     }
 }
 
+/// The `--json` report of a program that exited with `code`, run as `user` (`None`: this one):
+/// with the bounds not enforced for it, which for `nobody` are memory and tasks (it may write no
+/// cgroup), and for this user what the machine says.
+pub fn exited_json(user: Option<u32>, code: i32) -> String {
+    let missing: Vec<String> = match user {
+        Some(_) => vec![
+            ("memory", "no cgroup memory controller this application may write; only the resource limits apply, which leave memory files and kernel memory out"),
+            ("tasks", "no cgroup pids controller this application may write"),
+        ]
+        .into_iter()
+        .map(|(bound, reason)| format!(r#"{{"bound":"{bound}","reason":"{reason}"}}"#))
+        .collect(),
+        None => sandbox_core::backend::unenforced(&sandbox_core::Limits::default())
+            .iter()
+            .map(|u| format!(r#"{{"bound":"{}","reason":"{}"}}"#, u.bound, u.reason))
+            .collect(),
+    };
+    let unenforced = if missing.is_empty() {
+        String::new()
+    } else {
+        format!(r#","unenforced":[{}]"#, missing.join(","))
+    };
+    format!(r#"{{"outcome":"exited","code":{code}{unenforced},"exit_code":{code}}}"#)
+}
+
 /// Python that the attempt scripts start with: `attempt(name, f)` prints `name=ok` or
 /// `name=ERRNO`.
 pub const PRELUDE: &str = r#"
