@@ -618,6 +618,7 @@ mod imp {
                     source: Some(source),
                 }
             }
+            Step::Filtered => "a seccomp filter this application inherited kills a call the folder needs (unshare, mount, openat2, fsopen, fsconfig, fsmount, move_mount): under systemd add them to SystemCallFilter=, in a container to its seccomp profile",
             Step::Died => "the process that holds the folder ended before it reported",
         };
         ScratchError::NoNamespace { why, source }

@@ -28,6 +28,11 @@ impl LinuxBackend {
     /// `no_new_privs`, as seccomp needs), then the filters.
     fn apply(launch: &Launch) -> Result<(), LinuxError> {
         let arch = Self::arch()?;
+        // First: under a filter that kills, the next call could end the launcher unheard.
+        crate::inherited::check(crate::inherited::Needs {
+            scratch: launch.request.policy.scratch().is_some(),
+            trace: false,
+        })?;
         ll::usable_abi()?;
         // The program should not outlive the application that started it.
         crate::sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0)
@@ -80,6 +85,17 @@ impl Backend for LinuxBackend {
             return Support::NoBackend {
                 facts,
                 reason: BackendError::new(e),
+            };
+        }
+        // Before Landlock is asked: an inherited filter could kill this very process for it.
+        if let Err(e) = crate::inherited::check(crate::inherited::Needs::default()) {
+            facts.push(Fact::new(
+                "inherited seccomp filter",
+                "refuses what a launch needs",
+            ));
+            return Support::Unavailable {
+                facts,
+                reason: BackendError::new(LinuxError::from(e)),
             };
         }
         match ll::probe() {

@@ -65,6 +65,9 @@ pub enum LinuxError {
         /// The architecture, as Rust names it.
         arch: &'static str,
     },
+    /// A seccomp filter this process inherited refuses or kills a call the launch needs.
+    #[error(transparent)]
+    InheritedFilter(#[from] crate::inherited::InheritedFilter),
     /// The kernel has no Landlock at all.
     #[error("this kernel has no Landlock (not built in, or not in `lsm=`); Landlock ABI 3 is needed (Linux 6.2 or later, with landlock in the lsm= list)")]
     NoLandlock,

@@ -49,6 +49,8 @@ pub mod explain;
 #[cfg(target_os = "linux")]
 pub mod filter;
 #[cfg(target_os = "linux")]
+pub mod inherited;
+#[cfg(target_os = "linux")]
 pub mod landlock;
 #[cfg(target_os = "linux")]
 pub mod libraries;

@@ -154,3 +154,71 @@ pub fn capset_empty() -> io::Result<()> {
         Ok(())
     }
 }
+
+/// A system call the launch needs, made with arguments that change nothing, in a child that may
+/// be killed for it: `(number, five arguments)`, every argument given so that none is left to
+/// whatever a register held.
+pub type ProbeCall = (libc::c_long, [libc::c_long; 5]);
+
+/// What each probed call answered (its result, and errno when it failed), and the signal that
+/// ended the child, if one did.
+pub type Probed = (Vec<(i64, i32)>, Option<i32>);
+
+/// Makes each of `calls` in a forked child, in order, and returns what each answered (the
+/// result, and errno when it failed) until the child ended, and the signal that ended it, if one
+/// did (a seccomp filter's kill action is `SIGSYS`). A call that reads memory is given the
+/// address of a live local of the caller's, which the child's copy of its memory holds too.
+pub fn probe_in_child(calls: &[ProbeCall]) -> io::Result<Probed> {
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+    let out = write.as_raw_fd();
+    // SAFETY: the child makes only raw system calls (the probed ones, `write`, `_exit`) on
+    // integers and on `calls`, prepared before the fork, so it neither allocates nor takes a
+    // lock another thread of this process may have held at the fork.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        for &(number, [a, b, c, d, e]) in calls {
+            // SAFETY: each probed call is given arguments that read at most the `u32` whose
+            // address the caller put there, which lives in this copy of its memory.
+            let result = unsafe { libc::syscall(number, a, b, c, d, e) };
+            let errno = if result < 0 {
+                // SAFETY: errno's location is this thread's, valid for its life.
+                unsafe { *libc::__errno_location() }
+            } else {
+                0
+            };
+            let mut bytes = [0u8; 12];
+            bytes[..8].copy_from_slice(&(result as i64).to_ne_bytes());
+            bytes[8..].copy_from_slice(&errno.to_ne_bytes());
+            // SAFETY: the pointer and length describe `bytes`.
+            unsafe { libc::write(out, bytes.as_ptr().cast(), bytes.len()) };
+        }
+        // SAFETY: `_exit` ends the child without running anything of the parent's.
+        unsafe { libc::_exit(0) }
+    }
+    drop(write);
+    let mut answers = Vec::new();
+    let mut file = std::fs::File::from(read);
+    let mut bytes = [0u8; 12];
+    while std::io::Read::read_exact(&mut file, &mut bytes).is_ok() {
+        let result = i64::from_ne_bytes(bytes[..8].try_into().unwrap_or_default());
+        let errno = i32::from_ne_bytes(bytes[8..].try_into().unwrap_or_default());
+        answers.push((result, errno));
+    }
+    let mut status = 0;
+    loop {
+        // SAFETY: the pointer is to a live local integer that waitpid fills in.
+        let found = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if found == pid {
+            break;
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+    let signal = libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status));
+    Ok((answers, signal))
+}

@@ -106,6 +106,13 @@ pub enum Blocked {
         /// The backend's reason, on one line.
         reason: String,
     },
+    /// This system has a sandbox, but this machine lacks what it needs (an old kernel, a kernel
+    /// without Landlock, an inherited seccomp filter that refuses the calls confinement makes).
+    /// Nothing was started.
+    Unavailable {
+        /// The backend's reason and remedy, on one line.
+        reason: String,
+    },
     /// The launcher refused, so the program never ran. The refusal is the one the launcher
     /// reported on its status channel ([`sandbox_core::Sandbox::spawn`]), typed: nothing the
     /// program prints or exits with can pass for one.
@@ -131,6 +138,9 @@ impl fmt::Display for Blocked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Blocked::NoSandbox { reason } => write!(f, "no sandbox on this system: {reason}"),
+            Blocked::Unavailable { reason } => {
+                write!(f, "the sandbox cannot confine on this machine: {reason}")
+            }
             Blocked::Refused { refusal } => {
                 write!(
                     f,

@@ -131,7 +131,12 @@ pub fn blocked(backend: &dyn Backend) -> Option<Blocked> {
         || format!("the {} backend does not confine here", backend.name()),
         |reason| one_line(reason),
     );
-    Some(Blocked::NoSandbox { reason })
+    // "No sandbox on this system" only where the system has none: a machine that lacks a part
+    // of it is told what.
+    match support {
+        sandbox_core::backend::Support::Unavailable { .. } => Some(Blocked::Unavailable { reason }),
+        _ => Some(Blocked::NoSandbox { reason }),
+    }
 }
 
 /// Runs `program` confined by `backend`, with `input` on its standard input, within `limits`.

@@ -130,16 +130,31 @@ fn explained(
     failed: render::Shown,
 ) -> render::Shown {
     let run = |input: &[u8]| match cell::run_explained(backend, program, input, &limits(cli)) {
-        Ok((again, Some(explanation))) => Some((again, explanation)),
-        _ => None,
+        Ok((again, Some(explanation))) => Ok(Some((again, explanation))),
+        // Where nothing can be traced (an inherited filter that refuses ptrace), the note says
+        // that the cell's error may be the sandbox's, rather than dropping the question.
+        Err(cell::CellError::Sandbox(sandbox_core::SpawnError::Explain(why))) => Err(why),
+        _ => Ok(None),
     };
-    let Some((again, explanation)) = run(input) else {
-        return failed;
+    let (again, explanation) = match run(input) {
+        Ok(Some(found)) => found,
+        Ok(None) => return failed,
+        Err(why) => {
+            let note = format!(
+                "{}; whether the sandbox refused it cannot be told here: {}",
+                failed.note.as_deref().unwrap_or("the cell failed"),
+                sandbox_core::one_line(&why)
+            );
+            return render::Shown {
+                note: Some(note),
+                ..failed
+            };
+        }
     };
     if !render::may_be_refused(&again) || explanation.is_empty() {
         return failed;
     }
-    let Some((_, baseline)) = run(&request::encode("", &cli.inputs)) else {
+    let Ok(Some((_, baseline))) = run(&request::encode("", &cli.inputs)) else {
         return failed;
     };
     render::refused(&failed, &explanation, &baseline).unwrap_or(failed)

@@ -60,6 +60,10 @@ pub(super) enum Step {
     Mount,
     /// Attaching it on the folder.
     Attach,
+    /// A seccomp filter the application inherited killed the keeper (`SIGSYS`) at one of
+    /// the calls it makes: `unshare`, `mount`, `openat2`, `fsopen`, `fsconfig`, `fsmount`,
+    /// `move_mount`.
+    Filtered,
     /// The keeper ended before it said anything.
     Died,
 }
@@ -137,6 +141,13 @@ pub(super) fn start(plan: &Plan) -> Result<Keeper, (Step, io::Error)> {
     let mut report = [0u8; REPORT];
     let read = read_full(&report_r, &mut report);
     if read != REPORT {
+        // Reaped here, so that its signal is known; dropping the keeper then finds none.
+        let ended = crate::sys::wait_raw(pid, false).ok().flatten();
+        let killed_by =
+            ended.and_then(|(_, status)| libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)));
+        if killed_by == Some(libc::SIGSYS) {
+            return Err((Step::Filtered, io::Error::other("killed by SIGSYS")));
+        }
         return Err((
             Step::Died,
             io::Error::other("the keeper ended before it reported"),

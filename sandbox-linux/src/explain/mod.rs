@@ -84,6 +84,9 @@ pub enum ExplainError {
     /// The evaluator refused the filters.
     #[error("evaluating the seccomp filters")]
     Stack(#[from] StackError),
+    /// A seccomp filter this process inherited refuses or kills a call tracing needs.
+    #[error(transparent)]
+    Inherited(#[from] crate::inherited::InheritedFilter),
     /// A ptrace or wait request failed.
     #[error("tracing the program")]
     Trace(#[source] nix::Error),
@@ -128,6 +131,12 @@ impl Explainer {
     ) -> Result<Self, ExplainError> {
         let arch = Arch::current().ok_or(ExplainError::Architecture {
             arch: std::env::consts::ARCH,
+        })?;
+        // The traced launcher asks for PTRACE_TRACEME before anything else: under a filter that
+        // kills ptrace it would die before saying a word, and the program never run.
+        crate::inherited::check(crate::inherited::Needs {
+            scratch: false,
+            trace: true,
         })?;
         // As the launcher names itself: an executable an upgrade replaced is `<path> (deleted)`
         // here, and the file now at `<path>` is what the policy grants.

@@ -1,0 +1,102 @@
+//! Under a seccomp filter the launcher inherited (issue 25.4): a service manager's
+//! `SystemCallFilter=` without the Landlock calls, a container profile without `seccomp`. The
+//! launch is refused in one line naming the call and the fix, never killed unheard by `SIGSYS`
+//! and never reported as the program's crash, and the filter's other calls change nothing.
+//! `filters/with_filter.py` installs the filter (kill or `EPERM` for the named calls) and
+//! executes `sandbox-check` under it.
+
+mod common;
+
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+
+const LANDLOCK: &str = "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self,seccomp";
+
+const REMEDY: &str = "allow landlock_create_ruleset, landlock_add_rule, landlock_restrict_self, seccomp, prctl (and setns for a scratch folder, ptrace for an explanation): under systemd add them to SystemCallFilter=, in a container to its seccomp profile";
+
+fn under_filter(action: &str, calls: &str, args: &[&str]) -> Output {
+    let mut command = Command::new(PYTHON);
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/filters/with_filter.py"
+        ))
+        .args([action, calls, "--"])
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(args)
+        .stdin(Stdio::null());
+    run(command)
+}
+
+const RAN: [&str; 6] = ["--read", "/usr", "--", PYTHON, "-c", "print('ran')"];
+
+fn assert_refused(output: &Output, code: i32, reason: &str) {
+    assert_eq!(output.status.code(), Some(code));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("ran"));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("sandbox: refused: {reason}\n")
+    );
+}
+
+#[test]
+fn a_filter_that_kills_the_landlock_calls_refuses_by_name() {
+    let reason = format!(
+        "confinement: a seccomp filter this process inherited kills landlock_create_ruleset (SIGSYS), which the launch needs: {REMEDY}"
+    );
+    assert_refused(&under_filter("kill", LANDLOCK, &RAN), 97, &reason);
+    // The self-test says the same, and that the filter is why.
+    let output = under_filter("kill", LANDLOCK, &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stdout)
+        .contains("inherited seccomp filter: refuses what a launch needs"));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("sandbox: refused: {reason}\n")
+    );
+}
+
+#[test]
+fn a_filter_that_answers_eperm_is_named_too_never_taken_for_a_kernel_without_landlock() {
+    let reason = format!(
+        "confinement: a seccomp filter this process inherited refuses landlock_create_ruleset, which the launch needs: {REMEDY}: Operation not permitted (os error 1)"
+    );
+    assert_refused(&under_filter("eperm", LANDLOCK, &RAN), 97, &reason);
+}
+
+#[test]
+fn a_filter_that_allows_landlock_but_kills_seccomp_is_named_at_seccomp() {
+    let reason = format!(
+        "confinement: a seccomp filter this process inherited kills seccomp (SIGSYS), which the launch needs: {REMEDY}"
+    );
+    assert_refused(&under_filter("kill", "seccomp", &RAN), 97, &reason);
+}
+
+#[test]
+fn scratch_and_explanations_name_the_calls_they_need() {
+    let reason = format!(
+        "confinement: a seccomp filter this process inherited kills setns (SIGSYS), which the launch needs: {REMEDY}"
+    );
+    let mut args = vec!["--scratch"];
+    args.extend(RAN);
+    assert_refused(&under_filter("kill", "setns", &args), 97, &reason);
+    let reason = format!(
+        "explaining: a seccomp filter this process inherited kills ptrace (SIGSYS), which the launch needs: {REMEDY}"
+    );
+    let mut args = vec!["--explain"];
+    args.extend(RAN);
+    assert_refused(&under_filter("kill", "ptrace", &args), 97, &reason);
+}
+
+#[test]
+fn a_filter_of_calls_the_launch_does_not_need_changes_nothing() {
+    // Under a filter, every launch probes; a filter that leaves the launch's calls alone
+    // must not be taken for one that refuses them.
+    let output = under_filter("kill", "mount,ptrace", &RAN);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ran\n");
+    assert!(output.stderr.is_empty());
+    let output = under_filter("eperm", "mount", &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
