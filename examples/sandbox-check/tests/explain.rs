@@ -441,3 +441,87 @@ fn explain_json_tells_a_real_refusal_from_a_program_that_exits_97() {
         assert_eq!(json[json.len() - 1], exited_json(user, 97), "{json:#?}");
     }
 }
+
+/// Issue 24.2: the explainer runs unconfined (here as root) and its report goes to the program's
+/// author, so it says nothing the program could not have learnt itself. The program opens
+/// another process's descriptor and working folder through `/proc`, a link and two names in a
+/// folder it may not search (mode 0, which root's tracer could search); the report holds neither
+/// the other process's file or folder, nor the link's target, and says the same of the name that
+/// exists as of the one that does not.
+#[test]
+fn an_explanation_says_nothing_the_program_could_not_have_learnt() {
+    let hidden = Scratch::new("explain-hidden");
+    let secret_file = hidden.0.join("secret-open-file-name");
+    std::fs::write(&secret_file, b"x").unwrap();
+    let secret_cwd = hidden.0.join("secret-working-folder");
+    std::fs::create_dir(&secret_cwd).unwrap();
+    // Another process of this user, holding the file open as descriptor 3, in that folder.
+    let mut other = Command::new(PYTHON)
+        .args(["-c", "import os, sys; f = os.open(sys.argv[1], os.O_RDONLY); os.dup2(f, 3); sys.stdin.read()"])
+        .arg(&secret_file)
+        .current_dir(&secret_cwd)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A folder no one but root may search, with a link and a file in it.
+    let closed = hidden.0.join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    std::os::unix::fs::symlink("/usr/share/secret-link-target", closed.join("link")).unwrap();
+    std::fs::write(closed.join("present"), b"x").unwrap();
+    std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(
+        &hidden.0,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+
+    let pid = other.id();
+    let closed_text = closed.display().to_string();
+    let code = format!(
+        r#"
+import os
+for path, flags in [
+    ("/proc/{pid}/fd/3", os.O_RDONLY),
+    ("/proc/{pid}/cwd/x", os.O_RDONLY),
+    ("{closed_text}/link", os.O_RDONLY),
+    ("{closed_text}/present", os.O_WRONLY | os.O_CREAT),
+    ("{closed_text}/absent", os.O_WRONLY | os.O_CREAT),
+]:
+    try:
+        os.close(os.open(path, flags))
+        print(path, "opened")
+    except OSError as e:
+        print(path, e.errno)
+"#
+    );
+    for user in users() {
+        for json in [false, true] {
+            let output = explain(user, json, &START, &[PYTHON, "-I", "-S", "-c", &code]);
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            for secret in [
+                "secret-open-file-name",
+                "secret-working-folder",
+                "secret-link-target",
+            ] {
+                assert!(!all.contains(secret), "{secret} in:\n{all}");
+            }
+            // The existing name and the missing one are told apart by nothing.
+            let about = |name: &str| -> Vec<String> {
+                stderr_lines(&output)
+                    .into_iter()
+                    .filter(|l| l.contains(&format!("{closed_text}/{name}")))
+                    .map(|l| l.replace(name, "NAME"))
+                    .collect()
+            };
+            assert_eq!(about("present"), about("absent"), "{all}");
+        }
+    }
+    drop(other.stdin.take());
+    other.wait().unwrap();
+    std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+}

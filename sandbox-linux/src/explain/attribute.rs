@@ -210,6 +210,21 @@ impl Credentials {
         Some(Self { uid, gid, groups })
     }
 
+    /// Whether the folder `meta` describes lets these credentials look up names in it (its
+    /// search bit for their class; a confined program holds no capability to override it).
+    pub fn may_search(&self, meta: &std::fs::Metadata) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let mode = meta.mode();
+        let class = if meta.uid() == self.uid {
+            mode >> 6
+        } else if meta.gid() == self.gid || self.groups.contains(&meta.gid()) {
+            mode >> 3
+        } else {
+            mode
+        };
+        meta.is_dir() && class & 1 == 1
+    }
+
     /// Whether the files' own permission bits (ACLs aside) let these credentials use `right` at
     /// `resolved`: search on every folder above it, and read (read, list) or execute on it.
     /// When they do not, the kernel refused before Landlock was asked, and no flag would help.

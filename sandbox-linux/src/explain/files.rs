@@ -3,8 +3,17 @@
 //!
 //! Calls are recognised by name, so the same list serves x86_64 (which has `open`, `mkdir`...)
 //! and aarch64 (which has only the `*at` forms). Paths are read from the stopped thread's memory
-//! through `/proc/TID/mem` and resolved against its `/proc/TID/cwd` or `/proc/TID/fd/N`, in this
-//! process's view of the file system, which is the program's: the sandbox is no container.
+//! through `/proc/TID/mem` and resolved against its `/proc/TID/cwd` or `/proc/TID/fd/N`.
+//!
+//! The tracer runs unconfined, often as root, and what it finds is shown to the program's
+//! author: so a path is resolved with the program's eyes, never the tracer's. The walk goes one
+//! component at a time through the program's own root (`/proc/TID/root`, which is also how a
+//! scratch folder mounted only in the program's namespace is seen), follows a link only in a
+//! folder the program's credentials may search, and stops at another process's `/proc` entry;
+//! the rest of the path is then given as the program named it, and whether it exists is not
+//! asked. So an explanation holds nothing the program could not have learnt itself: not the
+//! target of another process's descriptor or working folder, not a link's target or a name's
+//! existence in a folder it may not search.
 
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -114,6 +123,7 @@ pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<Access> {
         Flags::OpenHow(index) => read_u64(tid, args[index]).map(|f| f as i32),
         Flags::Creat => Some(libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC),
     });
+    let eyes = Eyes::of(tid);
     specs
         .into_iter()
         .filter_map(|spec| match spec {
@@ -135,8 +145,8 @@ pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<Access> {
                 let dirfd = dirfd.map_or(AT_FDCWD, |i| args[i] as i32 as i64);
                 let flags = flags.unwrap_or(0);
                 let follow = follow && flags & libc::O_NOFOLLOW == 0;
-                let resolved = resolve(tid, dirfd, &named, follow)?;
-                let right = right.unwrap_or_else(|| open_right(flags, &resolved));
+                let (resolved, seen) = resolve(&eyes, dirfd, &named, follow)?;
+                let right = right.unwrap_or_else(|| open_right(flags, &eyes, &resolved, seen));
                 Some(Access {
                     named,
                     resolved,
@@ -148,26 +158,84 @@ pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<Access> {
 }
 
 /// The right an `open` with `flags` needed on `resolved`: the one Landlock refused, so creating
-/// counts before writing, and writing before reading.
-fn open_right(flags: i32, resolved: &Path) -> Right {
-    let exists = std::fs::symlink_metadata(resolved).is_ok();
+/// counts before writing, and writing before reading. Whether the file exists is asked only where
+/// the program could have asked it (`seen`); elsewhere an open that may create counts as
+/// creating, whatever is there.
+fn open_right(flags: i32, eyes: &Eyes, resolved: &Path, seen: bool) -> Right {
+    let found = seen
+        .then(|| std::fs::symlink_metadata(eyes.view(resolved)).ok())
+        .flatten();
     let mode = flags & libc::O_ACCMODE;
-    if flags & libc::O_CREAT != 0 && !exists {
+    if flags & libc::O_CREAT != 0 && found.is_none() {
         Right::Create
     } else if mode == libc::O_WRONLY || mode == libc::O_RDWR {
         Right::Write
     } else if flags & libc::O_TRUNC != 0 {
         Right::Truncate
-    } else if flags & libc::O_DIRECTORY != 0 || resolved.is_dir() {
+    } else if flags & libc::O_DIRECTORY != 0 || found.is_some_and(|m| m.is_dir()) {
         Right::List
     } else {
         Right::Read
     }
 }
 
-/// `named` made absolute against `dirfd` of thread `tid`, with links resolved: all of them when
-/// `follow`, else all but the last component's.
-fn resolve(tid: Pid, dirfd: i64, named: &Path, follow: bool) -> Option<PathBuf> {
+/// Who looks: the traced thread, its process and threads, and its credentials.
+struct Eyes {
+    tid: Pid,
+    /// Its own process IDs, as `/proc` names them: the thread group and its threads.
+    own: Vec<String>,
+    credentials: Option<super::attribute::Credentials>,
+}
+
+impl Eyes {
+    fn of(tid: Pid) -> Self {
+        let mut own = vec![tid.to_string()];
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{tid}/task")) {
+            own.extend(
+                tasks
+                    .flatten()
+                    .map(|t| t.file_name().to_string_lossy().into_owned()),
+            );
+        }
+        if let Some(tgid) = std::fs::read_to_string(format!("/proc/{tid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Tgid:"))
+                    .map(|t| t.trim().to_owned())
+            })
+        {
+            own.push(tgid);
+        }
+        Self {
+            tid,
+            own,
+            credentials: super::attribute::Credentials::of(tid),
+        }
+    }
+
+    /// Where this process finds `path` of the program's view: beneath its root.
+    fn view(&self, path: &Path) -> PathBuf {
+        let mut view = PathBuf::from(format!("/proc/{}/root", self.tid));
+        view.push(path.strip_prefix("/").unwrap_or(path));
+        view
+    }
+
+    /// Whether the program may look up names in `folder` of its view.
+    fn may_search(&self, folder: &Path) -> bool {
+        let Some(credentials) = &self.credentials else {
+            return false;
+        };
+        std::fs::metadata(self.view(folder)).is_ok_and(|meta| credentials.may_search(&meta))
+    }
+}
+
+/// `named` made absolute against `dirfd` of the traced thread and resolved with its eyes: links
+/// followed (all of them when `follow`, else all but the last component's) only in folders it
+/// may search, and never into another process's `/proc` entries. Also whether the whole path
+/// was seen so, or the walk stopped and the rest is as named.
+fn resolve(eyes: &Eyes, dirfd: i64, named: &Path, follow: bool) -> Option<(PathBuf, bool)> {
+    let tid = eyes.tid;
     let full = if named.is_absolute() {
         // `/proc/self` is whoever looks: here the tracer, for the program its own thread.
         match named
@@ -189,19 +257,70 @@ fn resolve(tid: Pid, dirfd: i64, named: &Path, follow: bool) -> Option<PathBuf> 
             base.join(named)
         }
     };
-    if follow {
-        if let Ok(resolved) = full.canonicalize() {
-            return Some(resolved);
+    Some(walk(eyes, &full, follow))
+}
+
+/// The component-by-component walk of [`resolve`].
+fn walk(eyes: &Eyes, full: &Path, follow: bool) -> (PathBuf, bool) {
+    use std::collections::VecDeque;
+    use std::path::Component;
+    const MAX_LINKS: usize = 40;
+    let mut out = PathBuf::from("/");
+    let mut pending: VecDeque<std::ffi::OsString> = VecDeque::new();
+    let push_all = |pending: &mut VecDeque<std::ffi::OsString>, path: &Path, front: bool| {
+        let parts: Vec<_> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            })
+            .collect();
+        if front {
+            for part in parts.into_iter().rev() {
+                pending.push_front(part);
+            }
+        } else {
+            pending.extend(parts);
+        }
+    };
+    push_all(&mut pending, full, false);
+    let mut links = 0;
+    while let Some(name) = pending.pop_front() {
+        if name == ".." {
+            out.pop();
+            continue;
+        }
+        let other_process = out == Path::new("/proc")
+            && name
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            && !eyes.own.iter().any(|own| own.as_str() == name);
+        if other_process || !eyes.may_search(&out) {
+            out.push(&name);
+            out.extend(pending);
+            return (out, false);
+        }
+        let candidate = out.join(&name);
+        let last = pending.is_empty();
+        let is_link = std::fs::symlink_metadata(eyes.view(&candidate))
+            .is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && (follow || !last) && links < MAX_LINKS {
+            links += 1;
+            match std::fs::read_link(eyes.view(&candidate)) {
+                Ok(target) => {
+                    if target.is_absolute() {
+                        out = PathBuf::from("/");
+                    }
+                    push_all(&mut pending, &target, true);
+                }
+                Err(_) => out = candidate,
+            }
+        } else {
+            out = candidate;
         }
     }
-    match (full.parent(), full.file_name()) {
-        (Some(parent), Some(name)) => Some(
-            parent
-                .canonicalize()
-                .map_or_else(|_| full.clone(), |p| p.join(name)),
-        ),
-        _ => Some(full),
-    }
+    (out, true)
 }
 
 fn fd_link(tid: Pid, fd: i64) -> Option<PathBuf> {
