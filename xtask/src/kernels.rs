@@ -1074,7 +1074,7 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
             "memfd",
             launch(
                 137,
-                &["sandbox-check: the program or its launcher was killed by signal 9 (SIGKILL)"],
+                &["sandbox-check: the program was killed by signal 9 (SIGKILL) at its memory bound of 67108864 bytes"],
             ),
         ),
     ]
