@@ -49,6 +49,8 @@ struct Hierarchies {
     v1_pids: Option<PathBuf>,
     /// The application's cgroup on a v1 hierarchy with the `memory` controller.
     v1_memory: Option<PathBuf>,
+    /// The application's cgroup on a v1 hierarchy with the `cpu` controller.
+    v1_cpu: Option<PathBuf>,
 }
 
 impl Hierarchies {
@@ -78,9 +80,11 @@ impl Hierarchies {
                 found.v2 =
                     mount_point(mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
             } else {
-                for (controller, slot) in
-                    [(PIDS, &mut found.v1_pids), (MEMORY, &mut found.v1_memory)]
-                {
+                for (controller, slot) in [
+                    (PIDS, &mut found.v1_pids),
+                    (MEMORY, &mut found.v1_memory),
+                    (CPU, &mut found.v1_cpu),
+                ] {
                     if controllers.split(',').any(|c| c == controller) {
                         *slot = mount_point(mounts, |fstype, options| {
                             fstype == "cgroup" && options.split(',').any(|o| o == controller)
@@ -236,6 +240,10 @@ pub fn fact() -> Fact {
     if let Some(dir) = found.v1_pids.filter(|d| !pids_in_v2 && writable(d)) {
         parts.push(format!("pids in {} (cgroup v1)", dir.display()));
     }
+    let cpu_in_v2 = v2.as_ref().is_some_and(|(_, u)| u.contains(&CPU));
+    if let Some(dir) = found.v1_cpu.as_ref().filter(|d| !cpu_in_v2 && writable(d)) {
+        parts.push(format!("cpu in {} (cgroup v1)", dir.display()));
+    }
     let memory_in_v2 = v2.as_ref().is_some_and(|(_, u)| u.contains(&MEMORY));
     let v1_memory = found.v1_memory.filter(|d| !memory_in_v2 && writable(d));
     if let Some(dir) = &v1_memory {
@@ -258,6 +266,7 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
     let mut made = Vec::new();
     let mut pids_bounded = false;
     let mut memory_bounded = false;
+    let mut cpu_bounded = false;
     if let Some(dir) = &found.v2 {
         let usable = usable_v2(dir, found.v2_is_root, &wanted(limits), true);
         if !usable.is_empty() {
@@ -279,6 +288,7 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
             if usable.contains(&CPU) {
                 if let Some(weight) = limits.cpu_weight {
                     files.push(("cpu.weight", weight.to_string()));
+                    cpu_bounded = true;
                 }
             }
             made.push(make_and_join(dir, &files)?);
@@ -298,6 +308,15 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
                 ("memory.swappiness", "0".to_owned()),
             ];
             made.push(make_and_join(dir, &files)?);
+        }
+    }
+    if let (Some(weight), Some(dir), false) = (limits.cpu_weight, &found.v1_cpu, cpu_bounded) {
+        if writable(dir) {
+            // v1's shares are v2's weight scaled from a default of 100 to one of 1024. Beneath
+            // a cpu cgroup the program is in no autogroup, so the share holds against other
+            // sessions too, which the nice value alone does not (docs/sandbox.md).
+            let shares = (u64::from(weight) * 1024 / 100).max(2);
+            made.push(make_and_join(dir, &[("cpu.shares", shares.to_string())])?);
         }
     }
     Ok(made)
@@ -377,7 +396,7 @@ fn sweep(dir: &Path) {
 /// Sweeps every hierarchy this application's launches use.
 pub(crate) fn sweep_all() {
     let found = Hierarchies::find();
-    for dir in [found.v2, found.v1_pids, found.v1_memory]
+    for dir in [found.v2, found.v1_pids, found.v1_memory, found.v1_cpu]
         .into_iter()
         .flatten()
     {
