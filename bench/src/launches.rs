@@ -23,6 +23,9 @@ pub enum Kind {
     Library,
     /// `sandbox-check --read /usr -- /usr/bin/true`, spawned from this process.
     Cli,
+    /// The same with its standard output and error pipes this process reads: `sandbox-check`
+    /// relays each through a pipe of the program's own (two pipes, two threads).
+    CliRelayed,
     /// Through the launch server this process started at the start of `main`
     /// (`Sandbox::with_server`): a fork of the server, then the program.
     Server,
@@ -47,6 +50,7 @@ impl Kind {
             Kind::Bare => "bare",
             Kind::Library => "library path",
             Kind::Cli => "CLI path",
+            Kind::CliRelayed => "CLI path, output relayed",
             Kind::Server => "launch server",
             Kind::Bwrap => "bwrap",
             Kind::Firejail => "firejail",
@@ -60,7 +64,12 @@ impl Kind {
     pub fn execs(self) -> u32 {
         match self {
             Kind::Bare | Kind::Start | Kind::CheckStart | Kind::Server => 1,
-            Kind::Library | Kind::Bwrap | Kind::Firejail | Kind::Nsjail | Kind::Cli => 2,
+            Kind::Library
+            | Kind::Bwrap
+            | Kind::Firejail
+            | Kind::Nsjail
+            | Kind::Cli
+            | Kind::CliRelayed => 2,
         }
     }
 
@@ -70,6 +79,9 @@ impl Kind {
             Kind::Bare => "spawn and wait `/usr/bin/true`",
             Kind::Library => "`launch_command` → launcher → `/usr/bin/true`",
             Kind::Cli => "`sandbox-check --read /usr -- /usr/bin/true` (forks the launch)",
+            Kind::CliRelayed => {
+                "the same, standard output and error pipes: each relayed through the program's own"
+            }
             Kind::Server => {
                 "`Sandbox::with_server(..).spawn`, wait: a fork of the server → `/usr/bin/true`"
             }
@@ -111,7 +123,7 @@ impl Setup {
         match kind {
             Kind::Bare => Ok(Command::new(TRUE)),
             Kind::Library => self.library(&self.policy),
-            Kind::Cli => {
+            Kind::Cli | Kind::CliRelayed => {
                 let mut command = Command::new(&self.check);
                 command.args(["--read", "/usr", "--", TRUE]);
                 Ok(command)
@@ -153,6 +165,9 @@ impl Setup {
     /// Times one launch of `kind`, as [`time_one`] does for a command; a launch through the
     /// server is spawned and waited for through the embedding API, its streams pipes it closes.
     pub fn time_kind(&self, kind: Kind) -> Result<Duration, String> {
+        if kind == Kind::CliRelayed {
+            return time_piped(self.command(kind)?);
+        }
         if kind != Kind::Server {
             return time_one(|| self.command(kind));
         }
@@ -246,6 +261,23 @@ pub fn try_once(mut command: Command) -> Result<(), String> {
             output.status,
             String::from_utf8_lossy(&output.stderr).trim()
         ))
+    }
+}
+
+/// Times one launch whose standard output and error are pipes this process reads to the end.
+pub fn time_piped(mut command: Command) -> Result<Duration, String> {
+    let started = Instant::now();
+    let output = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("starting it: {e}"))?;
+    let took = started.elapsed();
+    if output.status.success() {
+        Ok(took)
+    } else {
+        Err(format!("it ended with {}", output.status))
     }
 }
 

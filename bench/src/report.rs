@@ -336,6 +336,7 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
         Kind::Bare,
         Kind::Library,
         Kind::Cli,
+        Kind::CliRelayed,
         Kind::Server,
         Kind::Start,
         Kind::CheckStart,
@@ -358,7 +359,7 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
     let mut usable = Vec::new();
     for kind in kinds {
         let once = match kind {
-            Kind::Server => setup.time_kind(kind).map(drop),
+            Kind::Server | Kind::CliRelayed => setup.time_kind(kind).map(drop),
             _ => launches::try_once(setup.command(kind)?),
         };
         match once {
@@ -414,6 +415,7 @@ fn compare(options: &Options, setup: &Setup) -> Result<Vec<(Kind, Summary)>, Str
         (Kind::Cli, Kind::Bwrap, "≤ 0.55×"),
         (Kind::Cli, Kind::Nsjail, "≤ 0.45×"),
         (Kind::Cli, Kind::Firejail, "≤ 0.08×"),
+        (Kind::CliRelayed, Kind::Cli, ""),
         (Kind::Library, Kind::Bwrap, ""),
         (Kind::Library, Kind::Nsjail, ""),
         (Kind::Library, Kind::Firejail, ""),

@@ -34,8 +34,16 @@ pub fn check_single_thread() -> Result<(), Refusal> {
 
 /// Closes every descriptor above standard error but `keep` (the status descriptor, which is
 /// close-on-exec by the time the program runs), then checks that none is left.
+// The launch server and the conformance suite use it, which exist on Linux only.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub fn close_inherited(keep: Option<RawFd>) -> Result<(), Refusal> {
-    let others = |fd: &RawFd| Some(*fd) != keep;
+    close_inherited_but(&keep.into_iter().collect::<Vec<_>>())
+}
+
+/// [`close_inherited`] keeping each of `keep`: the status descriptor, and in a forked launch the
+/// program's own standard streams, which become 0, 1 and 2 only at `exec`.
+pub fn close_inherited_but(keep: &[RawFd]) -> Result<(), Refusal> {
+    let others = |fd: &RawFd| !keep.contains(fd);
     match open_descriptors() {
         Ok(fds) => {
             for fd in fds.into_iter().filter(others) {

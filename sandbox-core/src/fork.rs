@@ -59,6 +59,27 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    fork_launch_with_streams(backend, policy, canary, program, args, [None, None, None])
+}
+
+/// [`fork_launch`], with the child's standard input, output and error replaced by those of
+/// `streams` that are given (the rest inherited): a caller that relays a stream shared with
+/// other processes (a shell pipeline's pipe) hands the program a pipe of its own instead, so that
+/// reopening it through `/proc/self/fd` reaches only the caller. The child takes them as its
+/// standard streams at `exec`, after the enforcement check: until then, and for a refusal, it
+/// writes to the streams it inherited. They are closed in this process once the child has them.
+pub fn fork_launch_with_streams<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+    streams: [Option<OwnedFd>; 3],
+) -> Result<Forked, SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let args = crate::spawn::collect(args);
     // The child's parent is this process, as a launcher's would be.
     let request = crate::launch::request(
@@ -86,6 +107,10 @@ where
                     &crate::Refusal::Descriptors(e),
                 );
             }
+            // Held until `exec`, where they become 0, 1 and 2; the launcher's own refusal goes
+            // to the streams it inherited.
+            let streams = streams.map(|stream| stream.map(std::os::fd::IntoRawFd::into_raw_fd));
+            crate::launch::set_program_streams(streams);
             crate::launch::run_forked(backend, request)
         }
         crate::sys::ForkSide::Parent(pid) => {

@@ -273,6 +273,31 @@ static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 #[cfg(unix)]
 static STATUS: AtomicI32 = AtomicI32::new(-1);
 
+/// In a forked launch, the program's own standard streams: descriptors this copy holds, which
+/// become 0, 1 and 2 just before `exec`, so that the launcher's own refusal still goes to the
+/// caller's streams (`fork_launch_with_streams`). -1 for a stream the program inherits.
+#[cfg(unix)]
+static PROGRAM_STREAMS: [AtomicI32; 3] =
+    [AtomicI32::new(-1), AtomicI32::new(-1), AtomicI32::new(-1)];
+
+/// Records, in a forked child, the descriptors that become the program's standard streams.
+#[cfg(unix)]
+pub(crate) fn set_program_streams(streams: [Option<i32>; 3]) {
+    for (slot, fd) in PROGRAM_STREAMS.iter().zip(streams) {
+        slot.store(fd.unwrap_or(-1), Ordering::Relaxed);
+    }
+}
+
+#[cfg(unix)]
+fn program_streams() -> Vec<(i32, i32)> {
+    PROGRAM_STREAMS
+        .iter()
+        .enumerate()
+        .map(|(target, slot)| (target as i32, slot.load(Ordering::Relaxed)))
+        .filter(|&(_, fd)| fd >= 0)
+        .collect()
+}
+
 #[cfg(unix)]
 fn launch_status() -> Option<i32> {
     Some(STATUS.load(Ordering::Relaxed)).filter(|&fd| fd > 2)
@@ -420,7 +445,9 @@ fn sequence(
     crate::fds::check_single_thread()?;
     match stage {
         Stage::Launch => {
-            crate::fds::close_inherited(launch_status())?;
+            let mut keep: Vec<i32> = launch_status().into_iter().collect();
+            keep.extend(program_streams().into_iter().map(|(_, fd)| fd));
+            crate::fds::close_inherited_but(&keep)?;
             // A backend that confines by re-executing needs the descriptor across that `exec`;
             // its confined copy sets the flag (below). Otherwise the program never holds it.
             if let Some(fd) = launch_status() {
@@ -497,6 +524,11 @@ fn sequence(
         .thread_set_mask()
         .map_err(|e| Refusal::Signals(e.into()))?;
     phases.report();
+    // Last: the launcher's own lines went to the caller's streams until now.
+    for (target, fd) in program_streams() {
+        crate::sys::dup_onto(fd, target).map_err(Refusal::Descriptors)?;
+        nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
+    }
     let Launch { request, env, .. } = launch;
     let error = Command::new(&request.program)
         .args(&request.args)

@@ -13,6 +13,8 @@ mod cli;
 mod explain;
 #[cfg(unix)]
 mod program;
+#[cfg(unix)]
+mod relay;
 mod report;
 mod run;
 mod scratch;

@@ -119,6 +119,9 @@ mod launch {
         /// Waiting for the launcher failed.
         #[error("waiting for the program")]
         Wait(#[source] io::Error),
+        /// The pipes or threads that relay a shared standard stream could not be made.
+        #[error("relaying a standard stream that is a pipe")]
+        Relay(#[source] io::Error),
     }
 
     /// A path of the policy covers the canary: the enforcement check must fail to read it, so
@@ -261,17 +264,24 @@ mod launch {
                 limits: *policy.limits(),
             });
         }
+        // A standard stream that is a pipe, which other processes may share (a pipeline), is
+        // relayed through a pipe of the program's own (relay.rs).
+        let (relays, streams) =
+            crate::relay::Relays::for_shared_streams().map_err(Refused::Relay)?;
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
         // The launch sequence runs in a forked child of this process: no launcher `exec`.
-        let mut forked =
-            sandbox_core::raw::fork_launch(backend, &policy, &canary, &program, &run.args)
-                .map_err(|e| match e {
-                    sandbox_core::SpawnError::Command(e) => Refused::Command(e),
-                    other => Refused::Launch(other),
-                })?;
+        let mut forked = sandbox_core::raw::fork_launch_with_streams(
+            backend, &policy, &canary, &program, &run.args, streams,
+        )
+        .map_err(|e| match e {
+            sandbox_core::SpawnError::Command(e) => Refused::Command(e),
+            other => Refused::Launch(other),
+        })?;
+        // Threads only now: the fork needed this process to have one.
+        let relayed = relays.start().map_err(Refused::Relay)?;
         let refusal = match forked.outcome() {
             Ok(()) => None,
             Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
@@ -279,6 +289,8 @@ mod launch {
         };
         let launcher = forked.id();
         let status = crate::signals::wait_forwarding(forked, user);
+        // Everything the program wrote is passed on before this process says anything more.
+        relayed.finish();
         // Before the canary goes: dropping it sweeps the launch's cgroup, which says whether
         // the kernel killed the program at its memory bound.
         let memory = policy

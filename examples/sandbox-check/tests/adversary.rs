@@ -636,8 +636,9 @@ attempt("FUTEX_WAKE_OP shared", lambda: syscall(NR, start, 5, 0, 0, start + 64, 
 
 /// What the threat model leaves open, pinned so that a change is noticed: reading a file
 /// updates its access time; a standard stream that is a pipe can be reopened through
-/// `/proc/self/fd` in the other direction; `/proc/self/ns/*` can be opened (joining one is
-/// refused); a path's metadata can be looked up outside the read paths, its contents not.
+/// `/proc/self/fd` in the other direction (sandbox-check's relay makes it a pipe of the
+/// program's own: tests/relay.rs); `/proc/self/ns/*` can be opened (joining one is refused); a
+/// path's metadata can be looked up outside the read paths, its contents not.
 #[test]
 fn documented_openings_stay_as_documented() {
     let scratch = Scratch::new("openings");

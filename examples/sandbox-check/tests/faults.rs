@@ -150,6 +150,23 @@ fn a_launcher_stopped_at_each_phase_is_unconfined_or_wholly_confined_and_dies_cl
             fds.sort();
             fds
         };
+        // Beyond 0 to 3, only the program's own pipes, held close-on-exec until `exec` makes
+        // them its standard streams (sandbox-check relays the test's pipes).
+        let (descriptors, held): (Vec<String>, Vec<String>) = descriptors
+            .into_iter()
+            .partition(|fd| ["0", "1", "2", "3"].contains(&fd.as_str()));
+        for fd in held.iter().filter(|_| index > descriptors_at) {
+            let link = std::fs::read_link(format!("/proc/{launcher}/fd/{fd}")).unwrap();
+            assert!(
+                link.to_string_lossy().starts_with("pipe:"),
+                "stopped before {phase}: {fd}: {link:?}"
+            );
+            let info = std::fs::read_to_string(format!("/proc/{launcher}/fdinfo/{fd}")).unwrap();
+            let flags = info.lines().find_map(|l| l.strip_prefix("flags:")).unwrap();
+            let flags = u32::from_str_radix(flags.trim(), 8).unwrap();
+            assert_ne!(flags & libc::O_CLOEXEC as u32, 0, "{fd} is inheritable");
+        }
+        assert!(index <= descriptors_at || held.len() <= 3, "{held:?}");
         signal(launcher, Signal::SIGKILL);
         let output = child.wait_with_output().unwrap();
 

@@ -128,6 +128,7 @@ fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_remo
         .status()
         .unwrap();
     assert!(made.success());
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
     // tar runs in the folder; modes, owners and times stay refused everywhere (seccomp cannot
     // tell the scratch folder from /etc), so tar is told not to set them.
     let mut command = sandbox_check();
@@ -141,7 +142,9 @@ fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_remo
              os.execv('/usr/bin/tar', ['tar', '-x', '-m', '--no-same-owner', '--no-same-permissions', '-f', sys.argv[1]])",
         )
         .arg(&archive)
-        .stdin(Stdio::piped())
+        // A socket, which sandbox-check does not relay: the "go" below must reach the program
+        // while the application is stopped (a relayed pipe would wait for it).
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();
@@ -154,7 +157,7 @@ fn tar_extracts_into_the_scratch_folder_and_the_application_reads_it_before_remo
     signal(application, Signal::SIGSTOP);
     wait_for_state(application, 'T');
     let tar = wait_for_child(application);
-    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    writeln!(&ours, "go").unwrap();
     wait_for_state(tar, 'Z');
     assert_eq!(
         std::fs::read(keeper_view(application, &folder).join("d/f")).unwrap(),
