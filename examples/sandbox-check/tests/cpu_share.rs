@@ -6,8 +6,8 @@
 //!
 //! Through the real binary: both spinners pinned to one CPU, the confined one must get at most
 //! 15 % of what the two got together (weight 10 against 100 is about 9 %). Before the fix it got
-//! about half. Where no cpu cgroup may be written (`nobody` here), the known gap of
-//! docs/sandbox.md stands, and the test says `SKIPPED` for that user.
+//! about half. Where no cpu cgroup may be written (`nobody` here) the known gap of
+//! docs/sandbox.md stands, and the test pins it: more than 30 %.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -110,13 +110,6 @@ fn a_confined_spinner_gets_at_most_15_percent_of_a_cpu_against_an_ordinary_one()
     for user in users() {
         // Only this user's cgroups are known from here; nobody may write none on this machine.
         let bounded = user.is_none() && writable;
-        if !bounded {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: {user:?} may write no cpu cgroup here; the known gap stands"
-            );
-            continue;
-        }
         // The ordinary spinner, at nice 0, in a session of its own: the other tests of this run
         // share this test's session, whose autogroup's weight the kernel spreads over the CPUs
         // they run on, so against this session the confined spinner would be measured against
@@ -161,10 +154,21 @@ fn a_confined_spinner_gets_at_most_15_percent_of_a_cpu_against_an_ordinary_one()
             "{user:?}: the confined spinner got {:.1} % of the CPU",
             share * 100.0
         );
-        assert!(
-            share <= 0.15,
-            "{user:?}: the confined spinner got {:.0} % of the CPU",
-            share * 100.0
-        );
+        if bounded || !autogroups {
+            assert!(
+                share <= 0.15,
+                "{user:?}: the confined spinner got {:.0} % of the CPU",
+                share * 100.0
+            );
+        } else {
+            // The known gap of docs/sandbox.md, pinned so that a change is noticed: without a
+            // cpu cgroup, the program's autogroup is weighed as a whole, at nice 0.
+            assert!(
+                share > 0.30,
+                "{user:?}: the confined spinner got {:.0} % of the CPU, not the documented gap's \
+                 half: update docs/sandbox.md",
+                share * 100.0
+            );
+        }
     }
 }

@@ -658,7 +658,7 @@ fn refused_as_unsafe(output: &std::process::Output, dir: &Path, risk: &str) {
 
 /// Issue 24.1: a user who may rename entries in the temporary folder could swap the new folder
 /// for a link. Such a folder is refused by name, however the race goes: here a second user
-/// renames every scratch folder it sees into a link to a folder of its choosing, during 100
+/// renames every scratch folder it sees into a link to a folder of its choosing, during 500
 /// launches, and afterwards no mount is anywhere in this namespace, the chosen folder is
 /// untouched, and no folder is left.
 #[test]
@@ -720,7 +720,7 @@ while True:
         ])
         .spawn()
         .unwrap();
-    for _ in 0..100 {
+    for _ in 0..500 {
         refused_as_unsafe(
             &run(in_temp_dir(&theirs.0)),
             &theirs.0,
