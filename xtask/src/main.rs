@@ -11,6 +11,8 @@ mod dist;
 mod docs;
 mod fuzz;
 mod kernels;
+#[cfg(target_os = "linux")]
+mod matrix;
 mod release;
 
 use std::process::ExitCode;
@@ -25,8 +27,10 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("dist") => dist::run(),
         Some("fuzz") => fuzz::run(&args[1..]),
+        #[cfg(target_os = "linux")]
+        Some("matrix") => matrix::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask ci | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N]");
+            eprintln!("usage: cargo xtask ci | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | matrix [--write]");
             return ExitCode::from(2);
         }
     };
