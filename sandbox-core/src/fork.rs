@@ -141,10 +141,11 @@ impl Forked {
         self.pid.unsigned_abs()
     }
 
-    /// Reads the status pipe to its end: `Ok(())` once the child has executed the program (the
-    /// `exec` closed the pipe unwritten), [`SpawnError::Refused`] with the typed refusal where it
-    /// refused (it then exits with status 97 at once). A child killed before either also reads as
-    /// `Ok(())`: its exit status then says how it ended. A second call answers `Ok(())`.
+    /// Reads the status pipe to its end: `Ok(())` once the child has executed the program (it
+    /// said so just before the `exec`, which closed the pipe), [`SpawnError::Refused`] with the
+    /// typed refusal where it refused (it then exits with status 97 at once), and
+    /// [`SpawnError::LauncherEnded`] for a child killed before either: [`Forked::wait`] then
+    /// says how. A second call answers `Ok(())`.
     pub fn outcome(&mut self) -> Result<(), SpawnError> {
         let Some(report) = self.report.take() else {
             return Ok(());
@@ -153,13 +154,16 @@ impl Forked {
         std::fs::File::from(report)
             .read_to_end(&mut bytes)
             .map_err(SpawnError::Status)?;
-        if bytes.is_empty() {
-            return Ok(());
+        match crate::status::read(&bytes) {
+            Ok(crate::status::Said::Executed) => Ok(()),
+            Ok(crate::status::Said::Refused(refusal)) => Err(SpawnError::Refused(refusal)),
+            // A copy of this very process cannot fail to be a launcher: it ended before it could
+            // say anything, or after it started, killed in either case.
+            Ok(crate::status::Said::Nothing | crate::status::Said::Ended) => {
+                Err(SpawnError::LauncherEnded { status: None })
+            }
+            Err(malformed) => Err(SpawnError::Report(malformed)),
         }
-        Err(match crate::status::decode(&bytes) {
-            Ok(refusal) => SpawnError::Refused(refusal),
-            Err(malformed) => SpawnError::Report(malformed),
-        })
     }
 
     /// Waits for the child to end and returns its exit status.

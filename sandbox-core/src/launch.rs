@@ -348,6 +348,11 @@ fn run(
     let args: Vec<OsString> = args.collect();
     if let Some(fd) = wire::peek_status(&args) {
         STATUS.store(fd, Ordering::Relaxed);
+        // The handshake: whatever the parent started is a launcher (a confined copy was
+        // announced by the launcher that started it).
+        if stage == Stage::Launch {
+            announce(crate::status::STARTED);
+        }
     }
     phases.enter("decode")?;
     let request = wire::decode(args)?;
@@ -402,6 +407,16 @@ fn forked_start(status: Option<i32>) {
     }));
     if let Some(fd) = status.filter(|&fd| fd > 2) {
         STATUS.store(fd, Ordering::Relaxed);
+        announce(crate::status::STARTED);
+    }
+}
+
+/// Writes one marker byte on the status descriptor, if there is one. A parent that went away
+/// reads nothing more anyway.
+#[cfg(unix)]
+fn announce(byte: u8) {
+    if let Some(fd) = launch_status() {
+        let _ignored = crate::sys::write_all(fd, &[byte]);
     }
 }
 
@@ -524,6 +539,9 @@ fn sequence(
         .thread_set_mask()
         .map_err(|e| Refusal::Signals(e.into()))?;
     phases.report();
+    // From here, an `exec` that fails is the only refusal left; a silence after this marker is
+    // the program's own ending.
+    announce(crate::status::EXECUTING);
     // Last: the launcher's own lines went to the caller's streams until now.
     for (target, fd) in program_streams() {
         crate::sys::dup_onto(fd, target).map_err(Refusal::Descriptors)?;

@@ -169,6 +169,28 @@ pub enum SpawnError {
     /// The launcher wrote something that is not a report.
     #[error("the launcher's report")]
     Report(#[source] MalformedReport),
+    /// The executable started as the launcher never answered: it is not this application's
+    /// launcher (`handle_args` was not called first in `main`, or `with_launcher` names another
+    /// program), or it died before it could start. Nothing ran confined.
+    #[error(
+        "{} never answered as a launcher{}: call sandbox_core::handle_args first in main, or name the launcher with Sandbox::with_launcher",
+        launcher.display(),
+        ended(status)
+    )]
+    NotALauncher {
+        /// The executable started.
+        launcher: std::path::PathBuf,
+        /// How it ended, where it was waited for.
+        status: Option<std::process::ExitStatus>,
+    },
+    /// The launcher started and ended before it executed the program or refused: it was
+    /// killed (by `SIGSYS` where an inherited seccomp filter kills a call it makes). The
+    /// program never ran.
+    #[error("the launcher ended before it ran the program{}", ended(status))]
+    LauncherEnded {
+        /// How it ended, where it was waited for.
+        status: Option<std::process::ExitStatus>,
+    },
     /// Waiting for the program failed.
     #[error("waiting for the program")]
     Wait(#[source] io::Error),
@@ -178,4 +200,23 @@ pub enum SpawnError {
     /// This process could not fork the launch (another thread runs, or the system refused).
     #[error("forking the launch")]
     Fork(#[source] io::Error),
+}
+
+/// `" (it exited with 101)"`, `" (killed by signal 31)"`, or nothing.
+fn ended(status: &Option<std::process::ExitStatus>) -> String {
+    #[cfg(unix)]
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(status) if status.code().is_some() => {
+            format!(" (it exited with {})", status.code().unwrap_or_default())
+        }
+        #[cfg(unix)]
+        Some(status) if status.signal().is_some() => {
+            format!(
+                " (killed by signal {})",
+                status.signal().unwrap_or_default()
+            )
+        }
+        _ => String::new(),
+    }
 }

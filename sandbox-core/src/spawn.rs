@@ -262,6 +262,7 @@ impl<'b> Sandbox<'b> {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
+        let launcher = std::path::PathBuf::from(command.get_program());
         let (pipes, process) = match tracer {
             None => {
                 let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
@@ -277,6 +278,7 @@ impl<'b> Sandbox<'b> {
             waited: false,
             started,
             unenforced: crate::limits::unenforced(policy.limits()),
+            launcher,
             _canary: canary,
         };
         Ok((running, report))
@@ -321,6 +323,8 @@ impl<'b> Sandbox<'b> {
             waited: false,
             started,
             unenforced: crate::limits::unenforced(policy.limits()),
+            // A fork of the server, which is this application's own executable.
+            launcher: std::env::current_exe().unwrap_or_default(),
             _canary: canary,
         };
         Ok((running, report))
@@ -403,17 +407,28 @@ where
 /// the channel unwritten) leaves the program running; a refusal kills and reaps the launcher, which
 /// is exiting anyway, before its canary goes.
 pub(crate) fn outcome(
-    running: Running,
+    mut running: Running,
     report: io::Result<Vec<u8>>,
 ) -> Result<Running, SpawnError> {
-    let bytes = match report {
-        Ok(bytes) if bytes.is_empty() => return Ok(running),
-        Ok(bytes) => bytes,
-        Err(error) => return Err(SpawnError::Status(error)),
+    let bytes = report.map_err(SpawnError::Status)?;
+    let said = crate::status::read(&bytes);
+    if let Ok(crate::status::Said::Executed) = said {
+        return Ok(running);
+    }
+    // The launcher is ending, or has: reaped here, so that how it ended can be told.
+    let status = match said {
+        Ok(crate::status::Said::Nothing | crate::status::Said::Ended) => {
+            running.process.wait().ok()
+        }
+        _ => None,
     };
+    let launcher = running.launcher.clone();
     drop(running);
-    Err(match crate::status::decode(&bytes) {
-        Ok(refusal) => SpawnError::Refused(refusal),
+    Err(match said {
+        Ok(crate::status::Said::Refused(refusal)) => SpawnError::Refused(refusal),
+        Ok(crate::status::Said::Nothing) => SpawnError::NotALauncher { launcher, status },
+        Ok(crate::status::Said::Ended) => SpawnError::LauncherEnded { status },
+        Ok(crate::status::Said::Executed) => unreachable!("returned above"),
         Err(malformed) => SpawnError::Report(malformed),
     })
 }
@@ -542,7 +557,8 @@ where
         },
     )?;
     crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
-    Ok((command, StatusChannel { report }))
+    let launcher = std::path::PathBuf::from(command.get_program());
+    Ok((command, StatusChannel { report, launcher }))
 }
 
 /// The read end of the launcher's report channel of a command built by
@@ -550,15 +566,18 @@ where
 #[derive(Debug)]
 pub struct StatusChannel {
     report: std::os::fd::OwnedFd,
+    /// The executable the command starts as the launcher.
+    launcher: std::path::PathBuf,
 }
 
 impl StatusChannel {
     /// Once `command` has been spawned: drops it (closing this process's copy of the channel's
     /// write end, which the command holds) and reads the launcher's report to its end. `Ok(())`
-    /// means the launcher executed the program (the `exec` closed its end unwritten);
+    /// means the launcher executed the program (it said so just before the `exec`);
     /// [`SpawnError::Refused`] carries the launcher's typed refusal, and the launcher then exits
-    /// with [`REFUSED_EXIT_CODE`](crate::raw::REFUSED_EXIT_CODE) at once. A launcher killed before it
-    /// could do either also reads as `Ok(())`: its status then says how it ended.
+    /// with [`REFUSED_EXIT_CODE`](crate::raw::REFUSED_EXIT_CODE) at once;
+    /// [`SpawnError::LauncherEnded`] is a launcher killed before it could do either, and
+    /// [`SpawnError::NotALauncher`] a command whose executable never answered as one.
     pub fn outcome(self, command: Command) -> Result<(), SpawnError> {
         drop(command);
         self.outcome_of_dropped()
@@ -573,13 +592,16 @@ impl StatusChannel {
         std::fs::File::from(self.report)
             .read_to_end(&mut bytes)
             .map_err(SpawnError::Status)?;
-        if bytes.is_empty() {
-            return Ok(());
+        match crate::status::read(&bytes) {
+            Ok(crate::status::Said::Executed) => Ok(()),
+            Ok(crate::status::Said::Refused(refusal)) => Err(SpawnError::Refused(refusal)),
+            Ok(crate::status::Said::Nothing) => Err(SpawnError::NotALauncher {
+                launcher: self.launcher,
+                status: None,
+            }),
+            Ok(crate::status::Said::Ended) => Err(SpawnError::LauncherEnded { status: None }),
+            Err(malformed) => Err(SpawnError::Report(malformed)),
         }
-        Err(match crate::status::decode(&bytes) {
-            Ok(refusal) => SpawnError::Refused(refusal),
-            Err(malformed) => SpawnError::Report(malformed),
-        })
     }
 }
 
@@ -653,6 +675,8 @@ pub struct Running {
     pub(crate) waited: bool,
     pub(crate) started: Instant,
     pub(crate) unenforced: Vec<crate::Unenforced>,
+    /// The executable started as the launcher, for the error of one that never answered.
+    pub(crate) launcher: std::path::PathBuf,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }

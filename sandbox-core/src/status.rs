@@ -28,6 +28,43 @@ pub struct ReportedError {
     pub message: String,
 }
 
+/// The byte a launcher writes first on its status descriptor: it is a launcher, and has started.
+pub(crate) const STARTED: u8 = b'S';
+/// The byte it writes just before it executes the program: anything after it is the refusal of
+/// an `exec` that failed.
+pub(crate) const EXECUTING: u8 = b'E';
+
+/// What a launcher's status descriptor said, read to its end.
+#[derive(Debug)]
+pub(crate) enum Said {
+    /// Nothing: whatever ran was not a launcher, or died before it could start.
+    Nothing,
+    /// It started and ended before it executed the program or refused: killed by a signal.
+    Ended,
+    /// It executed the program.
+    Executed,
+    /// It refused.
+    Refused(Refusal),
+}
+
+/// Reads a whole report: the start and `exec` markers, and a refusal after either.
+pub(crate) fn read(bytes: &[u8]) -> Result<Said, MalformedReport> {
+    let Some(rest) = bytes.strip_prefix(&[STARTED]) else {
+        return match bytes {
+            [] => Ok(Said::Nothing),
+            // A launcher that refused before it knew its status descriptor cannot have written
+            // there; a report without the marker is a confined copy's (macOS), started by one.
+            _ => decode(bytes).map(Said::Refused),
+        };
+    };
+    match rest {
+        [] => Ok(Said::Ended),
+        [EXECUTING] => Ok(Said::Executed),
+        [EXECUTING, refusal @ ..] => decode(refusal).map(Said::Refused),
+        refusal => decode(refusal).map(Said::Refused),
+    }
+}
+
 /// Encodes `refusal` for the parent.
 pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
     let mut w = Writer::default();

@@ -1058,7 +1058,7 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
             "crash",
             launch(
                 139,
-                &["sandbox-check: the program or its launcher was killed by signal 11 (SIGSEGV)"],
+                &["sandbox-check: the program was killed by signal 11 (SIGSEGV)"],
             ),
         ),
         // grep -c prints 0 and exits 1 when no helper ran.

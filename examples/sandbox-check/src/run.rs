@@ -179,12 +179,13 @@ mod launch {
                 refusal: None,
                 memory,
                 limits,
+                before_exec,
             }) => {
                 let unenforced = sandbox_core::backend::unenforced(&limits)
                     .iter()
                     .map(Into::into)
                     .collect();
-                ended(status, memory, unenforced)
+                ended(status, memory, unenforced, before_exec)
             }
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::NotStarted(e)) => {
@@ -208,6 +209,8 @@ mod launch {
         memory: Option<u64>,
         /// The bounds the launch asked for.
         limits: sandbox_core::Limits,
+        /// Whether the launcher ended before it executed the program (it was killed).
+        before_exec: bool,
     }
 
     /// Launches the program: how it ended, and the launcher's typed refusal if it refused.
@@ -250,9 +253,14 @@ mod launch {
             let status = crate::explain::launch(run, &policy, &program, command)?;
             // The tracer has dropped the command (its write end) by the time it has been waited
             // for, so this reads to the end at once.
+            let mut before_exec = false;
             let refusal = match channel.outcome_of_dropped() {
                 Ok(()) => None,
                 Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
+                Err(sandbox_core::SpawnError::LauncherEnded { .. }) => {
+                    before_exec = true;
+                    None
+                }
                 Err(other) => return Err(Refused::Report(other).into()),
             };
             drop(canary);
@@ -262,6 +270,7 @@ mod launch {
                 refusal,
                 memory: None,
                 limits: *policy.limits(),
+                before_exec,
             });
         }
         // A standard stream that is a pipe, which other processes may share (a pipeline), is
@@ -282,9 +291,16 @@ mod launch {
         })?;
         // Threads only now: the fork needed this process to have one.
         let relayed = relays.start().map_err(Refused::Relay)?;
+        // A launcher killed before it executed the program or refused (a fault, a SIGSYS from
+        // an inherited filter): its status says how, and the report that no program ran.
+        let mut before_exec = false;
         let refusal = match forked.outcome() {
             Ok(()) => None,
             Err(sandbox_core::SpawnError::Refused(refusal)) => Some(refusal),
+            Err(sandbox_core::SpawnError::LauncherEnded { .. }) => {
+                before_exec = true;
+                None
+            }
             Err(other) => return Err(Refused::Report(other).into()),
         };
         let launcher = forked.id();
@@ -304,6 +320,7 @@ mod launch {
             refusal,
             memory,
             limits: *policy.limits(),
+            before_exec,
         })
     }
 
@@ -355,6 +372,7 @@ mod launch {
         status: ExitStatus,
         memory: Option<u64>,
         unenforced: Vec<crate::report::Unenforced>,
+        before_exec: bool,
     ) -> Report {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
@@ -367,11 +385,14 @@ mod launch {
                     );
                     Some("memory")
                 }
-                None => {
-                    // The launcher and the program are one process, and a signal can end either.
+                None if before_exec => {
                     eprintln!(
-                        "sandbox-check: the program or its launcher was killed by signal {signal} ({name})"
+                        "sandbox-check: the launcher was killed by signal {signal} ({name}) before it ran the program"
                     );
+                    None
+                }
+                None => {
+                    eprintln!("sandbox-check: the program was killed by signal {signal} ({name})");
                     None
                 }
             };

@@ -402,7 +402,7 @@ fn signals_still_reach_the_program() {
             stderr_lines(&output),
             [
                 "explain: nothing was refused",
-                "sandbox-check: the program or its launcher was killed by signal 15 (SIGTERM)"
+                "sandbox-check: the program was killed by signal 15 (SIGTERM)"
             ]
         );
     }

@@ -254,7 +254,7 @@ fn after_a_sigkill_of_the_program_the_folder_is_gone() {
     assert_eq!(output.status.code(), Some(137));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "sandbox-check: the program or its launcher was killed by signal 9 (SIGKILL)\n"
+        "sandbox-check: the program was killed by signal 9 (SIGKILL)\n"
     );
     assert!(!folder.exists(), "{} was left", folder.display());
 }
