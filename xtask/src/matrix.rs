@@ -66,7 +66,7 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
     let bin = root.join("target/debug");
     let filter = root.join("examples/sandbox-check/tests/filters/with_filter.py");
     let user = ordinary_user()?;
-    let environments = environments(&filter, user.as_deref());
+    let environments = environments(&filter, &bin, user.as_deref());
     let cells = cells();
     let mut table = String::new();
     table.push_str("| environment |");
@@ -174,7 +174,7 @@ fn strings(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| (*w).to_owned()).collect()
 }
 
-fn environments(filter: &Path, user: Option<&str>) -> Vec<Environment> {
+fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environment> {
     let as_user: Vec<String> = match user {
         Some(name) => strings(&[
             "/usr/bin/setpriv",
@@ -219,6 +219,9 @@ fn environments(filter: &Path, user: Option<&str>) -> Vec<Environment> {
         ]));
         if tmpfs {
             prefix.extend(strings(&["--tmpfs", "/tmp"]));
+            // A checkout under /tmp (CI's clean clone) would be hidden by the new /tmp.
+            let bin = bin.display().to_string();
+            prefix.extend(["--ro-bind".to_owned(), bin.clone(), bin]);
         }
         prefix.extend(strings(&["--unshare-all", "--die-with-parent", "--"]));
         prefix
