@@ -94,7 +94,7 @@ pub use backend::Backend;
 pub use elsewhere::{Running, Sandbox};
 pub use error::{one_line, CommandError, PolicyError, Refusal};
 pub use launch::handle_args;
-pub use limits::{Limits, Unenforced};
+pub use limits::{BestEffort, Limits, Unenforced};
 pub use outcome::{Finished, RunOptions, SpawnError};
 pub use policy::Policy;
 #[cfg(target_os = "linux")]

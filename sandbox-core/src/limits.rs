@@ -68,6 +68,32 @@ pub struct Limits {
     /// least the program may lower it to; the program cannot write it in any case, since the
     /// confinement lets it write no file.
     pub oom_score_adj: Option<i16>,
+    /// The cgroup bounds a launch may go without where this machine cannot enforce them. A
+    /// cgroup bound at its default value is always best effort (the launch runs without it,
+    /// and its report says so: [`Finished::unenforced`](crate::Finished::unenforced)); one the
+    /// application set to another value is required, and a launch whose required bound cannot
+    /// be enforced is refused before anything runs
+    /// ([`SpawnError::Unenforceable`](crate::SpawnError::Unenforceable)), unless it is named here.
+    pub best_effort: BestEffort,
+}
+
+/// Which cgroup bounds set to other than their default a launch may go without
+/// ([`Limits::best_effort`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub struct BestEffort {
+    /// [`Limits::memory`].
+    pub memory: bool,
+    /// [`Limits::tasks`].
+    pub tasks: bool,
+}
+
+impl BestEffort {
+    /// Every cgroup bound: a launch runs without any this machine cannot enforce.
+    pub const ALL: BestEffort = BestEffort {
+        memory: true,
+        tasks: true,
+    };
 }
 
 impl Default for Limits {
@@ -87,6 +113,7 @@ impl Default for Limits {
             cpu_weight: Some(10),
             nice: Some(10),
             oom_score_adj: Some(1000),
+            best_effort: BestEffort::default(),
         }
     }
 }
@@ -106,6 +133,7 @@ impl Limits {
             cpu_weight: None,
             nice: None,
             oom_score_adj: None,
+            best_effort: BestEffort::default(),
         }
     }
 
@@ -244,6 +272,22 @@ pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
         .map(|(bound, _)| Unenforced { bound, reason })
         .collect()
     }
+}
+
+/// The bounds of `limits` the application requires (set to other than their default, and not
+/// named in [`Limits::best_effort`]) that this machine cannot enforce.
+// Asked by the launch sequence's spawn, which exists on unix only.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub fn required_unenforced(limits: &Limits) -> Vec<Unenforced> {
+    let default = Limits::default();
+    unenforced(limits)
+        .into_iter()
+        .filter(|missing| match missing.bound {
+            "memory" => limits.memory != default.memory && !limits.best_effort.memory,
+            "tasks" => limits.tasks != default.tasks && !limits.best_effort.tasks,
+            _ => false,
+        })
+        .collect()
 }
 
 /// Whether the kernel killed a process of the launch whose launcher had process ID `launcher` at

@@ -183,6 +183,17 @@ pub enum SpawnError {
         /// How it ended, where it was waited for.
         status: Option<std::process::ExitStatus>,
     },
+    /// The policy requires a cgroup bound this machine cannot enforce (one set to other than
+    /// its default and not named in [`Limits::best_effort`](crate::Limits::best_effort)).
+    /// Nothing was started.
+    #[error(
+        "the policy requires {}, which this machine cannot enforce: run where the application may write a cgroup with that controller (as root, or in a delegated cgroup), or name the bound in Limits::best_effort to run without it",
+        missing.iter().map(|m| format!("a {} bound ({})", m.bound, m.reason)).collect::<Vec<_>>().join(" and ")
+    )]
+    Unenforceable {
+        /// The bounds, and why each cannot be enforced.
+        missing: Vec<crate::Unenforced>,
+    },
     /// The launcher started and ended before it executed the program or refused: it was
     /// killed (by `SIGSYS` where an inherited seccomp filter kills a call it makes). The
     /// program never ran.

@@ -227,6 +227,11 @@ impl<'b> Sandbox<'b> {
         explain: bool,
     ) -> Result<(Running, OwnedFd), SpawnError> {
         let started = Instant::now();
+        // A bound the application asked for is never silently dropped.
+        let missing = crate::limits::required_unenforced(policy.limits());
+        if !missing.is_empty() {
+            return Err(SpawnError::Unenforceable { missing });
+        }
         let tracer = if explain {
             let launcher = match self.launcher {
                 Some(path) => path.to_path_buf(),
