@@ -559,16 +559,7 @@ fn where_no_user_namespace_may_be_made_the_folder_is_refused_by_name() {
             "--",
         ])
         .arg(env!("CARGO_BIN_EXE_sandbox-check"))
-        .args([
-            "--scratch",
-            "--read",
-            "/usr",
-            "--",
-            PYTHON,
-            "-I",
-            "-c",
-            "print('ran')",
-        ])
+        .args(RAN_WITH_SCRATCH)
         .env("TMPDIR", "/tmp")
         .stdin(Stdio::null());
     let output = run_leaving_nothing(command);
@@ -625,20 +616,23 @@ attempt("write one byte more", lambda: write("ab", b"x"))
     );
 }
 
+/// `sandbox-check`'s arguments for a program that prints `ran` with a scratch folder.
+const RAN_WITH_SCRATCH: [&str; 8] = [
+    "--scratch",
+    "--read",
+    "/usr",
+    "--",
+    PYTHON,
+    "-I",
+    "-c",
+    "print('ran')",
+];
+
 /// `sandbox-check --scratch` of a program that prints `ran`, with `TMPDIR` set to `dir`.
 fn in_temp_dir(dir: &Path) -> Command {
     let mut command = sandbox_check();
     command
-        .args([
-            "--scratch",
-            "--read",
-            "/usr",
-            "--",
-            PYTHON,
-            "-I",
-            "-c",
-            "print('ran')",
-        ])
+        .args(RAN_WITH_SCRATCH)
         .env("TMPDIR", dir)
         .stdin(Stdio::null());
     command

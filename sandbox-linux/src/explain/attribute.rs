@@ -213,6 +213,12 @@ impl Credentials {
     /// Whether the folder `meta` describes lets these credentials look up names in it (its
     /// search bit for their class; a confined program holds no capability to override it).
     pub fn may_search(&self, meta: &std::fs::Metadata) -> bool {
+        meta.is_dir() && self.bits(meta) & 1 == 1
+    }
+
+    /// The permission bits of `meta` that apply to these credentials: the owner's, the group's
+    /// or the others', as the kernel picks them.
+    fn bits(&self, meta: &std::fs::Metadata) -> u32 {
         use std::os::unix::fs::MetadataExt;
         let mode = meta.mode();
         let class = if meta.uid() == self.uid {
@@ -222,27 +228,18 @@ impl Credentials {
         } else {
             mode
         };
-        meta.is_dir() && class & 1 == 1
+        class & 0o7
     }
 
     /// Whether the files' own permission bits (ACLs aside) let these credentials use `right` at
     /// `resolved`: search on every folder above it, and read (read, list) or execute on it.
     /// When they do not, the kernel refused before Landlock was asked, and no flag would help.
     pub fn allow(&self, right: Right, resolved: &std::path::Path) -> bool {
-        use std::os::unix::fs::MetadataExt;
         let permits = |path: &std::path::Path, bits: u32| {
             let Ok(meta) = std::fs::metadata(path) else {
                 return true;
             };
-            let mode = meta.mode();
-            let class = if meta.uid() == self.uid {
-                mode >> 6
-            } else if meta.gid() == self.gid || self.groups.contains(&meta.gid()) {
-                mode >> 3
-            } else {
-                mode
-            };
-            class & bits == bits
+            self.bits(&meta) & bits == bits
         };
         const READ: u32 = 4;
         const SEARCH: u32 = 1;
