@@ -95,7 +95,7 @@ pub use elsewhere::{Running, Sandbox};
 pub use error::{one_line, CommandError, PolicyError, Refusal};
 pub use launch::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};
-pub use outcome::{Finished, RunOptions, SpawnError};
+pub use outcome::{Ending, Finished, RunOptions, SpawnError};
 pub use policy::Policy;
 #[cfg(target_os = "linux")]
 pub use server::{Server, ServerError};

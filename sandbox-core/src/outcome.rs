@@ -104,6 +104,54 @@ pub struct Finished {
     /// The bounds of the policy's [`Limits`](crate::Limits) this machine did not enforce for
     /// this launch, and why; empty where every bound asked for held.
     pub unenforced: Vec<crate::Unenforced>,
+    /// How it ended, from what actually happened: a kill is the library's (the timeout, the
+    /// cap) only where the library made it and the program died of it.
+    pub ending: Ending,
+}
+
+/// How a program ended, one reason only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Ending {
+    /// It exited with this status, of its own accord.
+    Exited(i32),
+    /// A signal this library did not send ended it (the program's own, another process's, or
+    /// the kernel's for a resource limit such as `RLIMIT_CPU`).
+    Signalled(i32),
+    /// The library killed it at the timeout.
+    TimedOut,
+    /// The library killed it when its output passed the cap.
+    OutputCapped,
+    /// The kernel killed it at its memory bound (its cgroup counted an `oom_kill`).
+    MemoryLimit,
+}
+
+/// Why the library killed a program, if it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg(unix)]
+pub(crate) enum KilledFor {
+    Timeout,
+    Cap,
+}
+
+#[cfg(unix)]
+impl Ending {
+    /// The ending of a program that ended with `status`, after the library killed it for
+    /// `killed_for` (if it did), whose launcher had process ID `launcher`. Asked before its
+    /// cgroup is swept.
+    pub(crate) fn of(status: ExitStatus, killed_for: Option<KilledFor>, launcher: u32) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        const SIGKILL: i32 = 9;
+        match (status.signal(), killed_for) {
+            (Some(SIGKILL), Some(KilledFor::Timeout)) => Ending::TimedOut,
+            (Some(SIGKILL), Some(KilledFor::Cap)) => Ending::OutputCapped,
+            (Some(SIGKILL), None) if crate::limits::killed_at_memory_bound(launcher) => {
+                Ending::MemoryLimit
+            }
+            (Some(signal), _) => Ending::Signalled(signal),
+            (None, _) => Ending::Exited(status.code().unwrap_or(-1)),
+        }
+    }
 }
 
 impl Finished {

@@ -218,6 +218,7 @@ impl Running {
         let mut written = 0;
         let mut timed_out = false;
         let mut killed = false;
+        let mut killed_for = None;
         let mut status = None;
         // Until the program has ended and both streams are read to their end; the program can
         // start no process, so nothing else holds the streams once it is gone.
@@ -226,6 +227,11 @@ impl Running {
                 // Not yet reaped, so the process ID is still this child's.
                 let _ignored = self.process.kill();
                 killed = true;
+                killed_for = Some(if timed_out {
+                    crate::outcome::KilledFor::Timeout
+                } else {
+                    crate::outcome::KilledFor::Cap
+                });
             }
             tokio::select! {
                 result = write_some(stdin.as_mut(), &options.input[written..]), if stdin.is_some() => {
@@ -263,15 +269,18 @@ impl Running {
         let Some(status) = status else {
             unreachable!("the loop ends only with the status")
         };
+        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
             status,
             stdout: out,
             stderr: err,
             capped: kept.capped,
-            timed_out,
+            // Only a kill the library made and the program died of.
+            timed_out: ending == crate::outcome::Ending::TimedOut,
             elapsed: self.started.elapsed(),
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
+            ending,
         })
     }
 }

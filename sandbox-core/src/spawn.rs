@@ -747,6 +747,7 @@ impl Running {
         let deadline = options.timeout.and_then(|t| self.started.checked_add(t));
         let mut timed_out = false;
         let mut killed = false;
+        let mut killed_for = None;
         let mut streams_open = true;
         let mut pause = EXIT_POLL_FIRST;
         let status = loop {
@@ -761,6 +762,11 @@ impl Running {
                 // Not yet reaped, so the process ID is still this child's.
                 let _ignored = self.process.kill();
                 killed = true;
+                killed_for = Some(if timed_out {
+                    crate::outcome::KilledFor::Timeout
+                } else {
+                    crate::outcome::KilledFor::Cap
+                });
             }
             let wait = deadline
                 .filter(|_| !killed)
@@ -779,15 +785,19 @@ impl Running {
         self.waited = true;
         let elapsed = self.started.elapsed();
         let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
+        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
             status,
             stdout: join(stdout),
             stderr: join(stderr),
             capped: capped.load(Ordering::Relaxed),
-            timed_out,
+            // Only a kill the library made and the program died of: a program that exited as
+            // the deadline passed ran to its end.
+            timed_out: ending == crate::outcome::Ending::TimedOut,
             elapsed,
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
+            ending,
         })
     }
 
@@ -869,6 +879,8 @@ impl Running {
             elapsed: self.started.elapsed(),
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
+            // Killed before the program started: the timeout, whatever its status says.
+            ending: crate::outcome::Ending::TimedOut,
         })
     }
 }

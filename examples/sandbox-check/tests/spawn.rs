@@ -305,3 +305,53 @@ fn the_timeout_holds_while_the_launcher_has_not_yet_started_the_program() {
     );
     assert_eq!(own_canaries(), Vec::<String>::new());
 }
+
+/// Issue 27.2: one ending, from what happened. A kill is the timeout's or the cap's only where the
+/// library made it; the program's own SIGKILL, a signal from elsewhere and the kernel's kill at
+/// the memory bound are each named as such, whatever timeout was set.
+#[test]
+fn each_ending_is_what_happened_and_a_kill_is_the_librarys_only_where_it_made_it() {
+    use sandbox_core::Ending;
+    let _guard = serial();
+    let python = |code: &str, options: &RunOptions| {
+        sandbox()
+            .run(&usr(), "/usr/bin/python3", ["-I", "-c", code], options)
+            .unwrap()
+    };
+    let far = RunOptions::new().timeout(Duration::from_secs(60));
+
+    let done = python("import sys; sys.exit(3)", &far);
+    assert_eq!(done.ending, Ending::Exited(3));
+    assert!(!done.timed_out && !done.capped);
+
+    let done = python("import os; os.kill(os.getpid(), 9)", &far);
+    assert_eq!(done.ending, Ending::Signalled(9));
+    assert!(!done.timed_out, "a kill the library did not make");
+
+    let done = python(
+        "import time; time.sleep(60)",
+        &RunOptions::new().timeout(Duration::from_millis(300)),
+    );
+    assert_eq!(done.ending, Ending::TimedOut);
+    assert!(done.timed_out);
+
+    let done = python(
+        "import sys\nwhile True: sys.stdout.write('x' * 4096)",
+        &RunOptions::new()
+            .output_cap(1024)
+            .timeout(Duration::from_secs(60)),
+    );
+    assert_eq!(done.ending, Ending::OutputCapped);
+    assert!(!done.timed_out);
+
+    if !sandbox_core::backend::memory_is_bounded() {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED: no cgroup memory controller here, so no kill at the memory bound to name\n",
+        );
+        return;
+    }
+    let done = python("b = bytearray(1200 << 20)", &far);
+    assert_eq!(done.ending, Ending::MemoryLimit);
+    assert!(!done.timed_out);
+}

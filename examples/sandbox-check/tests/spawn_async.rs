@@ -273,3 +273,32 @@ fn the_timeout_of_run_async_holds_while_the_launcher_has_not_yet_started_the_pro
     );
     assert_eq!(own_canaries(), Vec::<String>::new());
 }
+
+/// Issue 27.2 through `run_async`: the ending is what happened, and a kill is the timeout's only
+/// where the library made it.
+#[test]
+fn run_async_names_each_ending_as_it_happened() {
+    use sandbox_core::Ending;
+    let _serial = serial();
+    let run = |code: &str, timeout: Duration| {
+        runtime()
+            .block_on(sandbox().run_async(
+                &usr(),
+                "/usr/bin/python3",
+                ["-I", "-c", code],
+                &RunOptions::new().timeout(timeout),
+            ))
+            .unwrap()
+    };
+    let done = run(
+        "import os; os.kill(os.getpid(), 9)",
+        Duration::from_secs(60),
+    );
+    assert_eq!(done.ending, Ending::Signalled(9));
+    assert!(!done.timed_out);
+    let done = run("import time; time.sleep(60)", Duration::from_millis(300));
+    assert_eq!(done.ending, Ending::TimedOut);
+    assert!(done.timed_out);
+    let done = run("import sys; sys.exit(4)", Duration::from_secs(60));
+    assert_eq!(done.ending, Ending::Exited(4));
+}
