@@ -159,12 +159,18 @@ fn ctrl_z_stops_the_program_so_it_reads_nothing_and_fg_continues_it() {
 /// Starts `sandbox-check` on the terminal (not its controlling terminal: that needs no shell)
 /// with a Python program that sets `O_NONBLOCK` on its standard input, the terminal, prints
 /// `set`, and then exits or waits as `then` says.
+///
+/// Its writes retry on `EAGAIN`: `O_NONBLOCK` is set on the open file description its standard
+/// output shares, and a terminal write that finds the terminal's write lock held (another
+/// writer, under load) answers `EAGAIN` at once. Writing without the retry, the handler's `int`
+/// was lost about once in 40 runs under two busy loops, and the test failed on it (issue 29).
 fn spawn_setting_nonblock(pty: &Pty, then: &str) -> Child {
     let code = format!(
         "import os, signal, sys, time\n\
-         signal.signal(signal.SIGINT, lambda *_: os.write(1, b'int\\n'))\n\
+         def say(b):\n    while True:\n        try:\n            os.write(1, b); return\n        except BlockingIOError:\n            time.sleep(0.01)\n\
+         signal.signal(signal.SIGINT, lambda *_: say(b'int\\n'))\n\
          os.set_blocking(0, False)\n\
-         os.write(1, b'set\\n')\n\
+         say(b'set\\n')\n\
          {then}\n"
     );
     sandbox_check()
