@@ -412,7 +412,6 @@ mod imp {
     use std::path::{Path, PathBuf};
 
     use nix::fcntl::OFlag;
-    use nix::mount::{umount2, MntFlags};
 
     use super::{keeper, Bound, FolderRisk, KeeperRef, Scratch, ScratchError, Usage, PREFIX};
     use crate::identity::Identity;
@@ -562,7 +561,7 @@ mod imp {
             uid_map: format!("{uid} {uid} 1").into_bytes(),
             gid_map: format!("{gid} {gid} 1").into_bytes(),
         };
-        let keeper = keeper::start(&plan).map_err(|(step, source)| refusal(step, source))?;
+        let keeper = keeper::start(&plan).map_err(|(step, source)| refusal(step, source, path))?;
         let start = start_time(keeper.pid.unsigned_abs())
             .map_err(|e| no_bound("the keeper cannot be identified", e))?;
         let mut files = PathBuf::from(format!("/proc/{}/root", keeper.pid));
@@ -598,7 +597,7 @@ mod imp {
     }
 
     /// The error for a keeper that failed at `step`, naming what refused it.
-    fn refusal(step: keeper::Step, source: io::Error) -> ScratchError {
+    fn refusal(step: keeper::Step, source: io::Error, folder: &Path) -> ScratchError {
         use keeper::Step;
         let why = match step {
             Step::UserNamespace => user_namespace_refusal(&source),
@@ -606,7 +605,7 @@ mod imp {
             Step::MountNamespace | Step::Slave => "no mount namespace could be made for it",
             Step::Open | Step::Identity => {
                 return ScratchError::Create {
-                    dir: PathBuf::new(),
+                    dir: folder.parent().unwrap_or(folder).to_path_buf(),
                     source: io::Error::other(format!(
                         "the folder made was replaced before it was mounted on: {source}"
                     )),
@@ -691,27 +690,10 @@ mod imp {
         })
     }
 
-    /// Removes a folder. A folder left by an earlier version of this library may still have a
-    /// tmpfs mounted on it in this namespace: that is unmounted first (lazily, never through a
-    /// link).
+    /// Removes a folder: an empty directory here, since its mount lives in the keeper's
+    /// namespace alone. Nothing to do about a failure: the next sweep tries again.
     pub(super) fn remove(path: &Path) {
-        // Nothing to do about a failure: the next sweep tries again.
-        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
-            && nix::sys::statfs::statfs(path)
-                .is_ok_and(|fs| fs.filesystem_type() == nix::sys::statfs::TMPFS_MAGIC)
-            && is_mount_point(path)
-        {
-            let _ignored = umount2(path, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW);
-        }
         let _ignored = std::fs::remove_dir_all(path);
-    }
-
-    fn is_mount_point(path: &Path) -> bool {
-        let parent = path.parent().unwrap_or(path);
-        match (std::fs::symlink_metadata(path), std::fs::metadata(parent)) {
-            (Ok(folder), Ok(parent)) => folder.dev() != parent.dev(),
-            _ => false,
-        }
     }
 
     pub(super) fn alive((pid, start): (u32, u64)) -> bool {

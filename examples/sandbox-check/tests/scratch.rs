@@ -743,7 +743,12 @@ while True:
 /// program's folder, however long the program runs.
 #[test]
 fn a_namespace_that_receives_the_applications_mounts_never_sees_the_folder() {
-    let mut slave = Command::new("/usr/bin/unshare")
+    let mut unshare = Command::new("/usr/bin/unshare");
+    if !nix::unistd::geteuid().is_root() {
+        // An ordinary user's mount namespace needs a user namespace of its own, as unshare -r.
+        unshare.args(["--user", "--map-root-user"]);
+    }
+    let mut slave = unshare
         .args([
             "--mount",
             "--propagation",
@@ -754,25 +759,20 @@ fn a_namespace_that_receives_the_applications_mounts_never_sees_the_folder() {
         ])
         .spawn()
         .unwrap();
-    if !nix::unistd::geteuid().is_root() {
-        // An ordinary user's mount namespace needs a user namespace of its own, as unshare -r.
-        slave.kill().unwrap();
-        slave.wait().unwrap();
-        slave = Command::new("/usr/bin/unshare")
-            .args([
-                "--user",
-                "--map-root-user",
-                "--mount",
-                "--propagation",
-                "slave",
-                "--",
-                "/bin/sleep",
-                "30",
-            ])
-            .spawn()
-            .unwrap();
+    // Until it is in a namespace of its own, its mountinfo would be this one's.
+    let own = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_link(format!("/proc/{}/ns/mnt", slave.id()))
+        .ok()
+        .as_ref()
+        == Some(&own)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "unshare made no namespace"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
     let mut child = waiting_program();
     let application = child.id();
     let (folder, _rest) = scratch_of(&mut child);
