@@ -274,19 +274,20 @@ pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
     }
 }
 
-/// The bounds of `limits` the application requires (set to other than their default, and not
-/// named in [`Limits::best_effort`]) that this machine cannot enforce.
+/// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
+/// set to other than their default, and not named in [`Limits::best_effort`].
 // Asked by the launch sequence's spawn, which exists on unix only.
 #[cfg_attr(not(unix), allow(dead_code))]
-pub fn required_unenforced(limits: &Limits) -> Vec<Unenforced> {
+pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
     let default = Limits::default();
-    unenforced(limits)
-        .into_iter()
+    unenforced
+        .iter()
         .filter(|missing| match missing.bound {
             "memory" => limits.memory != default.memory && !limits.best_effort.memory,
             "tasks" => limits.tasks != default.tasks && !limits.best_effort.tasks,
             _ => false,
         })
+        .copied()
         .collect()
 }
 

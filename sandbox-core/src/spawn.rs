@@ -228,7 +228,9 @@ impl<'b> Sandbox<'b> {
     ) -> Result<(Running, OwnedFd), SpawnError> {
         let started = Instant::now();
         // A bound the application asked for is never silently dropped.
-        let missing = crate::limits::required_unenforced(policy.limits());
+        // Read once: what the report carries, and what refuses the launch.
+        let unenforced = crate::limits::unenforced(policy.limits());
+        let missing = crate::limits::required(policy.limits(), &unenforced);
         if !missing.is_empty() {
             return Err(SpawnError::Unenforceable { missing });
         }
@@ -247,7 +249,12 @@ impl<'b> Sandbox<'b> {
         // server's child: it goes the usual way.
         #[cfg(target_os = "linux")]
         if let (Some(server), None) = (self.server, &tracer) {
-            return self.start_served(server, policy, program, args, canary, started);
+            return self
+                .start_served(server, policy, program, args, canary, started)
+                .map(|(mut running, report)| {
+                    running.unenforced = unenforced;
+                    (running, report)
+                });
         }
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
         let mut command = crate::launch::build(
@@ -282,7 +289,7 @@ impl<'b> Sandbox<'b> {
             process,
             waited: false,
             started,
-            unenforced: crate::limits::unenforced(policy.limits()),
+            unenforced,
             launcher,
             _canary: canary,
         };
@@ -327,7 +334,8 @@ impl<'b> Sandbox<'b> {
             process: Process::Served(served),
             waited: false,
             started,
-            unenforced: crate::limits::unenforced(policy.limits()),
+            // Set by `start`, which read them.
+            unenforced: Vec::new(),
             // A fork of the server, which is this application's own executable.
             launcher: std::env::current_exe().unwrap_or_default(),
             _canary: canary,
