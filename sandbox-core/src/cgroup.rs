@@ -291,12 +291,16 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
                     cpu_bounded = true;
                 }
             }
-            made.push(make_and_join(dir, &files)?);
+            made.push(make_and_join(dir, &files, Join::Process)?);
         }
     }
     if let (Some(tasks), Some(dir), false) = (limits.tasks, &found.v1_pids, pids_bounded) {
         if writable(dir) {
-            made.push(make_and_join(dir, &[("pids.max", tasks.to_string())])?);
+            made.push(make_and_join(
+                dir,
+                &[("pids.max", tasks.to_string())],
+                Join::OwnThread,
+            )?);
         }
     }
     if let (Some(bytes), Some(dir), false) = (limits.memory, &found.v1_memory, memory_bounded) {
@@ -307,7 +311,7 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
                 ("memory.memsw.limit_in_bytes", bytes.to_string()),
                 ("memory.swappiness", "0".to_owned()),
             ];
-            made.push(make_and_join(dir, &files)?);
+            made.push(make_and_join(dir, &files, Join::OwnThread)?);
         }
     }
     if let (Some(weight), Some(dir), false) = (limits.cpu_weight, &found.v1_cpu, cpu_bounded) {
@@ -316,7 +320,11 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
             // a cpu cgroup the program is in no autogroup, so the share holds against other
             // sessions too, which the nice value alone does not (docs/sandbox.md).
             let shares = (u64::from(weight) * 1024 / 100).max(2);
-            made.push(make_and_join(dir, &[("cpu.shares", shares.to_string())])?);
+            made.push(make_and_join(
+                dir,
+                &[("cpu.shares", shares.to_string())],
+                Join::OwnThread,
+            )?);
         }
     }
     Ok(made)
@@ -349,8 +357,26 @@ pub fn killed_at_memory_bound(launcher: u32) -> bool {
 /// Files written only where the kernel has them: swap accounting is a build and boot option.
 const OPTIONAL: [&str; 2] = ["memory.swap.max", "memory.memsw.limit_in_bytes"];
 
+/// How the launcher moves itself into a cgroup it made.
+#[derive(Clone, Copy)]
+enum Join {
+    /// cgroup v2: the process, by writing its pid to `cgroup.procs`.
+    Process,
+    /// cgroup v1: the calling thread, by writing `0` to `tasks`. Moving a whole process takes
+    /// the kernel's `cgroup_threadgroup_rwsem` for writing, which waits for an RCU grace period
+    /// (10 to 20 ms on an idle machine) unless another move happened within about one; moving
+    /// the calling thread alone takes no such lock (`cgroup_procs_write_start` locks the thread
+    /// group only for another task or a whole process). The launcher has one thread by then
+    /// (`check_single_thread`, re-checked after the move), so the thread is the process.
+    OwnThread,
+}
+
 /// Makes `dir/sandbox-<own pid>`, writes `files` into it, and moves the calling process in.
-fn make_and_join(dir: &Path, files: &[(&'static str, String)]) -> Result<PathBuf, LimitError> {
+fn make_and_join(
+    dir: &Path,
+    files: &[(&'static str, String)],
+    join: Join,
+) -> Result<PathBuf, LimitError> {
     sweep(dir);
     let pid = std::process::id();
     let child = dir.join(format!("{PREFIX}{pid}"));
@@ -373,15 +399,38 @@ fn make_and_join(dir: &Path, files: &[(&'static str, String)]) -> Result<PathBuf
             let path = child.join(name);
             std::fs::write(&path, value).map_err(fail("setting", &path))
         })
-        .and_then(|()| {
-            let procs = child.join("cgroup.procs");
-            std::fs::write(&procs, pid.to_string()).map_err(fail("moving into", &procs))
+        .and_then(|()| match join {
+            Join::Process => {
+                let procs = child.join("cgroup.procs");
+                std::fs::write(&procs, pid.to_string()).map_err(fail("moving into", &procs))
+            }
+            Join::OwnThread => {
+                let tasks = child.join("tasks");
+                std::fs::write(&tasks, "0").map_err(fail("moving into", &tasks))?;
+                alone(&tasks).map_err(fail("moving the whole launcher into", &tasks))
+            }
         });
     if let Err(e) = result {
         let _ignored = std::fs::remove_dir(&child);
         return Err(e);
     }
     Ok(child)
+}
+
+/// Fails unless the calling process has exactly one thread, the one just moved, and the cgroup
+/// it joined holds exactly that thread: a second thread would have stayed outside the bounds.
+fn alone(tasks: &Path) -> io::Result<()> {
+    let threads = std::fs::read_dir("/proc/self/task")?.count();
+    let members = std::fs::read_to_string(tasks)?;
+    let own = nix::unistd::gettid().to_string();
+    if threads == 1 && members.split_whitespace().eq([own.as_str()]) {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "the launcher has {threads} threads and the cgroup holds {members:?}: only the \
+             thread that moved is bounded"
+        )))
+    }
 }
 
 /// Removes the launches' cgroups in `dir` whose process is gone. A cgroup still holding a
@@ -467,6 +516,7 @@ mod tests {
         let made = make_and_join(
             &dir,
             &[("memory.max", "1024".into()), ("pids.max", "7".into())],
+            Join::Process,
         )
         .unwrap();
         assert_eq!(made, dir.join(format!("{PREFIX}{}", std::process::id())));

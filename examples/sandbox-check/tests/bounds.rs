@@ -339,3 +339,56 @@ fn every_launchs_report_names_the_bounds_not_enforced_and_why() {
         );
     }
 }
+
+/// The launcher joins each cgroup v1 hierarchy by moving its own thread (no grace period); this
+/// holds it to that thread being the whole process: the program, every thread it starts, is in
+/// its launch's cgroup on each hierarchy that bounds it, and nowhere else.
+#[test]
+fn every_thread_of_the_program_is_in_its_launch_s_cgroup_on_each_bounding_hierarchy() {
+    let fact = sandbox_core::backend::bounds_fact();
+    let hierarchies: Vec<&str> = ["pids", "memory", "cpu"]
+        .into_iter()
+        .filter(|c| fact.value.contains(&format!("{c} in ")))
+        .collect();
+    if hierarchies.is_empty() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: no cgroup this test may write bounds this launch: {fact}"
+        );
+        return;
+    }
+    let code = r#"
+import threading
+ready, done = threading.Event(), threading.Event()
+def hold():
+    ready.set()
+    done.wait()
+t = threading.Thread(target=hold)
+t.start()
+ready.wait()
+tasks = sorted(os.listdir("/proc/self/task"))
+print(f"tasks={len(tasks)}")
+for tid in tasks:
+    for line in open(f"/proc/self/task/{tid}/cgroup"):
+        _, controllers, path = line.strip().split(":", 2)
+        for c in controllers.split(","):
+            if c in ("pids", "memory", "cpu"):
+                print(f"{tid == str(os.getpid()) and 'main' or 'thread'} {c}={path.rsplit('/', 1)[-1]} {os.getpid()}")
+done.set()
+t.join()
+"#;
+    let output = run(python_command(&[Path::new("/proc")], code, &[]));
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("tasks=2"), "{text}");
+    for task in ["main", "thread"] {
+        for c in &hierarchies {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{task} {c}=")))
+                .unwrap_or_else(|| panic!("no {c} line for the {task}: {text}"));
+            let (name, pid) = line[task.len() + c.len() + 2..].split_once(' ').unwrap();
+            assert_eq!(name, format!("sandbox-{pid}"), "{task} on {c}: {line}");
+        }
+    }
+}
