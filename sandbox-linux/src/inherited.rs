@@ -30,6 +30,18 @@ fn needed(needs: Needs, action: *const u32) -> Vec<(&'static str, ProbeCall, Exp
             (libc::SYS_landlock_create_ruleset, [0, 0, VERSION, 0, 0]),
             Expect::Landlock,
         ),
+        // Before `landlock_restrict_self`: without no_new_privs (or CAP_SYS_ADMIN) the kernel
+        // itself answers that call EPERM, which would read as the filter's refusal. A container
+        // runtime installs its filter with CAP_SYS_ADMIN and leaves no_new_privs unset. Setting
+        // it in the probe's child changes nothing here; the launcher sets it anyway.
+        (
+            "prctl",
+            (
+                libc::SYS_prctl,
+                [libc::PR_SET_NO_NEW_PRIVS as libc::c_long, 1, 0, 0, 0],
+            ),
+            Expect::Works,
+        ),
         (
             "landlock_add_rule",
             (libc::SYS_landlock_add_rule, [-1, 1, 0, 0, 0]),
@@ -45,14 +57,6 @@ fn needed(needs: Needs, action: *const u32) -> Vec<(&'static str, ProbeCall, Exp
             (
                 libc::SYS_seccomp,
                 [GET_ACTION_AVAIL, 0, action as libc::c_long, 0, 0],
-            ),
-            Expect::Works,
-        ),
-        (
-            "prctl",
-            (
-                libc::SYS_prctl,
-                [libc::PR_GET_NO_NEW_PRIVS as libc::c_long, 0, 0, 0, 0],
             ),
             Expect::Works,
         ),

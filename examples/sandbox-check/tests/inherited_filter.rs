@@ -100,3 +100,39 @@ fn a_filter_of_calls_the_launch_does_not_need_changes_nothing() {
     let output = under_filter("eperm", "mount", &[]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
+
+/// A container runtime (runc, crun) installs its profile with CAP_SYS_ADMIN and leaves
+/// no_new_privs unset, then runs the container without CAP_SYS_ADMIN. There the kernel itself
+/// answers `landlock_restrict_self` EPERM until no_new_privs is set (the launcher sets it), so
+/// a probe that made the call first took the kernel's answer for the filter's and refused every
+/// launch in a Docker container with its default profile.
+#[test]
+fn a_filter_installed_as_a_container_runtime_does_is_not_taken_for_a_refusal() {
+    if !nix::unistd::geteuid().is_root() {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED: installing a filter without no_new_privs needs root\n",
+        );
+        return;
+    }
+    let mut command = Command::new(PYTHON);
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/filters/with_filter.py"
+        ))
+        .args(["eperm", "mount", "--as-container", "--"])
+        .args([
+            "/usr/bin/setpriv",
+            "--inh-caps=-sys_admin",
+            "--bounding-set=-sys_admin",
+            "--",
+        ])
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(RAN)
+        .stdin(Stdio::null());
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ran\n");
+    assert!(output.stderr.is_empty());
+}
