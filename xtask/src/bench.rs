@@ -81,7 +81,14 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
 /// Installs `package` where `program` is missing. The bench runs without it, so a failure here
 /// is reported and the run goes on.
 fn ensure_apt(program: &str, package: &str) {
-    if on_path(program) {
+    ensure_package(on_path(program), program, package);
+}
+
+/// Installs `package` unless `present`, saying `SKIPPED:` with `what` is missing where it
+/// cannot; the caller looks again for what it needs.
+pub(crate) fn ensure_package(present: bool, what: &str, package: &str) {
+    let program = what;
+    if present {
         return;
     }
     if !on_path("apt-get") {
