@@ -18,15 +18,20 @@ pub fn add_targets() -> Result<(), Failed> {
     cmd::run(&mut Tally::default(), "rustup", &args, &[])
 }
 
-/// Installs Debian's `python3` and `nodejs` where they are missing: the integration tests
-/// confine `/usr/bin/python3`, and `--explain`'s test `/usr/bin/node`; a test that quietly
-/// skipped without them would prove nothing.
+/// Installs Debian's `python3`, `nodejs` and `systemd` where they are missing: the integration
+/// tests confine `/usr/bin/python3`, `--explain`'s test `/usr/bin/node`, and the service-manager
+/// tests take systemd's `@system-service` set from `systemd-analyze` (its libseccomp comes with
+/// it); a test that quietly skipped without them would prove nothing.
 pub fn ensure_python() -> Result<(), Failed> {
-    let missing: Vec<&str> = [("/usr/bin/python3", "python3"), ("/usr/bin/node", "nodejs")]
-        .into_iter()
-        .filter(|(path, _)| !std::path::Path::new(path).exists())
-        .map(|(_, package)| package)
-        .collect();
+    let missing: Vec<&str> = [
+        ("/usr/bin/python3", "python3"),
+        ("/usr/bin/node", "nodejs"),
+        ("/usr/bin/systemd-analyze", "systemd"),
+    ]
+    .into_iter()
+    .filter(|(path, _)| !std::path::Path::new(path).exists())
+    .map(|(_, package)| package)
+    .collect();
     if missing.is_empty() || !cfg!(target_os = "linux") {
         return Ok(());
     }

@@ -3,8 +3,9 @@
 //!
 //! Each environment is a way of starting the binaries: as the host's root, as an ordinary user
 //! the task makes (`useradd`), nested in `bwrap` with and without a writable `/tmp`, under a
-//! seccomp filter that kills or refuses the Landlock calls (what systemd's `@system-service`
-//! does to them), where no user namespace may be made, with `/tmp` and `/dev/shm` read-only, and
+//! seccomp filter that kills or refuses the Landlock calls, under systemd's own
+//! `@system-service` set (expanded by `systemd-analyze`, built with libseccomp) with and without
+//! the calls the docs tell a unit to add, where no user namespace may be made, with `/tmp` and `/dev/shm` read-only, and
 //! with `TMPDIR` missing. Each cell is a thing a user does: the self-test, a Python cell, a cell
 //! that writes 20 MiB into a 16 MiB scratch folder, a 600 MiB allocation under `--memory 256M`,
 //! and a socket.
@@ -212,6 +213,17 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
         ]));
         prefix
     };
+    let system_service = |extra: &str| {
+        let mut prefix = strings(&["/usr/bin/python3"]);
+        prefix.push(
+            filter
+                .with_file_name("system_service.py")
+                .display()
+                .to_string(),
+        );
+        prefix.extend(strings(&["kill", extra, "--"]));
+        prefix
+    };
     let bwrap = |tmpfs: bool| {
         let mut prefix = as_user.clone();
         prefix.extend(strings(&[
@@ -297,6 +309,19 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
         Environment {
             name: "a seccomp filter that answers them EPERM",
             prefix: filtered("eperm"),
+            env: user_env(&[]),
+        },
+        Environment {
+            name: "systemd's `SystemCallFilter=@system-service` (kill)",
+            prefix: system_service(""),
+            env: user_env(&[]),
+        },
+        Environment {
+            name: "`@system-service` and the calls docs/sandbox.md adds for a unit",
+            prefix: system_service(
+                "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self,seccomp,\
+                 setns,unshare,mount,fsopen,fsconfig,fsmount,move_mount",
+            ),
             env: user_env(&[]),
         },
         Environment {

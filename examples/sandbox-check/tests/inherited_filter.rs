@@ -136,3 +136,78 @@ fn a_filter_installed_as_a_container_runtime_does_is_not_taken_for_a_refusal() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "ran\n");
     assert!(output.stderr.is_empty());
 }
+
+/// `sandbox-check ARGS` under systemd's own `@system-service` set, expanded by
+/// `systemd-analyze` and built with libseccomp (`filters/system_service.py`), with `extra`
+/// calls added as a unit's `SystemCallFilter=` line would add them.
+fn under_system_service(action: &str, extra: &str, args: &[&str]) -> Output {
+    let mut command = Command::new(PYTHON);
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/filters/system_service.py"
+        ))
+        .args([action, extra, "--"])
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(args)
+        .stdin(Stdio::null());
+    run(command)
+}
+
+/// What docs/sandbox.md tells a unit to add to `SystemCallFilter=@system-service`.
+const UNIT_ADDS: &str = "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self,seccomp";
+/// And for scratch folders.
+const UNIT_ADDS_FOR_SCRATCH: &str = "setns,unshare,mount,fsopen,fsconfig,fsmount,move_mount";
+
+#[test]
+fn under_systemds_system_service_set_one_line_names_the_calls_to_add() {
+    let reason = format!(
+        "confinement: a seccomp filter this process inherited kills landlock_create_ruleset (SIGSYS), which the launch needs: {REMEDY}"
+    );
+    assert_refused(&under_system_service("kill", "", &RAN), 97, &reason);
+    let reason = format!(
+        "confinement: a seccomp filter this process inherited refuses landlock_create_ruleset, which the launch needs: {REMEDY}: Operation not permitted (os error 1)"
+    );
+    assert_refused(&under_system_service("eperm", "", &RAN), 97, &reason);
+}
+
+#[test]
+fn with_the_calls_the_docs_name_added_to_system_service_every_cell_works() {
+    let output = under_system_service("kill", UNIT_ADDS, &[]);
+    assert_eq!(output.status.code(), Some(0), "the self-test: {output:?}");
+    let output = under_system_service("kill", UNIT_ADDS, &RAN);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ran\n");
+    // A scratch folder needs the calls the docs add for it; without them it is refused by name.
+    let write = [
+        "--scratch=1M",
+        "--read",
+        "/usr",
+        "--",
+        PYTHON,
+        "-c",
+        "import os\ntry:\n  open(os.environ['TMPDIR'] + '/f', 'wb').write(b'x' * (2 << 20))\nexcept OSError as e: print(e.strerror)",
+    ];
+    let output = under_system_service("kill", UNIT_ADDS, &write);
+    assert_eq!(output.status.code(), Some(97), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("kills a call the folder needs (unshare, mount, openat2, fsopen, fsconfig, fsmount, move_mount): under systemd add them to SystemCallFilter="),
+        "{output:?}"
+    );
+    let both = format!("{UNIT_ADDS},{UNIT_ADDS_FOR_SCRATCH}");
+    let output = under_system_service("kill", &both, &write);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "No space left on device\n"
+    );
+    // An explanation needs ptrace, and says so.
+    let mut explain = vec!["--explain"];
+    explain.extend(RAN);
+    let reason = format!(
+        "explaining: a seccomp filter this process inherited kills ptrace (SIGSYS), which the launch needs: {REMEDY}"
+    );
+    assert_refused(&under_system_service("kill", &both, &explain), 97, &reason);
+    let output = under_system_service("kill", &format!("{both},ptrace"), &explain);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
