@@ -83,6 +83,8 @@ mod run;
 mod warm;
 
 pub use outcome::{Blocked, CellError, Outcome};
-pub use run::{blocked, run, run_explained, Limits, Program, ERROR_EXIT, VALUE_EXIT};
+pub use run::{
+    blocked, run, run_explained, run_reporting, Limits, Program, ERROR_EXIT, VALUE_EXIT,
+};
 #[cfg(unix)]
 pub use warm::{Recycle, Runner};

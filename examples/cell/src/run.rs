@@ -9,7 +9,7 @@ use std::time::Duration;
 use sandbox_core::explain::Explanation;
 use sandbox_core::scratch::{Bound, Scratch};
 use sandbox_core::{
-    one_line, Backend, CommandError, Finished, Policy, RunOptions, Sandbox, SpawnError,
+    one_line, Backend, CommandError, Finished, Policy, RunOptions, Sandbox, SpawnError, Unenforced,
 };
 
 use crate::outcome::{Blocked, CellError, Outcome};
@@ -152,7 +152,21 @@ pub fn run(
     input: &[u8],
     limits: &Limits,
 ) -> Result<Outcome, CellError> {
-    run_with(backend, program, input, limits, false).map(|(outcome, _)| outcome)
+    run_with(backend, program, input, limits, false).map(|(outcome, _, _)| outcome)
+}
+
+/// [`run`], and the bounds of the launch this machine did not enforce, with why
+/// ([`sandbox_core::Finished::unenforced`]): empty where nothing ran, or where every bound
+/// held. An application shows them with the cell, so that a user of a machine without a
+/// writable cgroup learns that memory and tasks were not bounded for that cell.
+pub fn run_reporting(
+    backend: &dyn Backend,
+    program: &Program,
+    input: &[u8],
+    limits: &Limits,
+) -> Result<(Outcome, Vec<Unenforced>), CellError> {
+    run_with(backend, program, input, limits, false)
+        .map(|(outcome, _, unenforced)| (outcome, unenforced))
 }
 
 /// [`run`], explained: the outcome, and what the sandbox refused the program
@@ -167,6 +181,7 @@ pub fn run_explained(
     limits: &Limits,
 ) -> Result<(Outcome, Option<Explanation>), CellError> {
     run_with(backend, program, input, limits, true)
+        .map(|(outcome, explanation, _)| (outcome, explanation))
 }
 
 fn run_with(
@@ -175,10 +190,10 @@ fn run_with(
     input: &[u8],
     limits: &Limits,
     explain: bool,
-) -> Result<(Outcome, Option<Explanation>), CellError> {
+) -> Result<(Outcome, Option<Explanation>, Vec<Unenforced>), CellError> {
     let Prepared { policy, scratch } = match prepare(backend, program, limits)? {
         Ok(prepared) => prepared,
-        Err(blocked) => return Ok((Outcome::Blocked(blocked), None)),
+        Err(blocked) => return Ok((Outcome::Blocked(blocked), None, Vec::new())),
     };
     let options = RunOptions::new()
         .input(input)
@@ -192,9 +207,10 @@ fn run_with(
     match done {
         Ok(mut done) => {
             let explanation = done.explanation.take();
-            Ok((finished(done, limits), explanation))
+            let unenforced = std::mem::take(&mut done.unenforced);
+            Ok((finished(done, limits), explanation, unenforced))
         }
-        Err(e) => blocked_by(e).map(|blocked| (Outcome::Blocked(blocked), None)),
+        Err(e) => blocked_by(e).map(|blocked| (Outcome::Blocked(blocked), None, Vec::new())),
     }
 }
 

@@ -81,6 +81,8 @@ pub struct Runner<'a> {
     recycle: Recycle,
     live: Option<Live>,
     started: usize,
+    /// What the last program started runs without.
+    unenforced: Vec<sandbox_core::Unenforced>,
 }
 
 /// A running program and its pipes. The fields drop in order: the program is killed and waited
@@ -140,7 +142,14 @@ impl<'a> Runner<'a> {
             recycle,
             live: None,
             started: 0,
+            unenforced: Vec::new(),
         }
+    }
+
+    /// The bounds the last program this runner started runs without, with why
+    /// ([`sandbox_core::Running::unenforced`]); empty before the first start.
+    pub fn unenforced(&self) -> &[sandbox_core::Unenforced] {
+        &self.unenforced
     }
 
     /// How many programs this runner has started so far.
@@ -176,7 +185,10 @@ impl<'a> Runner<'a> {
                 self.program.arguments(),
             );
             let mut running = match spawned {
-                Ok(running) => running,
+                Ok(running) => {
+                    self.unenforced = running.unenforced().to_vec();
+                    running
+                }
                 // Refused (or failed): nothing ran, and the scratch folder goes now.
                 Err(e) => return blocked_by(e).map(Outcome::Blocked),
             };

@@ -34,7 +34,8 @@ pub struct Cli {
     pub warm: bool,
 
     /// With --warm, each line is a JSON object, {"code": SNIPPET, "inputs": {NAME: VALUE}}, and
-    /// each result one too: {"cell": SHOWN, "note": WHY or null, "diagnostics": PRINTED}.
+    /// each result one too: {"cell": SHOWN, "note": WHY or null, "diagnostics": PRINTED,
+    /// "unenforced": [{"bound", "reason"}] of the bounds its program runs without}.
     #[arg(long, conflicts_with_all = ["snippet", "inputs"])]
     pub json: bool,
 

@@ -83,7 +83,7 @@ pub(crate) fn with_scratch(program: cell::Program, cli: &cli::Cli) -> cell::Prog
 fn evaluate(cli: &cli::Cli) -> u8 {
     let backend = backend::backend();
     if let Some(blocked) = cell::blocked(&backend) {
-        return print(&render::show(&cell::Outcome::Blocked(blocked)), "");
+        return print(&render::show(&cell::Outcome::Blocked(blocked)), "", &[]);
     }
     let snippet = cli.snippet.as_deref().unwrap_or_default();
     let code = if snippet == "-" {
@@ -100,14 +100,14 @@ fn evaluate(cli: &cli::Cli) -> u8 {
         Err(e) => return setup_failed(&one_line(&e)),
     };
     let input = request::encode(&code, &cli.inputs);
-    match cell::run(&backend, &program, &input, &limits(cli)) {
-        Ok(outcome) => {
+    match cell::run_reporting(&backend, &program, &input, &limits(cli)) {
+        Ok((outcome, unenforced)) => {
             let shown = render::show(&outcome);
             let shown = match render::may_be_refused(&outcome) {
                 true => explained(&backend, &program, &input, cli, shown),
                 false => shown,
             };
-            print(&shown, render::diagnostics(&outcome))
+            print(&shown, render::diagnostics(&outcome), &unenforced)
         }
         Err(e) => setup_failed(&one_line(&e)),
     }
@@ -160,13 +160,17 @@ fn explained(
     render::refused(&failed, &explanation, &baseline).unwrap_or(failed)
 }
 
-/// Prints the diagnostics and the note on standard error and the cell on standard output.
-fn print(shown: &render::Shown, diagnostics: &str) -> u8 {
+/// Prints the diagnostics, a line for each bound not enforced for this cell, and the note on
+/// standard error, and the cell on standard output.
+fn print(shown: &render::Shown, diagnostics: &str, unenforced: &[sandbox_core::Unenforced]) -> u8 {
     let mut stderr = std::io::stderr().lock();
     // Nowhere else to report a failure to write to the terminal; the exit status still says it.
     let _ignored = stderr.write_all(diagnostics.as_bytes());
     if !diagnostics.is_empty() && !diagnostics.ends_with('\n') {
         let _ignored = stderr.write_all(b"\n");
+    }
+    for missing in unenforced {
+        let _ignored = writeln!(stderr, "python-cell: {}", render::unenforced(missing));
     }
     if let Some(note) = &shown.note {
         let _ignored = writeln!(stderr, "python-cell: {note}");

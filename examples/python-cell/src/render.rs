@@ -127,6 +127,15 @@ pub fn diagnostics(outcome: &Outcome) -> &str {
     }
 }
 
+/// A bound the cell ran without, in one line: which, and why this machine does not enforce it.
+pub fn unenforced(missing: &sandbox_core::Unenforced) -> String {
+    let what = match missing.bound {
+        "tasks" => "the number of tasks (threads)",
+        other => other,
+    };
+    format!("{what} was not bounded for this cell: {}", missing.reason)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,6 +96,15 @@ enum Serving<'a> {
 }
 
 impl Serving<'_> {
+    /// How many programs have been started, and what the last one runs without.
+    fn started(&self) -> (usize, Vec<sandbox_core::Unenforced>) {
+        match self {
+            #[cfg(unix)]
+            Serving::Runner(runner) => (runner.started(), runner.unenforced().to_vec()),
+            _ => (0, Vec::new()),
+        }
+    }
+
     fn run(&mut self, input: &[u8]) -> Result<Outcome, cell::CellError> {
         match self {
             Serving::Blocked(blocked) => Ok(Outcome::Blocked(blocked.clone())),
@@ -146,6 +155,7 @@ pub fn serve(cli: &Cli) -> u8 {
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     let mut exit = render::EXIT_VALUE;
+    let mut told = 0;
     for (index, line) in stdin.lines().enumerate() {
         let number = index + 1;
         let line = match line {
@@ -175,11 +185,20 @@ pub fn serve(cli: &Cli) -> u8 {
                 (shown, String::new())
             }
         };
+        // Said with the first cell each new program serves, and on every JSON line.
+        let (started, unenforced) = serving.started();
+        let new_program = started != told;
+        told = started;
         let written = if cli.json {
+            let unenforced: Vec<_> = unenforced
+                .iter()
+                .map(|m| serde_json::json!({"bound": m.bound, "reason": m.reason}))
+                .collect();
             let result = serde_json::json!({
                 "cell": shown.cell,
                 "note": shown.note,
                 "diagnostics": diagnostics,
+                "unenforced": unenforced,
             });
             writeln!(stdout, "{}", json_line_of(&result))
         } else {
@@ -188,6 +207,12 @@ pub fn serve(cli: &Cli) -> u8 {
             let _ignored = stderr.write_all(diagnostics.as_bytes());
             if !diagnostics.is_empty() && !diagnostics.ends_with('\n') {
                 let _ignored = stderr.write_all(b"\n");
+            }
+            if new_program {
+                for missing in &unenforced {
+                    let line = render::unenforced(missing);
+                    let _ignored = writeln!(stderr, "python-cell: cell {number}: {line}");
+                }
             }
             if let Some(note) = &shown.note {
                 let _ignored = writeln!(stderr, "python-cell: cell {number}: {note}");

@@ -283,3 +283,91 @@ fn a_name_given_twice_is_a_usage_error() {
     assert_eq!(got.stderr, "python-cell: the input a is given twice\n");
     assert_eq!(got.code, Some(2));
 }
+
+/// Which of `memory` and `tasks` the user running `command`'s uid may bound with a cgroup here,
+/// judged apart from the code under test: a cgroup of the process (v1 with that controller, or
+/// v2 offering it) whose folder that user may write.
+fn writable_bounds(uid: Option<u32>) -> Vec<&'static str> {
+    const PROBE: &str = r#"
+import os
+mounts = [l.split(" - ") for l in open("/proc/self/mountinfo")]
+def mount(pred):
+    for before, after in mounts:
+        fstype, _, options = after.split()[:3]
+        if pred(fstype, options.split(",")):
+            return before.split()[4]
+found = set()
+for line in open("/proc/self/cgroup"):
+    _, controllers, path = line.strip().split(":", 2)
+    for c, name in (("memory", "memory"), ("pids", "tasks")):
+        if controllers:
+            if c in controllers.split(","):
+                m = mount(lambda t, o: t == "cgroup" and c in o)
+            else:
+                continue
+        else:
+            m = mount(lambda t, o: t == "cgroup2")
+            if m and c not in open(m + path + "/cgroup.controllers").read().split():
+                continue
+        if m and os.access(m + path, os.W_OK):
+            found.add(name)
+print(" ".join(sorted(found)))
+"#;
+    let mut command = std::process::Command::new("/usr/bin/python3");
+    command.args(["-I", "-c", PROBE]);
+    if let Some(uid) = uid {
+        std::os::unix::process::CommandExt::uid(&mut command, uid);
+        std::os::unix::process::CommandExt::gid(&mut command, uid);
+    }
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    ["memory", "tasks"]
+        .into_iter()
+        .filter(|b| text.split_whitespace().any(|w| w == *b))
+        .collect()
+}
+
+#[test]
+fn a_cell_says_which_bounds_it_ran_without_and_why() {
+    // Root runs it as `nobody` (no cgroup of its own to write on most machines) and as itself.
+    let users: Vec<Option<u32>> = if nix::unistd::geteuid().is_root() {
+        vec![Some(65534), None]
+    } else {
+        vec![None]
+    };
+    for uid in users {
+        let mut command = python_cell(&["1+1"]);
+        if let Some(uid) = uid {
+            std::os::unix::process::CommandExt::uid(&mut command, uid);
+            std::os::unix::process::CommandExt::gid(&mut command, uid);
+        }
+        command.env("TMPDIR", "/tmp");
+        let got = run(command, None);
+        assert_eq!(got.stdout, "2\n");
+        let writable = writable_bounds(uid);
+        let mut expected = String::new();
+        if !writable.contains(&"memory") {
+            expected.push_str("python-cell: memory was not bounded for this cell: no cgroup memory controller this application may write; only the resource limits apply, which leave memory files and kernel memory out\n");
+        }
+        if !writable.contains(&"tasks") {
+            expected.push_str("python-cell: the number of tasks (threads) was not bounded for this cell: no cgroup pids controller this application may write\n");
+        }
+        eprintln!("uid {uid:?}: the cgroups it may write bound {writable:?}");
+        assert_eq!(got.stderr, expected, "as uid {uid:?}");
+        // A warm runner says it once, with the first cell its program serves.
+        let mut command = python_cell(&["--warm"]);
+        if let Some(uid) = uid {
+            std::os::unix::process::CommandExt::uid(&mut command, uid);
+            std::os::unix::process::CommandExt::gid(&mut command, uid);
+        }
+        command.env("TMPDIR", "/tmp");
+        let got = run(command, Some("1+1\n2+2\n"));
+        assert_eq!(got.stdout, "2\n4\n");
+        assert_eq!(
+            got.stderr,
+            expected.replace("python-cell: ", "python-cell: cell 1: "),
+            "warm, as uid {uid:?}"
+        );
+    }
+}

@@ -60,7 +60,7 @@ fn warm_a_snippet_of_several_lines_comes_as_json() {
     let got = warm(&["--json"], &[&json_line("x = 6\nx * 7\n", &[])]);
     assert_eq!(
         got.stdout,
-        "{\"cell\":\"42\",\"diagnostics\":\"\",\"note\":null}\n"
+        "{\"cell\":\"42\",\"diagnostics\":\"\",\"note\":null,\"unenforced\":[]}\n"
     );
     assert_eq!(got.code, Some(0));
 }
