@@ -6,7 +6,8 @@
 KIND is `defaults` (root, Docker's 14 capabilities, its seccomp profile, a writable /tmp as the
 image's writable layer gives), `read-only` (the same with a read-only root and no writable /tmp,
 as `docker run --read-only`), `user` (uid and gid 1000 with no effective capability, as
-`--user 1000`) or `sys-admin` (`--cap-add SYS_ADMIN`). The seccomp profile is the one Debian's
+`--user 1000`), `sys-admin` (`--cap-add SYS_ADMIN`) or `rootless` (run by an ordinary user: the
+container's root is that user, mapped in a user namespace, as rootless podman makes it). The seccomp profile is the one Debian's
 `containers-common` ships for podman (`/usr/share/containers/seccomp.json`, Docker's profile in
 Docker's format); its rules that depend on capabilities or architectures are resolved here for
 the capabilities the container gets, as Docker does before handing the profile to runc.
@@ -112,6 +113,21 @@ def config(kind, argv, bundle):
     if kind != "read-only":
         mounts.append({"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
                        "options": ["nosuid", "nodev", "mode=1777"]})
+    namespaces = ["pid", "network", "ipc", "uts", "mount", "cgroup"]
+    linux_extra = {}
+    if kind == "rootless":
+        namespaces.append("user")
+        linux_extra = {
+            "uidMappings": [{"containerID": 0, "hostID": os.getuid(), "size": 1}],
+            "gidMappings": [{"containerID": 0, "hostID": os.getgid(), "size": 1}],
+        }
+        # An ordinary user may not mount sysfs or cgroup outside a network namespace it owns,
+        # nor make device nodes: as rootless podman does, bind the host's instead.
+        for m in mounts:
+            if m["type"] in ("sysfs", "cgroup"):
+                m.update({"type": "bind", "source": m["destination"],
+                          "options": ["rbind", "nosuid", "noexec", "nodev", "ro"]})
+        mounts = [m for m in mounts if m["destination"] not in ("/dev/pts", "/dev/mqueue")]
     return {
         "ociVersion": "1.0.2",
         "process": {
@@ -128,8 +144,8 @@ def config(kind, argv, bundle):
         "hostname": "container",
         "mounts": mounts,
         "linux": {
-            "namespaces": [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount",
-                                                  "cgroup")],
+            "namespaces": [{"type": t} for t in namespaces],
+            **linux_extra,
             "seccomp": seccomp,
             "maskedPaths": ["/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys",
                             "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
@@ -160,8 +176,12 @@ def main():
         with open(os.path.join(bundle, "config.json"), "w") as f:
             json.dump(config(kind, argv, bundle), f)
         name = f"sandbox-matrix-{os.getpid()}"
-        done = subprocess.run([runc, "run", "--bundle", bundle, name])
-        subprocess.run([runc, "delete", "--force", name], stderr=subprocess.DEVNULL)
+        state = []
+        if kind == "rootless":
+            # runc keeps its state in a folder the user owns.
+            state = ["--root", os.path.join(bundle, "state"), "--rootless", "true"]
+        done = subprocess.run([runc, *state, "run", "--bundle", bundle, name])
+        subprocess.run([runc, *state, "delete", "--force", name], stderr=subprocess.DEVNULL)
         sys.exit(done.returncode if done.returncode >= 0 else 128 - done.returncode)
     finally:
         shutil.rmtree(bundle, ignore_errors=True)

@@ -338,14 +338,14 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
         });
     }
     if is_root() {
-        list.extend(containers());
+        list.extend(containers(&as_user));
     }
     list
 }
 
 /// The container rows, each `xtask/container.py KIND -- ...`, after installing `runc` and the
 /// profile (`containers-common`) where they are missing.
-fn containers() -> Vec<Environment> {
+fn containers(as_user: &[String]) -> Vec<Environment> {
     let profile = Path::new("/usr/share/containers/seccomp.json");
     crate::bench::ensure_package(Path::new("/usr/sbin/runc").exists(), "runc", "runc");
     crate::bench::ensure_package(
@@ -361,15 +361,23 @@ fn containers() -> Vec<Environment> {
         return Vec::new();
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("container.py");
-    let row = |name: &'static str, kind: &str| Environment {
-        name,
-        prefix: vec![
+    let row = |name: &'static str, kind: &str| {
+        let mut prefix = if kind == "rootless" {
+            as_user.to_vec()
+        } else {
+            Vec::new()
+        };
+        prefix.extend([
             "/usr/bin/python3".to_owned(),
             script.display().to_string(),
             kind.to_owned(),
             "--".to_owned(),
-        ],
-        env: vec![("TMPDIR", None), ("XDG_RUNTIME_DIR", None)],
+        ]);
+        Environment {
+            name,
+            prefix,
+            env: vec![("TMPDIR", None), ("XDG_RUNTIME_DIR", None)],
+        }
     };
     vec![
         row(
@@ -379,6 +387,10 @@ fn containers() -> Vec<Environment> {
         row("the same, `--read-only`", "read-only"),
         row("the same, `--user 1000`", "user"),
         row("the same, `--cap-add SYS_ADMIN`", "sys-admin"),
+        row(
+            "a rootless container (an ordinary user's, in a user namespace, as rootless podman makes it)",
+            "rootless",
+        ),
     ]
 }
 
@@ -478,6 +490,9 @@ fn judge(cell: &Cell, output: &std::process::Output) -> Seen {
     let first = |text: &str| {
         let line = text
             .lines()
+            // The lines naming bounds a cell ran without come before the note that says why
+            // it ended.
+            .filter(|l| !l.contains("was not bounded for this cell"))
             .find(|l| {
                 l.contains("refused") || l.contains("python-cell:") || l.contains("sandbox-check:")
             })
