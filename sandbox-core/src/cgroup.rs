@@ -76,6 +76,12 @@ impl Hierarchies {
             };
             let relative = path.trim_start_matches('/');
             if controllers.is_empty() {
+                // A process moved into a delegated cgroup's leaf launches beside the leaf.
+                let relative = match relative.rsplit_once('/') {
+                    Some((parent, LEAF)) => parent,
+                    None if relative == LEAF => "",
+                    _ => relative,
+                };
                 found.v2_is_root = relative.is_empty();
                 found.v2 =
                     mount_point(mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
@@ -142,9 +148,15 @@ fn wanted(limits: &Limits) -> Vec<&'static str> {
 }
 
 /// The v2 controllers of `wanted` a child of `dir` can have, enabling them in `dir` if `enable`
-/// (otherwise counting those the root would let it enable). Enabling fails in a cgroup that holds
-/// processes (other than the root): it is then not available, and the launcher does not move the
-/// application to make it so.
+/// (otherwise counting those that enabling would give).
+///
+/// Outside the root a cgroup that holds processes cannot enable controllers for its children
+/// (the kernel's "no internal processes" rule). That is the case of a subtree delegated to the
+/// user, as systemd's `Delegate=` gives one to a service or scope: the service's own processes
+/// sit in it. There, and only where this process may write `dir`'s `cgroup.subtree_control`,
+/// the processes of `dir` are moved once into a leaf of it, [`LEAF`], as systemd's delegation
+/// documentation asks of a delegated program, and the controllers are then enabled; the
+/// launches' cgroups are made beside the leaf.
 fn usable_v2(
     dir: &Path,
     is_root: bool,
@@ -154,19 +166,61 @@ fn usable_v2(
     if !writable(dir) {
         return Vec::new();
     }
+    let control = dir.join("cgroup.subtree_control");
     let offered = words(&dir.join("cgroup.controllers"));
-    let enabled = words(&dir.join("cgroup.subtree_control"));
+    let enabled = words(&control);
+    let may_enable = is_root || writable(&control);
     wanted
         .iter()
         .copied()
         .filter(|c| offered.iter().any(|o| o == c))
         .filter(|c| {
             enabled.iter().any(|e| e == c)
-                || (!enable && is_root)
-                || (enable
-                    && std::fs::write(dir.join("cgroup.subtree_control"), format!("+{c}")).is_ok())
+                || (may_enable && (!enable || enable_v2(dir, is_root, c)))
         })
         .collect()
+}
+
+/// The leaf of a delegated cgroup its processes are moved into, so that its children may have
+/// controllers. Its name is no launch's (`sandbox-` and a number), so no sweep removes it.
+pub const LEAF: &str = "sandbox-leaf";
+
+/// Enables `controller` for `dir`'s children; where `dir` holds processes (`EBUSY`), first
+/// moves them into [`LEAF`].
+fn enable_v2(dir: &Path, is_root: bool, controller: &str) -> bool {
+    let control = dir.join("cgroup.subtree_control");
+    let enable = || std::fs::write(&control, format!("+{controller}"));
+    match enable() {
+        Ok(()) => true,
+        Err(e) if !is_root && e.raw_os_error() == Some(nix::errno::Errno::EBUSY as i32) => {
+            into_leaf(dir).is_ok() && enable().is_ok()
+        }
+        Err(_) => false,
+    }
+}
+
+/// Moves every process of `dir` into `dir/`[`LEAF`], made if missing. A process another user
+/// owns cannot be moved; enabling then still fails, and the bounds are reported unenforced.
+fn into_leaf(dir: &Path) -> io::Result<()> {
+    let leaf = dir.join(LEAF);
+    match std::fs::create_dir(&leaf) {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+        _ => {}
+    }
+    // Processes may start while they are moved: go round until none is left.
+    for _ in 0..8 {
+        let pids = words(&dir.join("cgroup.procs"));
+        if pids.is_empty() {
+            return Ok(());
+        }
+        for pid in pids {
+            // A process gone meanwhile answers ESRCH; one that cannot be moved shows up again.
+            let _ignored = std::fs::write(leaf.join("cgroup.procs"), &pid);
+        }
+    }
+    Err(io::Error::other(
+        "processes kept arriving in the delegated cgroup",
+    ))
 }
 
 /// Whether a launch's memory bound is enforced here: a cgroup v2 memory controller this
@@ -473,6 +527,12 @@ mod tests {
             found.v1_pids,
             Some(PathBuf::from("/sys/fs/cgroup/pids/a/b"))
         );
+        // A process moved into a delegated cgroup's leaf launches beside it.
+        let moved = Hierarchies::parse("0::/user.slice/app/sandbox-leaf\n", MOUNTINFO);
+        assert_eq!(
+            moved.v2,
+            Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice/app"))
+        );
         let root = Hierarchies::parse("0::/\n", MOUNTINFO);
         assert!(root.v2_is_root);
         assert_eq!(root.v1_pids, None);
@@ -494,8 +554,9 @@ mod tests {
     fn only_offered_controllers_are_used_and_enabled_ones_need_no_enabling() {
         let dir = fake_cgroup("usable", "cpuset cpu io memory pids\n", "memory\n");
         let wanted = [MEMORY, PIDS, CPU];
-        // Without enabling, outside the root, only what is already enabled.
-        assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY]);
+        // Outside the root, where this process may write the controls (a delegated subtree,
+        // as here), what is offered.
+        assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY, PIDS, CPU]);
         // At the root, every offered controller can be enabled.
         assert_eq!(usable_v2(&dir, true, &wanted, false), [MEMORY, PIDS, CPU]);
         let bare = fake_cgroup("bare", "hugetlb\n", "");

@@ -76,3 +76,9 @@ run cgroup $SC --exec $B --read /proc --read /sys/fs/cgroup -- $B sh -c 'read l 
 # holds them.
 run memfd-control /probe memfd 128
 run memfd $SC --memory 64M --exec /probe -- /probe memfd 128
+
+# A subtree delegated to an ordinary user, as systemd's Delegate= makes one: the user (1000) owns
+# the folder and its cgroup.procs, cgroup.subtree_control and cgroup.threads, and the shell that
+# becomes its sandbox-check sits in it. The launch moves it into a leaf once, enables the
+# controllers, and the memory bound holds as above.
+run delegated $B sh -c "echo '+memory +pids' > /sys/fs/cgroup/cgroup.subtree_control; $B chmod 1777 /tmp; $B mkdir /sys/fs/cgroup/delegated; cd /sys/fs/cgroup/delegated; $B chown 1000:1000 . cgroup.procs cgroup.subtree_control cgroup.threads; echo \$\$ > cgroup.procs; exec /probe as-user 1000 $SC --memory 64M --exec /probe -- /probe memfd 128"

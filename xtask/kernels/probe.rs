@@ -9,7 +9,9 @@
 //! prints what the thread returned, so a filter that refused threads would show.
 //!
 //! With `memfd N` it instead fills a memory file with N MiB and says so: memory files count in
-//! no `RLIMIT_AS`, only in the memory cgroup the launch puts the program in.
+//! no `RLIMIT_AS`, only in the memory cgroup the launch puts the program in. With `as-user UID
+//! PROGRAM ARGS...` it executes PROGRAM as that user and group (busybox's `setpriv` cannot
+//! change IDs).
 //!
 //! It is not part of the workspace: it needs `asm!` for the raw call, which the workspace's lints
 //! forbid, and the library's code never depends on it.
@@ -130,10 +132,26 @@ fn fill_memory_file(mib: usize) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    if args.next().as_deref() == Some("memfd") {
-        let mib = args.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-        fill_memory_file(mib);
-        return;
+    match args.next().as_deref() {
+        Some("memfd") => {
+            let mib = args.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            fill_memory_file(mib);
+            return;
+        }
+        Some("as-user") => {
+            use std::os::unix::process::CommandExt;
+            let id: u32 = args.next().and_then(|n| n.parse().ok()).unwrap_or(65534);
+            let program = args.next().unwrap_or_default();
+            // Sets the supplementary groups to none, then the group, then the user.
+            let e = std::process::Command::new(&program)
+                .args(args)
+                .uid(id)
+                .gid(id)
+                .exec();
+            println!("as-user: exec {program}: {e}");
+            std::process::exit(127);
+        }
+        _ => {}
     }
     let ret = clone3_null();
     if ret < 0 {

@@ -1077,6 +1077,13 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
                 &["sandbox-check: the program was killed by signal 9 (SIGKILL) at its memory bound of 67108864 bytes"],
             ),
         ),
+        (
+            "delegated",
+            launch(
+                137,
+                &["sandbox-check: the program was killed by signal 9 (SIGKILL) at its memory bound of 67108864 bytes"],
+            ),
+        ),
     ]
 }
 
@@ -1237,6 +1244,7 @@ mod tests {
                 "cgroup",
                 "memfd-control",
                 "memfd",
+                "delegated",
                 "the guest reached `@@done@@`"
             ]
         );
@@ -1270,8 +1278,17 @@ mod tests {
                 continue;
             };
             if [
-                "marker", "write", "append", "socket", "process", "probe", "crash", "rtprio",
-                "cgroup", "memfd",
+                "marker",
+                "write",
+                "append",
+                "socket",
+                "process",
+                "probe",
+                "crash",
+                "rtprio",
+                "cgroup",
+                "memfd",
+                "delegated",
             ]
             .contains(&id)
             {
