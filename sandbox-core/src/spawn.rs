@@ -726,12 +726,14 @@ impl Running {
     /// from the handle is the caller's: no input is written to it, no output read from it.
     pub fn finish(mut self, options: &RunOptions) -> Result<Finished, SpawnError> {
         let input = options.input.clone();
-        if let Some(mut stdin) = self.stdin.take() {
-            // A program that does not read its input closes the pipe: that error is its business.
+        // A program that does not read its input closes the pipe: that error is its business.
+        // Joined before returning (the program is gone by then, so the write has ended): a
+        // writer left running would hold the pipe's descriptor past the return.
+        let writer = self.stdin.take().map(|mut stdin| {
             std::thread::spawn(move || {
                 let _ignored = stdin.write_all(&input);
-            });
-        }
+            })
+        });
         let (events, wake) = mpsc::channel::<()>();
         let total = Arc::new(AtomicUsize::new(0));
         let capped = Arc::new(AtomicBool::new(false));
@@ -792,6 +794,9 @@ impl Running {
         };
         self.waited = true;
         let elapsed = self.started.elapsed();
+        if let Some(writer) = writer {
+            let _ignored = writer.join();
+        }
         let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
         let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
