@@ -81,7 +81,7 @@ mod parent {
     use std::path::PathBuf;
     use std::process::Stdio;
     use std::sync::{Arc, Barrier};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use sandbox_core::{
         raw::{launch_command, Canary},
@@ -149,24 +149,21 @@ mod parent {
     struct Launched {
         child: std::process::Child,
         canary: Canary,
-        started: Instant,
     }
 
     impl Launched {
         fn finish(self) -> String {
             let result = self.child.wait_with_output();
-            let took = self.started.elapsed();
             drop(self.canary);
             match result {
                 Ok(output) => {
                     use std::os::unix::process::ExitStatusExt;
                     format!(
-                        "exit {:?}, signal {:?}, stdout {:?}, stderr {:?}, {} s",
+                        "exit {:?}, signal {:?}, stdout {:?}, stderr {:?}",
                         output.status.code(),
                         output.status.signal(),
                         String::from_utf8_lossy(&output.stdout),
                         String::from_utf8_lossy(&output.stderr),
-                        took.as_secs()
                     )
                 }
                 Err(e) => format!("failed: waiting: {e}"),
@@ -209,15 +206,10 @@ mod parent {
                         .stdin(Stdio::null())
                         .stdout(Stdio::piped())
                         .stderr(Stdio::piped());
-                    let started = Instant::now();
                     let child = command
                         .spawn()
                         .map_err(|e| format!("starting the launcher: {e}"))?;
-                    let launched = Launched {
-                        child,
-                        canary,
-                        started,
-                    };
+                    let launched = Launched { child, canary };
                     // This thread is the launcher's parent as the kernel sees it: it waits for
                     // the child, unless told to end first.
                     match args.detach_after {

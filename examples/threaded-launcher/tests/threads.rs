@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 /// A temporary folder of the test's own for the canaries, removed on drop.
 struct Tmp(PathBuf);
@@ -82,9 +81,7 @@ fn a_parent_with_many_threads_launches_from_eight_at_once_and_leaks_nothing() {
     for (i, line) in lines[..8].iter().enumerate() {
         assert_eq!(
             line,
-            &format!(
-                "launch {i}: exit Some(0), signal None, stdout \"hello\\n\", stderr \"\", 0 s"
-            )
+            &format!("launch {i}: exit Some(0), signal None, stdout \"hello\\n\", stderr \"\"")
         );
     }
     assert_no_descriptor_leaked(&lines[8]);
@@ -106,7 +103,7 @@ fn a_launcher_that_has_threads_is_refused_with_the_reason() {
             format!(
                 "launch 0: exit Some(97), signal None, stdout \"\", stderr \"sandbox: refused: \
                  the launcher has {threads} threads; call handle_args first in main, \
-                 before any thread starts\\n\", 0 s"
+                 before any thread starts\\n\""
             )
         );
         assert_no_descriptor_leaked(&lines[1]);
@@ -131,7 +128,7 @@ fn a_launcher_whose_threads_own_files_is_refused_not_aborted() {
             lines[0],
             "launch 0: exit Some(97), signal None, stdout \"\", stderr \"sandbox: refused: the \
              launcher has 3 threads; call handle_args first in main, before any \
-             thread starts\\n\", 0 s"
+             thread starts\\n\""
         );
     }
 }
@@ -140,8 +137,8 @@ fn a_launcher_whose_threads_own_files_is_refused_not_aborted() {
 fn a_program_started_from_a_thread_that_ends_dies_with_that_thread() {
     // The parent-death signal follows the thread that started the launcher, not the process:
     // the launching threads end after 300 ms, and their programs (sleep 30) are killed then.
+    // SIGKILL is the proof, not a time: a program left alone would exit 0 after 30 s.
     let tmp = Tmp::new("detach");
-    let started = Instant::now();
     let (lines, _) = lines(threaded_launcher(
         &tmp,
         &[
@@ -156,14 +153,12 @@ fn a_program_started_from_a_thread_that_ends_dies_with_that_thread() {
             "30",
         ],
     ));
-    let took = started.elapsed();
     for (i, line) in lines[..2].iter().enumerate() {
         assert_eq!(
             line,
-            &format!("launch {i}: exit None, signal Some(9), stdout \"\", stderr \"\", 0 s")
+            &format!("launch {i}: exit None, signal Some(9), stdout \"\", stderr \"\"")
         );
     }
-    assert!(took < Duration::from_secs(10), "{took:?}");
     assert_no_descriptor_leaked(&lines[2]);
     assert_eq!(tmp.entries(), Vec::<String>::new(), "canaries were left");
 }
