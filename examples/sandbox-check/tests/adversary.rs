@@ -194,7 +194,8 @@ time.sleep(60)
     assert!(process_alive(pid));
     child.kill().unwrap();
     child.wait().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    // A guard against hanging, not a time asserted: the death comes at once or never.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while process_alive(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -137,7 +137,8 @@ fn sigint_ends_a_confined_program_at_once() {
             break status;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(5),
+            // A guard against hanging, not a time asserted: the end comes at once or never.
+            started.elapsed() < Duration::from_secs(60),
             "sandbox-check did not end on SIGINT"
         );
         std::thread::sleep(Duration::from_millis(20));

@@ -204,7 +204,7 @@ fn a_launcher_stopped_at_each_phase_is_unconfined_or_wholly_confined_and_dies_cl
 /// The launcher `child` (a `sandbox-check` run) started, or `None` if `child` ended before one
 /// was seen.
 fn launcher_of(child: &mut std::process::Child) -> Option<u32> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + GUARD;
     loop {
         if let [launcher] = children_of(child.id())[..] {
             return Some(launcher);
@@ -344,6 +344,11 @@ fn adopt_orphans() {
     nix::sys::prctl::set_child_subreaper(true).unwrap();
 }
 
+/// How long an event that comes at once or never (a death by the parent-death signal) is waited
+/// for before the test fails: a guard against hanging, far past any load's delay, not a time the
+/// test asserts.
+const GUARD: Duration = Duration::from_secs(60);
+
 /// Waits up to `limit` for an adopted process to end, and says how.
 fn wait_adopted(pid: u32, limit: Duration) -> (WaitStatus, Duration) {
     let started = Instant::now();
@@ -377,7 +382,7 @@ fn the_program_dies_with_its_parent() {
         parent: std::process::id(),
     };
     // Once the launcher has become sleep, the program runs confined.
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + GUARD;
     while std::fs::read_link(format!("/proc/{program}/exe")).ok() != Some("/usr/bin/sleep".into()) {
         assert!(Instant::now() < deadline, "the program never started");
         std::thread::sleep(Duration::from_millis(2));
@@ -389,7 +394,7 @@ fn the_program_dies_with_its_parent() {
         std::os::unix::process::ExitStatusExt::signal(&status),
         Some(9)
     );
-    let (ended, after) = wait_adopted(program, Duration::from_secs(5));
+    let (ended, after) = wait_adopted(program, GUARD);
     println!("the program died {after:?} after its parent");
     assert_eq!(
         ended,
@@ -417,7 +422,7 @@ fn a_parent_that_dies_during_the_launch_makes_the_launcher_refuse() {
     assert_eq!(parent_of(launcher), Some(std::process::id()));
 
     signal(launcher, Signal::SIGCONT);
-    let (ended, _) = wait_adopted(launcher, Duration::from_secs(10));
+    let (ended, _) = wait_adopted(launcher, GUARD);
     let (mut out, mut err) = (String::new(), String::new());
     stdout.read_to_string(&mut out).unwrap();
     stderr.read_to_string(&mut err).unwrap();
@@ -452,7 +457,7 @@ fn a_parent_that_dies_before_the_launcher_records_it_makes_the_launcher_refuse()
         signal(child.id(), Signal::SIGKILL);
         child.wait().unwrap();
         signal(launcher, Signal::SIGCONT);
-        let (ended, _) = wait_adopted(launcher, Duration::from_secs(10));
+        let (ended, _) = wait_adopted(launcher, GUARD);
         let (mut out, mut err) = (String::new(), String::new());
         stdout.read_to_string(&mut out).unwrap();
         stderr.read_to_string(&mut err).unwrap();
