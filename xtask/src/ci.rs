@@ -105,6 +105,9 @@ pub fn run() -> Result<(), Failed> {
             ],
             &[],
         )?;
+        // The same tests again under a load the task makes (two CPU-bound processes and one
+        // writing): a test that fails only on a busy machine fails here.
+        step(&mut tally, "cargo", &["xtask", "ci", "--stress"], &[])?;
         step(&mut tally, "cargo", &["test", "--workspace", "--doc"], &[])?;
         // sandbox-core's optional features (the async API under `tokio`, the conformance suite):
         // its lints, unit tests, doctests and API tests with them on.
