@@ -153,6 +153,7 @@ pub fn check_policy(data: &[u8]) -> Vec<Result<(), &'static str>> {
         parent: None,
         status: None,
         env: Vec::new(),
+        dir: None,
     };
     match wire::decode(wire::encode(&request)) {
         Ok(decoded) => assert_eq!(decoded, request, "the wire changed the policy"),

@@ -147,6 +147,12 @@ pub enum WireError {
         /// The program as given.
         path: PathBuf,
     },
+    /// The folder the program starts in is relative.
+    #[error("the working folder {} is not an absolute path", path.display())]
+    RelativeDir {
+        /// The folder as given.
+        path: PathBuf,
+    },
     /// What a path led to, in a form this format does not have.
     #[error("{key} {value:?}: the identity must be DEVICE:INODE:KIND (decimal numbers; dir, file, link or other)")]
     Identity {
@@ -345,6 +351,15 @@ pub enum Refusal {
     /// Unblocking signals for the program failed.
     #[error("unblocking signals for the program")]
     Signals(#[source] io::Error),
+    /// The folder the program was to start in could not be entered.
+    #[error("entering the working folder {}", path.display())]
+    WorkingFolder {
+        /// The folder.
+        path: PathBuf,
+        /// What `chdir` reported.
+        #[source]
+        source: io::Error,
+    },
     /// The program could not be executed.
     #[error("exec {}", program.display())]
     Exec {
@@ -400,6 +415,12 @@ pub enum CommandError {
     /// The program cannot go into the policy.
     #[error("the program")]
     Program(#[source] PolicyError),
+    /// The folder the program is to start in is relative.
+    #[error("the working folder {} is not an absolute path", dir.display())]
+    RelativeDir {
+        /// The folder as given.
+        dir: PathBuf,
+    },
     /// The application's own executable could not be found.
     #[error("cannot find this application's executable")]
     CurrentExe(#[source] io::Error),

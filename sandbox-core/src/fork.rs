@@ -92,6 +92,7 @@ where
             launcher: None,
             status: Some(STATUS_FD),
             env: Vec::new(),
+            dir: None,
         },
         std::process::id(),
     )?;

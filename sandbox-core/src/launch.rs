@@ -84,6 +84,8 @@ pub(crate) struct Extras<'a> {
     pub status: Option<i32>,
     /// The variables the caller sets for the program.
     pub env: Vec<(OsString, OsString)>,
+    /// The folder the program starts in, the launcher's own if `None`.
+    pub dir: Option<PathBuf>,
 }
 
 /// The launcher's command for `program`, with `extras`.
@@ -127,7 +129,9 @@ pub(crate) fn request(
     extras: Extras<'_>,
     parent: u32,
 ) -> Result<Request, CommandError> {
-    let Extras { status, env, .. } = extras;
+    let Extras {
+        status, env, dir, ..
+    } = extras;
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
     }
@@ -135,6 +139,9 @@ pub(crate) fn request(
         return Err(CommandError::RelativeProgram {
             program: program.to_path_buf(),
         });
+    }
+    if let Some(dir) = dir.as_ref().filter(|d| !d.is_absolute()) {
+        return Err(CommandError::RelativeDir { dir: dir.clone() });
     }
     let policy = policy
         .clone()
@@ -148,6 +155,7 @@ pub(crate) fn request(
         parent: Some(parent),
         status,
         env,
+        dir,
     })
 }
 
@@ -478,6 +486,14 @@ fn sequence(
         }
     }
     phases.enter("environment")?;
+    // Before confinement, which may leave the folder unreadable (entering it needs no right, but
+    // a backend may refuse the call); the program inherits it through `exec`.
+    if let Some(dir) = &request.dir {
+        std::env::set_current_dir(dir).map_err(|source| Refusal::WorkingFolder {
+            path: dir.clone(),
+            source,
+        })?;
+    }
     let mut env =
         crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env);
     // The scratch folder's variables come last, so that they win over a caller's of the same name.

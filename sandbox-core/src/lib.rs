@@ -53,6 +53,8 @@ pub mod backend;
 mod canary;
 #[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(unix)]
+mod command;
 // Built for its tests on unix too, where the launch sequence's own `Sandbox` is the one exported.
 #[cfg(any(not(unix), test))]
 #[cfg_attr(unix, allow(dead_code))]
@@ -90,6 +92,8 @@ use backend::{check, identity, phases, wire};
 
 #[doc(inline)]
 pub use backend::Backend;
+#[cfg(unix)]
+pub use command::Command;
 #[cfg(not(unix))]
 pub use elsewhere::{Running, Sandbox};
 pub use error::{one_line, CommandError, PolicyError, Refusal};

@@ -84,7 +84,8 @@ impl RunOptions {
 /// }
 /// # Ok::<(), sandbox_core::SpawnError>(())
 /// ```
-#[derive(Debug)]
+///
+/// Its `Debug` shows the output as text (bytes that are not UTF-8 replaced), not as numbers.
 #[non_exhaustive]
 pub struct Finished {
     /// Its exit status (after a kill for the timeout or the cap, SIGKILL).
@@ -107,6 +108,22 @@ pub struct Finished {
     /// How it ended, from what actually happened: a kill is the library's (the timeout, the
     /// cap) only where the library made it and the program died of it.
     pub ending: Ending,
+}
+
+impl std::fmt::Debug for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Finished")
+            .field("ending", &self.ending)
+            .field("status", &self.status)
+            .field("stdout", &String::from_utf8_lossy(&self.stdout))
+            .field("stderr", &String::from_utf8_lossy(&self.stderr))
+            .field("capped", &self.capped)
+            .field("timed_out", &self.timed_out)
+            .field("elapsed", &self.elapsed)
+            .field("explanation", &self.explanation)
+            .field("unenforced", &self.unenforced)
+            .finish()
+    }
 }
 
 /// How a program ended, one reason only.
@@ -259,6 +276,12 @@ pub enum SpawnError {
     /// This process could not fork the launch (another thread runs, or the system refused).
     #[error("forking the launch")]
     Fork(#[source] io::Error),
+    /// A path a [`Command`](crate::Command) was told to allow cannot go into the policy.
+    #[error("the policy")]
+    Policy(#[source] crate::PolicyError),
+    /// The scratch folder a [`Command`](crate::Command) was told to make could not be made.
+    #[error("making the scratch folder")]
+    Scratch(#[source] crate::scratch::ScratchError),
 }
 
 /// `" (it exited with 101)"`, `" (killed by signal 31)"`, or nothing.

@@ -59,6 +59,7 @@ pub struct Sandbox<'b> {
     backend: &'b dyn Backend,
     launcher: Option<&'b Path>,
     env: Vec<(OsString, OsString)>,
+    dir: Option<std::path::PathBuf>,
     #[cfg(target_os = "linux")]
     server: Option<&'b crate::server::Server>,
 }
@@ -69,6 +70,7 @@ impl std::fmt::Debug for Sandbox<'_> {
             .field("backend", &self.backend.name())
             .field("launcher", &self.launcher)
             .field("env", &self.env)
+            .field("dir", &self.dir)
             .finish()
     }
 }
@@ -81,9 +83,20 @@ impl<'b> Sandbox<'b> {
             backend,
             launcher: None,
             env: Vec::new(),
+            dir: None,
             #[cfg(target_os = "linux")]
             server: None,
         }
+    }
+
+    /// Starts every program this runs in `dir`, an absolute path, instead of this process's
+    /// working folder. It grants nothing: the program reads there only what the policy lets it.
+    /// A folder that cannot be entered refuses the launch
+    /// ([`Refusal::WorkingFolder`](crate::Refusal::WorkingFolder)); a relative one is
+    /// [`CommandError::RelativeDir`](crate::CommandError::RelativeDir).
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
     }
 
     /// Launches through `server`, a launch server this application started at the start of
@@ -267,6 +280,7 @@ impl<'b> Sandbox<'b> {
                 launcher: self.launcher,
                 status: Some(STATUS_FD),
                 env: self.env.clone(),
+                dir: self.dir.clone(),
             },
         )?;
         command
@@ -291,6 +305,7 @@ impl<'b> Sandbox<'b> {
             started,
             unenforced,
             launcher,
+            scratch: None,
             _canary: canary,
         };
         Ok((running, report))
@@ -317,6 +332,7 @@ impl<'b> Sandbox<'b> {
                 launcher: None,
                 status: Some(STATUS_FD),
                 env: self.env.clone(),
+                dir: self.dir.clone(),
             },
             server.id(),
         )?;
@@ -338,6 +354,7 @@ impl<'b> Sandbox<'b> {
             unenforced: Vec::new(),
             // A fork of the server, which is this application's own executable.
             launcher: std::env::current_exe().unwrap_or_default(),
+            scratch: None,
             _canary: canary,
         };
         Ok((running, report))
@@ -567,6 +584,7 @@ where
             launcher: None,
             status: Some(STATUS_FD),
             env: Vec::new(),
+            dir: None,
         },
     )?;
     crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
@@ -690,6 +708,9 @@ pub struct Running {
     pub(crate) unenforced: Vec<crate::Unenforced>,
     /// The executable started as the launcher, for the error of one that never answered.
     pub(crate) launcher: std::path::PathBuf,
+    /// The scratch folder a [`Command`](crate::Command) made for this launch alone; removed
+    /// after the program, which `Drop` kills and waits for first.
+    pub(crate) scratch: Option<crate::scratch::Scratch>,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }

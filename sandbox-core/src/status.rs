@@ -104,6 +104,7 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
         Refusal::Session(e) => w.s("session").io(e),
         Refusal::Signals(e) => w.s("signals").io(e),
         Refusal::Exec { program, source } => w.s("exec").p(program).io(source),
+        Refusal::WorkingFolder { path, source } => w.s("working-folder").p(path).io(source),
         Refusal::Fault { phase } => w.s("fault").s(phase),
         Refusal::Panic { message } => w.s("panic").s(message),
     };
@@ -119,6 +120,7 @@ fn wire_error(w: &mut Writer, e: &WireError) {
         WireError::Number { key, value } => w.s("number").s(key).o(value),
         WireError::NoProgram => w.s("no-program"),
         WireError::RelativeProgram { path } => w.s("relative-program").p(path),
+        WireError::RelativeDir { path } => w.s("relative-dir").p(path),
         WireError::Limit { value } => w.s("limit").o(value),
         WireError::Variable { value } => w.s("variable").o(value),
         WireError::Identity { key, value } => w.s("identity").s(key).o(value),
@@ -185,6 +187,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
             program: r.p()?,
             source: r.io()?,
         },
+        "working-folder" => Refusal::WorkingFolder {
+            path: r.p()?,
+            source: r.io()?,
+        },
         "fault" => Refusal::Fault {
             phase: intern(&r.s()?),
         },
@@ -214,6 +220,7 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
         },
         "no-program" => WireError::NoProgram,
         "relative-program" => WireError::RelativeProgram { path: r.p()? },
+        "relative-dir" => WireError::RelativeDir { path: r.p()? },
         "limit" => WireError::Limit { value: r.o()? },
         "variable" => WireError::Variable { value: r.o()? },
         "scratch" => WireError::Scratch { value: r.o()? },
@@ -345,6 +352,13 @@ mod tests {
                 program: PathBuf::from(OsString::from_vec(b"/a\xff b".to_vec())),
                 source: io::Error::from_raw_os_error(libc::ENOENT),
             },
+            Refusal::WorkingFolder {
+                path: PathBuf::from("/no/such"),
+                source: io::Error::from_raw_os_error(libc::ENOENT),
+            },
+            Refusal::Arguments(WireError::RelativeDir {
+                path: PathBuf::from("work"),
+            }),
             Refusal::Check(CheckFailure {
                 attempt: "read the canary",
                 observed: Observed::Worked,

@@ -179,6 +179,7 @@ mod tests {
                 parent: None,
                 status: None,
                 env: Vec::new(),
+                dir: None,
             },
             env: vec![
                 ("LANG".into(), "C".into()),

@@ -633,6 +633,7 @@ mod cases {
                 parent: None,
                 status: None,
                 env: Vec::new(),
+                dir: None,
             };
             let mut command = Command::new(&self.me);
             command.arg(LAUNCH_FLAG).args(wire::encode(&request));
@@ -864,6 +865,7 @@ mod cases {
             parent: Some(std::process::id()),
             status: None,
             env: Vec::new(),
+            dir: None,
         };
         let mut command = Command::new(&env.me);
         command

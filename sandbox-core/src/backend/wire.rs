@@ -40,6 +40,8 @@ const PARENT: &str = "--parent";
 const STATUS: &str = "--status";
 /// A variable the caller sets for the program, `NAME=VALUE`.
 const ENV: &str = "--env";
+/// The folder the program starts in, an absolute path.
+const DIR: &str = "--dir";
 /// One of the policy's limits, `name=value`; a request without any gets the defaults.
 const LIMIT: &str = "--limit";
 const PROGRAM: &str = "--";
@@ -63,6 +65,9 @@ pub struct Request {
     pub status: Option<i32>,
     /// Variables the caller sets for the program, over the few the launcher keeps.
     pub env: Vec<(OsString, OsString)>,
+    /// The folder the program starts in, an absolute path; `None` keeps the launcher's own.
+    /// Where the program starts gives it no right: what it may open is the policy's.
+    pub dir: Option<PathBuf>,
 }
 
 /// Encodes `request` as the arguments that follow the launcher flag.
@@ -113,6 +118,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     if let Some(parent) = request.parent {
         pair(PARENT, OsStr::new(&parent.to_string()));
     }
+    if let Some(dir) = &request.dir {
+        pair(DIR, dir.as_os_str());
+    }
     out.push(PROGRAM.into());
     out.push(request.program.clone().into_os_string());
     out.extend(request.args.iter().cloned());
@@ -147,6 +155,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
     let mut limits = *policy.limits();
     let mut status = None;
     let mut env = Vec::new();
+    let mut dir = None;
     loop {
         let key = args.next().ok_or(WireError::NoProgram)?;
         let key = match key.to_str() {
@@ -158,6 +167,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(LIMIT) => LIMIT,
             Some(STATUS) => STATUS,
             Some(ENV) => ENV,
+            Some(DIR) => DIR,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -189,6 +199,13 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             LIMIT => limits.decode_word(&value)?,
             STATUS => status = Some(parse_status(value)?),
             ENV => env.push(parse_variable(value)?),
+            DIR => {
+                let path = PathBuf::from(value);
+                if !path.is_absolute() {
+                    return Err(WireError::RelativeDir { path });
+                }
+                dir = Some(path);
+            }
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
     }
@@ -208,6 +225,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         parent,
         status,
         env,
+        dir,
     })
 }
 
@@ -288,6 +306,7 @@ mod tests {
             parent: Some(42),
             status: Some(3),
             env: vec![("A".into(), "b=c".into()), ("EMPTY".into(), "".into())],
+            dir: Some(PathBuf::from("/work dir")),
         }
     }
 
