@@ -134,9 +134,17 @@ impl<'b> Command<'b> {
         self
     }
 
-    /// Kills the program once it has run this long ([`RunOptions::timeout`]).
+    /// Kills the program once it has run this long, counted from its start
+    /// ([`RunOptions::timeout`]).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.options.timeout = Some(timeout);
+        self
+    }
+
+    /// Bounds the launch itself, from the call to the program's start
+    /// ([`RunOptions::launch_timeout`]; by default as long as the timeout).
+    pub fn launch_timeout(mut self, timeout: Duration) -> Self {
+        self.options.launch_timeout = Some(timeout);
         self
     }
 

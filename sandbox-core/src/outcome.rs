@@ -25,8 +25,14 @@ use crate::explain::{ExplainError, Explanation};
 pub struct RunOptions {
     /// The bytes on the program's standard input, which is then closed.
     pub input: Vec<u8>,
-    /// How long the program may run, wall clock, before it is killed.
+    /// How long the program may run, wall clock, before it is killed, counted from its start
+    /// (the launcher's `exec`), not from the call: time spent waiting for the launch to begin
+    /// (a busy spawning thread, a cgroup join) is not the program's.
     pub timeout: Option<Duration>,
+    /// How long the launch may take, from the call until the program starts, before it is
+    /// killed and the run ends [`Ending::TimedOut`] with nothing run; `None` gives it as long as
+    /// [`RunOptions::timeout`] (and no bound where there is no timeout).
+    pub launch_timeout: Option<Duration>,
     /// How many bytes of standard output and error together are kept; past it the program is
     /// killed.
     pub output_cap: Option<usize>,
@@ -51,6 +57,17 @@ impl RunOptions {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// Sets the launch's own bound ([`RunOptions::launch_timeout`]).
+    pub fn launch_timeout(mut self, timeout: Duration) -> Self {
+        self.launch_timeout = Some(timeout);
+        self
+    }
+
+    /// The bound on the launch: its own, or the program's timeout.
+    pub(crate) fn launch_bound(&self) -> Option<Duration> {
+        self.launch_timeout.or(self.timeout)
     }
 
     /// Sets the output cap, in bytes.
@@ -98,7 +115,8 @@ pub struct Finished {
     pub capped: bool,
     /// Whether it ran out of time, and was killed for it.
     pub timed_out: bool,
-    /// From the call to the end of the program.
+    /// From the program's start to its end; for a launch killed before the program started,
+    /// from the call.
     pub elapsed: Duration,
     /// What the sandbox refused the program, when [`RunOptions::explain`] asked.
     pub explanation: Option<Explanation>,

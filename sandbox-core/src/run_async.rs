@@ -137,14 +137,13 @@ impl Sandbox<'_> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let started = Instant::now();
+        let called = Instant::now();
         let args = collect(args);
-        let (mut running, report) = self.start(policy, program.as_ref(), args, options.explain)?;
-        running.started = started;
-        // The timeout also bounds a launch that hangs before it executes the program.
+        let (running, report) = self.start(policy, program.as_ref(), args, options.explain)?;
+        // The launch's own bound; the program's timeout counts from its start (`outcome`).
         let deadline = options
-            .timeout
-            .and_then(|t| started.checked_add(t))
+            .launch_bound()
+            .and_then(|t| called.checked_add(t))
             .map(tokio::time::Instant::from_std);
         let report = match deadline {
             Some(deadline) => match tokio::time::timeout_at(deadline, read_report(report)).await {
@@ -177,7 +176,7 @@ impl Running {
     }
 
     /// [`Running::finish`], awaited: runs the program to its end with `options.input`, its output
-    /// collected up to the cap and a kill at the timeout (counted from the spawn). A stream already
+    /// collected up to the cap and a kill at the timeout (counted from the program's start). A stream already
     /// taken from the handle is the caller's. Dropping the future kills the program and removes
     /// its canary.
     ///

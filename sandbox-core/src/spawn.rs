@@ -374,13 +374,13 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let started = Instant::now();
-        // The timeout counts from here, so it also bounds a launch that hangs before it executes
-        // the program (a canary on a file system that does not answer, a stopped launcher).
-        let deadline = options.timeout.and_then(|t| started.checked_add(t));
-        let (mut running, report) =
+        let called = Instant::now();
+        // The launch has a bound of its own, so that a launch that hangs before it executes the
+        // program (a canary on a file system that does not answer, a stopped launcher) is
+        // killed; the program's timeout counts from its start (`outcome`).
+        let deadline = options.launch_bound().and_then(|t| called.checked_add(t));
+        let (running, report) =
             self.start(policy, program.as_ref(), collect(args), options.explain)?;
-        running.started = started;
         match read_report_until(report, deadline) {
             Some(report) => outcome(running, report)?.finish(options),
             None => running.timed_out_before_start(),
@@ -443,6 +443,9 @@ pub(crate) fn outcome(
     let bytes = report.map_err(SpawnError::Status)?;
     let said = crate::status::read(&bytes);
     if let Ok(crate::status::Said::Executed) = said {
+        // The program runs from here: its timeout and its elapsed time count from its start,
+        // not from the call, which may have waited for the spawning thread or a cgroup.
+        running.started = Instant::now();
         return Ok(running);
     }
     // The launcher is ending, or has: reaped here, so that how it ended can be told.
@@ -743,7 +746,7 @@ impl Running {
 
     /// Runs the program to its end as [`Sandbox::run`] does: `options.input` on its standard
     /// input, its output collected up to the cap, and a kill at the timeout (counted from the
-    /// spawn). Any thread may call it, not only the one that spawned. A stream already taken
+    /// program's start). Any thread may call it, not only the one that spawned. A stream already taken
     /// from the handle is the caller's: no input is written to it, no output read from it.
     pub fn finish(mut self, options: &RunOptions) -> Result<Finished, SpawnError> {
         let input = options.input.clone();

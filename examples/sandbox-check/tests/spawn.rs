@@ -355,3 +355,48 @@ fn each_ending_is_what_happened_and_a_kill_is_the_librarys_only_where_it_made_it
     assert_eq!(done.ending, Ending::MemoryLimit);
     assert!(!done.timed_out);
 }
+
+/// Issue 27.8: the timeout counts from the program's start. The launcher stops itself before it
+/// confines and is let go only after longer than the program's timeout; the program, which needs
+/// less than its timeout, then runs to its end. The launch has a bound of its own.
+#[test]
+fn the_timeout_counts_from_the_programs_start_and_the_launch_has_its_own_bound() {
+    let _serial = serial();
+    let fault = sandbox_core::backend::phases::FAULT_VARIABLE;
+    std::env::set_var(fault, "stop:confine");
+    let me = std::process::id();
+    // Let the stopped launcher go once it has been stopped for longer than the timeout.
+    let releaser = std::thread::spawn(move || {
+        let launcher = loop {
+            if let Some(pid) = children_of(me)
+                .into_iter()
+                .find(|pid| process_state(*pid) == Some('T'))
+            {
+                break pid;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        std::thread::sleep(Duration::from_millis(2500));
+        signal(launcher, nix::sys::signal::Signal::SIGCONT);
+    });
+    let options = RunOptions::new()
+        .timeout(Duration::from_secs(2))
+        .launch_timeout(Duration::from_secs(60));
+    let done = sandbox().run(&usr(), "/usr/bin/sleep", ["0.2"], &options);
+    std::env::remove_var(fault);
+    releaser.join().unwrap();
+    let done = done.unwrap();
+    assert_eq!(done.ending, sandbox_core::Ending::Exited(0), "{done:?}");
+    assert!(!done.timed_out);
+    // A launch that does not start within its own bound ends timed out, with nothing run.
+    std::env::set_var(fault, "stop:confine");
+    let options = RunOptions::new()
+        .timeout(Duration::from_secs(60))
+        .launch_timeout(Duration::from_millis(300));
+    let done = sandbox().run(&usr(), "/usr/bin/echo", ["ran"], &options);
+    std::env::remove_var(fault);
+    let done = done.unwrap();
+    assert_eq!(done.ending, sandbox_core::Ending::TimedOut, "{done:?}");
+    assert!(done.stdout.is_empty());
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}
