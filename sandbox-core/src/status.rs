@@ -20,10 +20,14 @@ use crate::error::{
     BackendError, CheckFailure, LimitError, MalformedReport, PolicyError, Refusal, WireError,
 };
 
-/// A backend's error as the launcher reported it: its text, one line.
+/// A backend's error as the launcher reported it: its kind's code, where the backend gave one
+/// ([`BackendError::code`]), and its text, one line.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
+#[non_exhaustive]
 pub struct ReportedError {
+    /// The stable name of the error's kind.
+    pub code: Option<String>,
     /// The error and its causes, as [`one_line`](crate::one_line) wrote them.
     pub message: String,
 }
@@ -92,7 +96,10 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
                 w.s("limit-cgroup").s(step).p(path).io(source)
             }
         },
-        Refusal::Confine(e) => w.s("confine").s(&crate::error::one_line(e)),
+        Refusal::Confine(e) => w
+            .s("confine")
+            .s(e.code().unwrap_or(""))
+            .s(&crate::error::one_line(e)),
         Refusal::Check(CheckFailure { attempt, observed }) => {
             let w = w.s("check").s(attempt);
             match observed {
@@ -170,7 +177,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
             path: r.p()?,
             source: r.io()?,
         }),
-        "confine" => Refusal::Confine(BackendError::new(ReportedError { message: r.s()? })),
+        "confine" => {
+            let code = Some(r.s()?).filter(|c| !c.is_empty());
+            Refusal::Confine(BackendError::reported(code, r.s()?))
+        }
         "check" => {
             let attempt = intern(&r.s()?);
             let observed = match r.s()?.as_str() {

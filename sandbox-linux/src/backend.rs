@@ -84,7 +84,7 @@ impl Backend for LinuxBackend {
         if let Err(e) = Self::arch() {
             return Support::NoBackend {
                 facts,
-                reason: BackendError::new(e),
+                reason: BackendError::coded(e.code(), e),
             };
         }
         // Before Landlock is asked: an inherited filter could kill this very process for it.
@@ -95,7 +95,10 @@ impl Backend for LinuxBackend {
             ));
             return Support::Unavailable {
                 facts,
-                reason: BackendError::new(LinuxError::from(e)),
+                reason: {
+                    let e = LinuxError::from(e);
+                    BackendError::coded(e.code(), e)
+                },
             };
         }
         match ll::probe() {
@@ -117,13 +120,13 @@ impl Backend for LinuxBackend {
             Ok(_) => Support::Supported { facts },
             Err(e) => Support::Unavailable {
                 facts,
-                reason: BackendError::new(e),
+                reason: BackendError::coded(e.code(), e),
             },
         }
     }
 
     fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
-        Self::apply(launch).map_err(BackendError::new)
+        Self::apply(launch).map_err(|e| BackendError::coded(e.code(), e))
     }
 
     fn verify(&self, context: &Context) -> Vec<Outcome> {

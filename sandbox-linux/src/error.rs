@@ -228,3 +228,39 @@ pub enum ScratchProblem {
     #[error("does not enforce its bound, and a scratch folder is never unbounded")]
     Unbounded(#[source] io::Error),
 }
+
+impl LinuxError {
+    /// A stable name for what went wrong, one per kind, which reaches the application with the
+    /// launcher's refusal ([`sandbox_core::backend::BackendError::code`]) where the error itself
+    /// cannot cross the status pipe. Names are never reused for another kind.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LinuxError::Architecture { .. } => "architecture",
+            LinuxError::InheritedFilter(_) => "inherited-filter",
+            LinuxError::NoLandlock => "no-landlock",
+            LinuxError::OldLandlock { .. } => "old-landlock",
+            LinuxError::LandlockProbe { .. } => "landlock-probe",
+            LinuxError::Landlock { .. } => "landlock",
+            LinuxError::NotEnforced { .. } => "not-enforced",
+            LinuxError::OpenPath { .. } => "open-path",
+            LinuxError::AddRule { .. } => "add-rule",
+            LinuxError::RulesetDescriptor { .. } => "ruleset-descriptor",
+            LinuxError::NotResolved { .. } => "not-resolved",
+            LinuxError::Stat { .. } => "stat",
+            LinuxError::Loader { .. } => "loader",
+            LinuxError::Filter(_) => "filter",
+            LinuxError::Capabilities(_) => "capabilities",
+            LinuxError::ParentDeath { .. } => "parent-death",
+            LinuxError::Limit { .. } => "limit",
+            LinuxError::CoreHelper { .. } => "core-helper",
+            LinuxError::ParentGone => "parent-gone",
+            LinuxError::Scratch { problem, .. } => match problem {
+                ScratchProblem::Covered => "scratch-covered",
+                ScratchProblem::HoldsCanary => "scratch-holds-canary",
+                ScratchProblem::NotFresh(_) => "scratch-not-fresh",
+                ScratchProblem::Namespace { .. } => "scratch-namespace",
+                ScratchProblem::Unbounded(_) => "scratch-unbounded",
+            },
+        }
+    }
+}
