@@ -265,6 +265,7 @@ impl BackendError {
     }
 
     /// The launcher's reported error, with the code it carried.
+    #[cfg(unix)]
     pub(crate) fn reported(code: Option<String>, message: String) -> Self {
         Self {
             code: code.clone().map(std::borrow::Cow::Owned),

@@ -66,6 +66,8 @@ impl RunOptions {
     }
 
     /// The bound on the launch: its own, or the program's timeout.
+    // Asked by the launch sequence's run, which exists on unix only.
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub(crate) fn launch_bound(&self) -> Option<Duration> {
         self.launch_timeout.or(self.timeout)
     }
