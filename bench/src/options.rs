@@ -11,6 +11,7 @@ usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--dynamic] [OPTIONS] builds
   --nsjail PATH         the nsjail to compare with (default: `nsjail` on PATH)
   --firejail PATH       the firejail to compare with (default: `firejail` on PATH)
   --launches N          launches of each kind in the comparison and the phases (default 300)
+  --lone-launches N     launches of each kind, each after 50 ms idle (default 60)
   --policy-launches N   launches of each policy size (default 100)
   --step-runs N         runs of the step-by-step child for each policy size (default 50)
   --calls N             calls of each kind in one batch of the Python workload (default 20000)
@@ -31,6 +32,8 @@ pub struct Options {
     pub firejail: Option<PathBuf>,
     /// Launches of each kind in the interleaved comparison (at least 200).
     pub launches: usize,
+    /// Launches of each kind alone, each after an idle pause.
+    pub lone_launches: usize,
     /// Launches of each policy size.
     pub policy_launches: usize,
     /// Runs of the step-by-step child for each policy size.
@@ -72,6 +75,7 @@ impl Options {
             warm_runs: 5,
             only_python_cell: false,
             launches: 300,
+            lone_launches: 60,
             policy_launches: 100,
             step_runs: 50,
             calls: 20_000,
@@ -95,6 +99,7 @@ impl Options {
                 "--nsjail" => options.nsjail = Some(PathBuf::from(value()?)),
                 "--firejail" => options.firejail = Some(PathBuf::from(value()?)),
                 "--launches" => options.launches = count(1)?,
+                "--lone-launches" => options.lone_launches = count(1)?,
                 "--policy-launches" => options.policy_launches = count(1)?,
                 "--step-runs" => options.step_runs = count(1)?,
                 "--calls" => options.calls = count(1)?,

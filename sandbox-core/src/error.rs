@@ -309,13 +309,14 @@ pub struct CheckFailure {
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{one_line, Policy, Refusal, RunOptions, Sandbox, SpawnError};
-/// let run = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new());
+/// let run = Sandbox::new(backend()).run(&Policy::new().allow_read("/usr")?, "/usr/bin/true", [""; 0], &RunOptions::new());
 /// match run {
 ///     Err(SpawnError::Refused(Refusal::Confine(e))) => eprintln!("cannot confine here: {}", one_line(&e)),
 ///     Err(SpawnError::Refused(Refusal::Check(failure))) => eprintln!("confinement did not hold: {failure}"),
 ///     Err(SpawnError::Refused(other)) => eprintln!("refused: {}", one_line(&other)),
 ///     _ => {}
 /// }
+/// # Ok::<(), sandbox_core::PolicyError>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -42,6 +42,17 @@
 //! the program killed when the future is dropped. It still calls [`handle_args`] first, before it
 //! builds its runtime.
 //!
+//! # The examples
+//!
+//! The examples in these pages are compiled by `cargo test --doc` but not run (`no_run`): a
+//! doctest's executable is rustdoc's harness, which does not call [`handle_args`], so it cannot be
+//! the launcher, and this crate names no backend. Each is written to run as shown in an
+//! application whose `main` calls [`handle_args`] with a real backend (every policy reads `/usr`,
+//! where a dynamically linked program's loader and libraries are). The same launches run, through
+//! the real launcher, in `examples/sandbox-check/tests` (`command.rs`, `spawn.rs`, `spawn_async.rs`,
+//! `typed_refusals.rs`), which CI runs as root, and the user-namespace and unenforced-bound tests
+//! as an ordinary user.
+//!
 //! # Elsewhere
 //!
 //! - [`backend`]: for backend authors: the contract, what a backend is handed, the enforcement

@@ -97,7 +97,7 @@ impl RunOptions {
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, RunOptions, Sandbox};
 /// let options = RunOptions::new().timeout(std::time::Duration::from_secs(1)).output_cap(1024);
-/// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/yes", [""; 0], &options)?;
+/// let done = Sandbox::new(backend()).run(&Policy::new().allow_read("/usr")?, "/usr/bin/yes", [""; 0], &options)?;
 /// if done.capped || done.timed_out {
 ///     eprintln!("stopped after {:?}: {} bytes kept", done.elapsed, done.stdout.len());
 /// }
@@ -204,7 +204,7 @@ impl Finished {
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
     /// let options = RunOptions::new().explain(true);
-    /// let done = Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/python3", ["-c", "import ssl"], &options)?;
+    /// let done = Sandbox::new(backend()).run(&Policy::new().allow_read("/usr")?, "/usr/bin/python3", ["-c", "import ssl"], &options)?;
     /// for sentence in done.explanation().map(|e| e.sentences()).unwrap_or_default() {
     ///     eprintln!("{sentence}"); // reading /etc/ssl/openssl.cnf was refused
     /// }
@@ -226,12 +226,13 @@ impl Finished {
 /// # }
 /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
 /// use sandbox_core::{Policy, Refusal, RunOptions, Sandbox, SpawnError};
-/// match Sandbox::new(backend()).run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new()) {
+/// match Sandbox::new(backend()).run(&Policy::new().allow_read("/usr")?, "/usr/bin/true", [""; 0], &RunOptions::new()) {
 ///     Ok(done) => println!("the program's own status: {:?}", done.status),
 ///     Err(SpawnError::Refused(Refusal::Check(failure))) => eprintln!("not confined: {failure}"),
 ///     Err(SpawnError::Refused(other)) => eprintln!("refused: {}", sandbox_core::one_line(&other)),
 ///     Err(e) => eprintln!("{}", sandbox_core::one_line(&e)),
 /// }
+/// # Ok::<(), sandbox_core::PolicyError>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -296,9 +297,10 @@ pub enum SpawnError {
     /// This process could not fork the launch (another thread runs, or the system refused).
     #[error("forking the launch")]
     Fork(#[source] io::Error),
-    /// A path a [`Command`](crate::Command) was told to allow cannot go into the policy.
+    /// A path a [`Command`](crate::Command) was told to allow cannot go into the policy (and,
+    /// through `?`, any [`PolicyError`](crate::PolicyError) met while building one).
     #[error("the policy")]
-    Policy(#[source] crate::PolicyError),
+    Policy(#[from] crate::PolicyError),
     /// The scratch folder a [`Command`](crate::Command) was told to make could not be made.
     #[error("making the scratch folder")]
     Scratch(#[source] crate::scratch::ScratchError),

@@ -116,7 +116,7 @@ pub enum ServerError {
 ///     let server = Server::start(backend())?;
 ///     // Threads may start now.
 ///     let sandbox = Sandbox::new(backend()).with_server(&server);
-///     let done = sandbox.run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new())?;
+///     let done = sandbox.run(&Policy::new().allow_read("/usr")?, "/usr/bin/true", [""; 0], &RunOptions::new())?;
 ///     assert!(done.status.success());
 ///     Ok(())
 /// }

@@ -142,7 +142,7 @@ impl<'b> Sandbox<'b> {
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
     /// let sandbox = Sandbox::new(backend()).env("LANG", "C.UTF-8").env("PYTHONHASHSEED", "0");
-    /// let done = sandbox.run(&Policy::new(), "/usr/bin/env", [""; 0], &RunOptions::new())?;
+    /// let done = sandbox.run(&Policy::new().allow_read("/usr")?, "/usr/bin/env", [""; 0], &RunOptions::new())?;
     /// # Ok::<(), sandbox_core::SpawnError>(())
     /// ```
     pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
@@ -168,7 +168,7 @@ impl<'b> Sandbox<'b> {
     /// use sandbox_core::{Policy, RunOptions, Sandbox};
     /// let launcher = std::path::Path::new("/path/to/target/debug/sandbox-check");
     /// let sandbox = Sandbox::new(backend()).with_launcher(launcher);
-    /// let done = sandbox.run(&Policy::new(), "/bin/true", [""; 0], &RunOptions::new())?;
+    /// let done = sandbox.run(&Policy::new().allow_read("/usr")?, "/bin/true", [""; 0], &RunOptions::new())?;
     /// assert!(done.status.success());
     /// # Ok::<(), sandbox_core::SpawnError>(())
     /// ```
@@ -854,7 +854,7 @@ impl Running {
     /// # }
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use sandbox_core::{Policy, Sandbox};
-    /// let mut running = Sandbox::new(backend()).spawn(&Policy::new(), "/usr/bin/cat", [""; 0])?;
+    /// let mut running = Sandbox::new(backend()).spawn(&Policy::new().allow_read("/usr")?, "/usr/bin/cat", [""; 0])?;
     /// assert!(running.try_wait()?.is_none(), "cat reads its input until it is closed");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -877,7 +877,7 @@ impl Running {
     /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
     /// use std::time::Duration;
     /// use sandbox_core::{Policy, Sandbox};
-    /// let mut running = Sandbox::new(backend()).spawn(&Policy::new(), "/usr/bin/true", [""; 0])?;
+    /// let mut running = Sandbox::new(backend()).spawn(&Policy::new().allow_read("/usr")?, "/usr/bin/true", [""; 0])?;
     /// let status = running.wait_timeout(Duration::from_secs(5))?;
     /// assert!(status.is_some_and(|s| s.success()));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
