@@ -1,0 +1,165 @@
+//! Issue 27's acceptance: under load, 1,000 tokio launches of a mix of programs (loops killed at
+//! their timeout, floods killed at the cap, refused launches, programs that fake a refusal, plain
+//! exits, programs that kill themselves) and not one outcome whose ending differs from what
+//! happened. Alone in its binary: it loads the machine itself (a busy thread per core) and runs
+//! eight launches at a time on a multi-threaded runtime.
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sandbox_core::{Ending, Policy, Refusal, RunOptions, Sandbox, SpawnError};
+use sandbox_linux::LinuxBackend;
+
+const LAUNCHER: &str = env!("CARGO_BIN_EXE_sandbox-check");
+const LAUNCHES: usize = 1000;
+const AT_ONCE: usize = 8;
+
+/// What a launch is, and so how it must end.
+#[derive(Debug, Clone, Copy)]
+enum Case {
+    /// Exits 0 at once.
+    Exits,
+    /// Runs for ever: killed at its timeout.
+    Loops,
+    /// Prints without end: killed at the cap.
+    Floods,
+    /// Refused by the launcher (its loader is hidden): nothing runs.
+    Refused,
+    /// Prints a refusal line and exits 97 itself: a program's exit, not a refusal.
+    FakesARefusal,
+    /// Sends itself SIGKILL: a signal the library did not send.
+    KillsItself,
+}
+
+const CASES: [Case; 6] = [
+    Case::Exits,
+    Case::Loops,
+    Case::Floods,
+    Case::Refused,
+    Case::FakesARefusal,
+    Case::KillsItself,
+];
+
+/// Launches `case` and says what is wrong with its outcome, if anything.
+async fn launch(sandbox: &Sandbox<'static>, case: Case) -> Option<String> {
+    let usr = Policy::new().allow_read("/usr").unwrap();
+    let sh = |script: &'static str| ("/usr/bin/sh", vec!["-c", script]);
+    let (policy, (program, args), options) = match case {
+        Case::Exits => (usr, sh("exit 0"), RunOptions::new()),
+        Case::Loops => (
+            usr,
+            sh("while :; do :; done"),
+            RunOptions::new().timeout(Duration::from_millis(200)),
+        ),
+        Case::Floods => (
+            usr,
+            ("/usr/bin/yes", vec![]),
+            RunOptions::new().output_cap(64 << 10),
+        ),
+        Case::Refused => (Policy::new(), sh("exit 0"), RunOptions::new()),
+        Case::FakesARefusal => (
+            usr,
+            sh("echo 'sandbox: refused: a forgery' >&2; exit 97"),
+            RunOptions::new(),
+        ),
+        Case::KillsItself => (usr, sh("kill -9 $$"), RunOptions::new()),
+    };
+    // A far timeout on every other case: a kill the library did not make must never read as it.
+    let options = match case {
+        Case::Loops => options,
+        _ => options.timeout(Duration::from_secs(120)),
+    };
+    let done = sandbox.run_async(&policy, program, args, &options).await;
+    let wrong = |what: String| Some(format!("{case:?}: {what}"));
+    match (case, done) {
+        (Case::Refused, Err(SpawnError::Refused(Refusal::Confine(e))))
+            if e.code() == Some("loader") =>
+        {
+            None
+        }
+        (Case::Refused, other) => wrong(format!("{other:?}")),
+        (_, Err(e)) => wrong(sandbox_core::one_line(&e)),
+        (case, Ok(done)) => {
+            let expected = match case {
+                Case::Exits => Ending::Exited(0),
+                Case::Loops => Ending::TimedOut,
+                Case::Floods => Ending::OutputCapped,
+                Case::FakesARefusal => Ending::Exited(97),
+                Case::KillsItself => Ending::Signalled(9),
+                Case::Refused => unreachable!("matched above"),
+            };
+            let flags = (done.timed_out, done.capped);
+            let flags_right = match case {
+                Case::Loops => flags.0,
+                Case::Floods => flags.1 && !flags.0,
+                _ => flags == (false, false),
+            };
+            (done.ending != expected || !flags_right).then(|| {
+                format!(
+                    "{case:?}: ending {:?}, timed_out {}, capped {}, status {:?}",
+                    done.ending, done.timed_out, done.capped, done.status
+                )
+            })
+        }
+    }
+}
+
+#[test]
+fn a_thousand_async_launches_under_load_each_end_as_they_did() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let busy: Vec<_> = (0..cores)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let wrong: Vec<String> = runtime.block_on(async {
+        let sandbox = Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER));
+        // Eight workers, each taking the next launch until all are done.
+        let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let mut workers = Vec::new();
+        for _ in 0..AT_ONCE {
+            let (sandbox, next) = (sandbox.clone(), next.clone());
+            workers.push(tokio::spawn(async move {
+                let mut wrong = Vec::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= LAUNCHES {
+                        return wrong;
+                    }
+                    if let Some(what) = launch(&sandbox, CASES[index % CASES.len()]).await {
+                        wrong.push(what);
+                    }
+                }
+            }));
+        }
+        let mut wrong = Vec::new();
+        for worker in workers {
+            wrong.extend(worker.await.unwrap());
+        }
+        wrong
+    });
+    stop.store(true, Ordering::Relaxed);
+    for thread in busy {
+        thread.join().unwrap();
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {LAUNCHES} outcomes differ from what happened; the first: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+}
