@@ -83,6 +83,8 @@ mod outcome;
 mod policy;
 #[cfg(unix)]
 mod process;
+#[cfg(feature = "profile")]
+pub mod profile;
 pub mod raw;
 #[cfg(all(unix, feature = "tokio"))]
 mod run_async;

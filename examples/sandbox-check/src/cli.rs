@@ -37,6 +37,15 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 
+    /// A profile (TOML): read and exec paths, bounds, a scratch folder, `include` of other
+    /// profiles. The flags add to it. docs/sandbox.md, "Profiles", has the format.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+
+    /// Print the effective policy (the profile and the flags) as a profile, and run nothing.
+    #[arg(long, conflicts_with_all = ["json", "report", "explain", "print_filters"])]
+    print_policy: bool,
+
     /// A path the program may read (a file, or a folder and what is beneath it).
     #[arg(long = "read", value_name = "PATH")]
     read: Vec<PathBuf>,
@@ -55,8 +64,23 @@ pub struct Cli {
     /// With a program: bound its memory (memory files and kernel memory included) to SIZE (K, M,
     /// G are powers of 1024) instead of the default 1G. Enforced by the launch's cgroup, where
     /// this machine gives the application one it may write (the self-test's facts say).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "program")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     memory: Option<u64>,
+
+    /// With a program: bound its tasks (threads) to N, or `none`, instead of the default 256.
+    /// Enforced by the launch's cgroup, where this machine gives one.
+    #[arg(long, value_name = "N", value_parser = parse_bound)]
+    tasks: Option<Bound>,
+
+    /// With a program: bound its open descriptors (and the epoll watches and pipes they hold)
+    /// to N, or `none`, instead of the default 256 (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N", value_parser = parse_bound)]
+    open_files: Option<Bound>,
+
+    /// With a program: bound its CPU time to N seconds, or `none` (the default): the kernel
+    /// kills it past them (RLIMIT_CPU: SIGKILL, exit 137).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_bound)]
+    cpu_seconds: Option<Bound>,
 
     /// After the program ends, report on standard error what the sandbox refused it and which
     /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
@@ -91,6 +115,52 @@ pub struct Inner {
     pub json: bool,
 }
 
+/// A bound given on the command line: a number, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// At most this many.
+    At(u64),
+    /// No bound.
+    None,
+}
+
+impl Bound {
+    /// As `Limits` holds it.
+    pub fn limit(self) -> Option<u64> {
+        match self {
+            Bound::At(n) => Some(n),
+            Bound::None => None,
+        }
+    }
+}
+
+fn parse_bound(text: &str) -> Result<Bound, String> {
+    match text {
+        "none" => Ok(Bound::None),
+        _ => text
+            .parse()
+            .map(Bound::At)
+            .map_err(|_| format!("{text:?} is not a whole number or `none`")),
+    }
+}
+
+/// What the command line sets beside the paths: the profile and the bounds.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The profile the flags add to.
+    pub policy: Option<PathBuf>,
+    /// The scratch folder's size in bytes, if the program gets one.
+    pub scratch: Option<u64>,
+    /// The memory bound in bytes, instead of the default.
+    pub memory: Option<u64>,
+    /// The task bound.
+    pub tasks: Option<Bound>,
+    /// The descriptor bound.
+    pub open_files: Option<Bound>,
+    /// The CPU-time bound.
+    pub cpu_seconds: Option<Bound>,
+}
+
 /// A program to run confined.
 // Without unix there is no backend, so nothing is launched and the fields go unread there.
 #[cfg_attr(not(unix), allow(dead_code))]
@@ -104,10 +174,8 @@ pub struct Run {
     pub program: OsString,
     /// Its arguments.
     pub args: Vec<OsString>,
-    /// The scratch folder's size in bytes, if the program gets one.
-    pub scratch: Option<u64>,
-    /// The memory bound in bytes, instead of the default.
-    pub memory: Option<u64>,
+    /// The profile, the scratch folder and the bounds.
+    pub settings: Settings,
     /// Print the report on standard error.
     pub json: bool,
     /// Report what was refused (with `json`, as JSON lines).
@@ -158,6 +226,15 @@ pub enum Mode {
     Inner(Inner),
     /// Print the filters.
     PrintFilters,
+    /// Print the effective policy.
+    PrintPolicy {
+        /// Paths the program may read, beyond the profile's.
+        read: Vec<PathBuf>,
+        /// Paths it may execute, beyond the profile's.
+        exec: Vec<PathBuf>,
+        /// The profile and the bounds.
+        settings: Settings,
+    },
     /// The self-test.
     SelfTest {
         /// One JSON object per attempt.
@@ -186,6 +263,21 @@ impl Cli {
         if self.print_filters {
             return Ok(Mode::PrintFilters);
         }
+        let settings = Settings {
+            policy: self.policy,
+            scratch: self.scratch,
+            memory: self.memory,
+            tasks: self.tasks,
+            open_files: self.open_files,
+            cpu_seconds: self.cpu_seconds,
+        };
+        if self.print_policy {
+            return Ok(Mode::PrintPolicy {
+                read: self.read,
+                exec: self.exec,
+                settings,
+            });
+        }
         let mut program = self.program.into_iter();
         let Some(first) = program.next() else {
             let flag = if !self.read.is_empty() {
@@ -194,6 +286,16 @@ impl Cli {
                 Some("--exec")
             } else if self.report.is_some() {
                 Some("--report")
+            } else if settings.policy.is_some() {
+                Some("--policy")
+            } else if settings.memory.is_some() {
+                Some("--memory")
+            } else if settings.tasks.is_some() {
+                Some("--tasks")
+            } else if settings.open_files.is_some() {
+                Some("--open-files")
+            } else if settings.cpu_seconds.is_some() {
+                Some("--cpu-seconds")
             } else {
                 None
             };
@@ -201,7 +303,7 @@ impl Cli {
                 Some(flag) => Err(Usage::NoProgram { flag }),
                 None => Ok(Mode::SelfTest {
                     json: self.json,
-                    scratch: self.scratch,
+                    scratch: settings.scratch,
                 }),
             };
         };
@@ -210,8 +312,7 @@ impl Cli {
             exec: self.exec,
             program: first,
             args: program.collect(),
-            scratch: self.scratch,
-            memory: self.memory,
+            settings,
             json: self.json,
             explain: self.explain,
             report: self.report,

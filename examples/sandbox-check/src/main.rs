@@ -12,6 +12,7 @@ mod cli;
 #[cfg(unix)]
 mod explain;
 #[cfg(unix)]
+mod profile;
 mod program;
 #[cfg(unix)]
 mod relay;
@@ -41,6 +42,11 @@ fn main() -> ExitCode {
     match mode {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
+        cli::Mode::PrintPolicy {
+            read,
+            exec,
+            settings,
+        } => std::process::ExitCode::from(profile::print(&read, &exec, &settings)),
         cli::Mode::SelfTest { json, scratch } => selftest::outer(json, scratch),
         cli::Mode::Run(run) => run::run(&run),
     }

@@ -104,6 +104,20 @@ mod launch {
             /// The bound asked for, in bytes.
             bytes: u64,
         },
+        /// `--tasks` (or the profile's) was given where no task bound can be enforced.
+        #[error(
+            "--tasks {tasks} cannot be enforced here: no cgroup pids controller this application \
+             may write (see the self-test's cgroup fact): run it as root, or in a cgroup \
+             delegated to this user (systemd-run --user --scope -p Delegate=yes sandbox-check \
+             ...), or name the bound best effort in the profile ([limits] best_effort = [\"tasks\"])"
+        )]
+        TasksUnbounded {
+            /// The bound asked for.
+            tasks: u64,
+        },
+        /// The profile or a flag's path could not make the policy.
+        #[error(transparent)]
+        Profile(#[from] crate::profile::NotMade),
         /// The scratch folder could not be made.
         #[error(transparent)]
         Scratch(#[from] sandbox_core::scratch::ScratchError),
@@ -215,26 +229,37 @@ mod launch {
 
     /// Launches the program: how it ended, and the launcher's typed refusal if it refused.
     fn launch(backend: &dyn Backend, run: &Run) -> Result<Ran, Stop> {
-        let mut policy = Policy::new();
-        for path in &run.read {
-            policy = policy.allow_read(path)?;
-        }
-        for path in &run.exec {
-            policy = policy.allow_exec(path)?;
-        }
+        let crate::profile::Effective {
+            mut policy,
+            scratch: scratch_bound,
+        } = crate::profile::effective(&run.read, &run.exec, &run.settings)?;
         let given = Path::new(&run.program);
         let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
         crate::program::check(&program, given, &policy)?;
-        if let Some(bytes) = run.memory {
-            // The user asked for a bound: never run without it.
-            if !sandbox_core::backend::memory_is_bounded() {
-                return Err(Refused::MemoryUnbounded { bytes }.into());
+        // A bound the user asked for (a flag, or the profile) is never dropped: refused where
+        // this machine cannot enforce it.
+        let default = sandbox_core::Limits::default();
+        let limits = *policy.limits();
+        for missing in sandbox_core::backend::unenforced(&limits) {
+            match missing.bound {
+                "memory" if limits.memory != default.memory && !limits.best_effort.memory => {
+                    return Err(Refused::MemoryUnbounded {
+                        bytes: limits.memory.unwrap_or_default(),
+                    }
+                    .into());
+                }
+                "tasks" if limits.tasks != default.tasks && !limits.best_effort.tasks => {
+                    return Err(Refused::TasksUnbounded {
+                        tasks: limits.tasks.unwrap_or_default(),
+                    }
+                    .into());
+                }
+                _ => {}
             }
-            let mut limits = *policy.limits();
-            limits.memory = Some(bytes);
-            policy = policy.with_limits(limits);
         }
-        let scratch = run.scratch.map(crate::scratch::create).transpose()?;
+        let scratch = scratch_bound
+            .map(sandbox_core::scratch::Scratch::create)
+            .transpose()?;
         if let Some(scratch) = &scratch {
             policy = policy.with_scratch(scratch.grant(false));
         }

@@ -1,0 +1,124 @@
+//! The profiles shipped in `examples/sandbox-check/profiles` (issue 30.2): each runs its
+//! program's typical work through the real `sandbox-check --policy`, and none is wider than that
+//! work needs: a file beside what it grants (`/etc/passwd`, `/etc/ssl/private`) stays refused.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::*;
+
+fn profile(name: &str) -> String {
+    format!("{}/profiles/{name}.toml", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `sandbox-check --policy PROFILE -- ARGS`, with `input` on standard input.
+fn under(name: &str, args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let mut child = sandbox_check()
+        .arg("--policy")
+        .arg(profile(name))
+        .arg("--")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    eprintln!(
+        "{name}: {:?}\n{}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn python3_sets_its_locale_and_reads_nothing_else_of_etc() {
+    let code = "import locale, json, tempfile\nprint(locale.setlocale(locale.LC_ALL, 'C.UTF-8'))\ntry: open('/etc/passwd')\nexcept OSError as e: print(e.strerror)";
+    let (code, out, _) = under("python3", &["/usr/bin/python3", "-I", "-c", code], "");
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "C.UTF-8\nPermission denied\n")
+    );
+}
+
+#[test]
+fn node_has_its_tls_certificates_and_not_the_private_keys_beside_them() {
+    if !std::path::Path::new("/usr/bin/node").exists() {
+        let _ = writeln!(std::io::stderr(), "SKIPPED: /usr/bin/node is not installed");
+        return;
+    }
+    let code = "const https = require('https'); const tls = require('tls'); console.log(tls.rootCertificates.length > 0, require('fs').readdirSync('/etc/ssl/certs').length > 0); try { require('fs').readdirSync('/etc/ssl/private') } catch (e) { console.log(e.code) }";
+    let (code, out, _) = under("node", &["/usr/bin/node", "-e", code], "");
+    assert_eq!((code, out.as_str()), (Some(0), "true true\nEACCES\n"));
+}
+
+#[test]
+fn perl_loads_posix_and_reads_nothing_else_of_etc() {
+    let code = "use POSIX; print POSIX::floor(2.5), \"\\n\"; open(my $f, '<', '/etc/passwd') or print \"$!\\n\";";
+    let (code, out, _) = under("perl", &["/usr/bin/perl", "-e", code], "");
+    assert_eq!((code, out.as_str()), (Some(0), "2\nPermission denied\n"));
+}
+
+#[test]
+fn coreutils_sort_their_input_and_read_no_file_of_etc() {
+    let (code, out, _) = under("coreutils", &["/usr/bin/sort"], "b\na\n");
+    assert_eq!((code, out.as_str()), (Some(0), "a\nb\n"));
+    let (code, _, err) = under("coreutils", &["/usr/bin/cat", "/etc/passwd"], "");
+    assert_eq!(code, Some(1));
+    assert_eq!(err, "/usr/bin/cat: /etc/passwd: Permission denied\n");
+}
+
+#[test]
+fn print_policy_shows_the_profile_and_the_flags_and_a_bad_profile_is_named_at_its_line() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(["--print-policy", "--policy"])
+        .arg(profile("python3"))
+        .args(["--tasks", "64", "--open-files", "none"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Paths as the policy holds them: canonical, so /etc/localtime is the zone file it names.
+    let zone = std::fs::canonicalize("/etc/localtime").unwrap();
+    let expected = format!(
+        r#"read = ["/usr", "/etc/ld.so.cache", "{}", "/etc/locale.alias"]"#,
+        zone.display()
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    assert!(
+        text.contains("\ntasks = 64\n") && text.contains("\nopen_files = \"none\"\n"),
+        "{text}"
+    );
+    let dir = std::env::temp_dir().join(format!("sandbox-profiles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "read = [\"/usr\"]\n[limits]\nmemroy = \"1G\"\n").unwrap();
+    let out = sandbox_check()
+        .arg("--policy")
+        .arg(&bad)
+        .args(["--", "/usr/bin/true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(97));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "sandbox: refused: {}:3:1: unknown field `memroy`",
+            bad.display()
+        )),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
