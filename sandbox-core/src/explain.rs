@@ -210,7 +210,35 @@ pub struct Explanation {
     /// Refused file accesses past the first [`MAX_DISTINCT`] distinct ones, only counted: the
     /// program chooses the paths, and the unconfined watcher must not grow without end.
     pub more_files: u64,
+    /// The refusal seen last, of all: where a program failed, the likeliest cause (the ones
+    /// before it it went on from).
+    pub last: Option<Last>,
 }
+
+/// Which refusal came last: an index into [`Explanation::files`] or [`Explanation::calls`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Last {
+    /// `files[i]`.
+    File(usize),
+    /// `calls[i]`.
+    Call(usize),
+}
+
+/// Files a program's runtime looks for and goes on without (the loader's cache, the locale
+/// alias table, the user and host databases, the time zone): refused in nearly every run, and
+/// rarely why one failed.
+pub const ROUTINE_FILES: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.preload",
+    "/etc/locale.alias",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/localtime",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+];
 
 /// The most distinct refused file accesses (and calls) an explanation keeps.
 pub const MAX_DISTINCT: usize = 256;
@@ -232,6 +260,31 @@ impl Explanation {
             files: Vec::new(),
             calls: Vec::new(),
             more_files: 0,
+            last: None,
+        }
+    }
+
+    /// Whether `file` is one a runtime looks for and goes on without ([`ROUTINE_FILES`]).
+    pub fn is_routine(file: &FileRefusal) -> bool {
+        ROUTINE_FILES
+            .iter()
+            .any(|routine| file.access.resolved == Path::new(routine))
+    }
+
+    /// The refusal seen last, as a sentence (see [`Explanation::sentences`]).
+    pub fn last_sentence(&self) -> Option<String> {
+        match self.last? {
+            Last::File(i) => self.files.get(i).map(|f| {
+                format!(
+                    "{} {} was refused",
+                    f.access.right.gerund(),
+                    shown(&f.access.resolved)
+                )
+            }),
+            Last::Call(i) => self
+                .calls
+                .get(i)
+                .map(|c| format!("the system call {} was refused", c.name)),
         }
     }
 
@@ -243,14 +296,20 @@ impl Explanation {
     /// Counts a refused access.
     pub fn add_file(&mut self, access: Access, call: &str) {
         let full = self.files.len() >= MAX_DISTINCT;
-        match self.files.iter_mut().find(|f| f.access == access) {
-            Some(known) => known.count += 1,
+        match self.files.iter().position(|f| f.access == access) {
+            Some(at) => {
+                self.files[at].count += 1;
+                self.last = Some(Last::File(at));
+            }
             None if full => self.more_files += 1,
-            None => self.files.push(FileRefusal {
-                access,
-                call: call.to_owned(),
-                count: 1,
-            }),
+            None => {
+                self.files.push(FileRefusal {
+                    access,
+                    call: call.to_owned(),
+                    count: 1,
+                });
+                self.last = Some(Last::File(self.files.len() - 1));
+            }
         }
     }
 
@@ -259,17 +318,23 @@ impl Explanation {
         let full = self.calls.len() >= MAX_DISTINCT;
         match self
             .calls
-            .iter_mut()
-            .find(|c| c.name == name && c.answer == answer && c.rules == rules)
+            .iter()
+            .position(|c| c.name == name && c.answer == answer && c.rules == rules)
         {
-            Some(known) => known.count += 1,
+            Some(at) => {
+                self.calls[at].count += 1;
+                self.last = Some(Last::Call(at));
+            }
             None if full => {}
-            None => self.calls.push(CallRefusal {
-                name,
-                answer,
-                rules,
-                count: 1,
-            }),
+            None => {
+                self.calls.push(CallRefusal {
+                    name,
+                    answer,
+                    rules,
+                    count: 1,
+                });
+                self.last = Some(Last::Call(self.calls.len() - 1));
+            }
         }
     }
 
@@ -442,6 +507,26 @@ impl fmt::Display for Explanation {
                 call.answer,
                 rules.join(" or "),
                 call.count
+            )?;
+        }
+        let routine: Vec<String> = self
+            .files
+            .iter()
+            .filter(|file| Self::is_routine(file))
+            .map(|file| shown(&file.access.resolved))
+            .collect();
+        if !routine.is_empty() {
+            writeln!(
+                f,
+                "explain: routine, looked for by most programs and gone on without: {}",
+                routine.join(", ")
+            )?;
+        }
+        if let Some(last) = self.last_sentence() {
+            writeln!(
+                f,
+                "explain: the last refusal: {last} (where the program failed, the likeliest cause; \
+                 it went on from the ones before)"
             )?;
         }
         for grant in self.grants() {

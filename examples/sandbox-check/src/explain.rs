@@ -85,7 +85,28 @@ cfg_if::cfg_if! {
             if grants.is_empty() {
                 return None;
             }
+            // The whole command that would run: every flag of this one, then the grants.
             let mut argv: Vec<OsString> = vec!["sandbox-check".into()];
+            let settings = &run.settings;
+            if let Some(file) = &settings.policy {
+                argv.extend(["--policy".into(), file.clone().into_os_string()]);
+            }
+            if let Some(bytes) = settings.scratch {
+                argv.push(format!("--scratch={bytes}").into());
+            }
+            if let Some(bytes) = settings.memory {
+                argv.extend(["--memory".into(), bytes.to_string().into()]);
+            }
+            for (flag, bound) in [
+                ("--tasks", settings.tasks),
+                ("--open-files", settings.open_files),
+                ("--cpu-seconds", settings.cpu_seconds),
+            ] {
+                if let Some(bound) = bound {
+                    let value = bound.limit().map_or("none".to_owned(), |n| n.to_string());
+                    argv.extend([flag.into(), value.into()]);
+                }
+            }
             for path in &run.read {
                 argv.extend(["--read".into(), path.clone().into_os_string()]);
             }

@@ -510,10 +510,13 @@ for path, flags in [
             ] {
                 assert!(!all.contains(secret), "{secret} in:\n{all}");
             }
-            // The existing name and the missing one are told apart by nothing.
+            // The existing name and the missing one are told apart by nothing. (The line naming
+            // the last refusal names the last the program tried, here the missing one: an order
+            // the program chose, not what exists.)
             let about = |name: &str| -> Vec<String> {
                 stderr_lines(&output)
                     .into_iter()
+                    .filter(|l| !l.starts_with("explain: the last refusal: "))
                     .filter(|l| l.contains(&format!("{closed_text}/{name}")))
                     .map(|l| l.replace(name, "NAME"))
                     .collect()
@@ -524,4 +527,52 @@ for path, flags in [
     drop(other.stdin.take());
     other.wait().unwrap();
     std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+}
+
+/// Issue 27.7: a report says which refusal came last (where a program failed, the likeliest
+/// cause) and keeps the routine ones (the loader's cache, the locale table, the user database)
+/// apart; and its suggested command is the whole command (issue 30.7): the scratch folder and
+/// the bounds of this run stay in it.
+#[test]
+fn the_last_refusal_is_named_the_routine_ones_kept_apart_and_the_suggestion_keeps_every_flag() {
+    let mut command = sandbox_check();
+    command.args([
+        "--explain",
+        "--scratch=1M",
+        "--tasks",
+        "50",
+        "--read",
+        "/usr",
+        "--",
+        PYTHON,
+        "-c",
+        "import getpass\ntry: getpass.getuser()\nexcept Exception: pass\nopen('/etc/shadow')",
+    ]);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(1));
+    let lines = report(&output);
+    assert!(
+        lines.contains(
+            &"explain: the last refusal: reading /etc/shadow was refused (where the program \
+              failed, the likeliest cause; it went on from the ones before)"
+                .to_owned()
+        ),
+        "{lines:#?}"
+    );
+    let routine = lines
+        .iter()
+        .find_map(|l| {
+            l.strip_prefix("explain: routine, looked for by most programs and gone on without: ")
+        })
+        .unwrap_or_else(|| panic!("no routine line: {lines:#?}"));
+    assert!(routine.contains("/etc/passwd"), "{routine}");
+    assert!(!routine.contains("/etc/shadow"), "{routine}");
+    let suggested = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("explain: suggested: "))
+        .unwrap();
+    assert!(
+        suggested.starts_with("sandbox-check --scratch=1048576 --tasks 50 --read /usr "),
+        "{suggested}"
+    );
 }
