@@ -268,7 +268,7 @@ impl Running {
         let Some(status) = status else {
             unreachable!("the loop ends only with the status")
         };
-        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
+        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id(), None);
         Ok(Finished {
             status,
             stdout: out,
