@@ -163,6 +163,17 @@ impl Grant {
             Grant::Read(path) | Grant::Exec(path) => path,
         }
     }
+
+    /// The grant as an application writes it, for a remedy shown to a library's user rather
+    /// than a shell's: `.read("/etc/ssl")` on a [`Command`](crate::Command) (the same name as
+    /// on a `Policy`, `allow_read`, less its prefix).
+    pub fn call(&self) -> String {
+        let method = match self {
+            Grant::Read(_) => "read",
+            Grant::Exec(_) => "exec",
+        };
+        format!("{method}({:?})", self.path().display().to_string())
+    }
 }
 
 impl fmt::Display for Grant {
@@ -243,10 +254,13 @@ pub const ROUTINE_FILES: &[&str] = &[
 /// The most distinct refused file accesses (and calls) an explanation keeps.
 pub const MAX_DISTINCT: usize = 256;
 
-/// Why nothing grants writing.
-const WRITING: &str = "a confined program writes no file but /dev/null, and creates, removes and \
-                       renames none; no flag grants it: hand data back through the standard \
-                       streams";
+/// Why no path grants writing, and what does instead: a scratch folder, for the CLI and for
+/// the library alike.
+const WRITING: &str = "a confined program writes no file but /dev/null and its own scratch \
+                       folder, and creates, removes and renames none elsewhere; no path grants \
+                       it: give it a scratch folder as its TMPDIR (sandbox-check --scratch, \
+                       Command::scratch, Policy::with_scratch) or hand data back through the \
+                       standard streams";
 /// Why nothing grants device ioctls.
 const IOCTL: &str = "Landlock's device-ioctl right is granted on no path; no flag grants it";
 /// Why no flag allows a call the table refuses.
@@ -730,5 +744,22 @@ mod unsupported {
             Err(SpawnError::Explain(super::ExplainError::Unsupported { backend: "mute" })) => {}
             other => panic!("expected the backend's refusal to explain, got {other:?}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod grant_tests {
+    use super::Grant;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_grant_reads_as_a_flag_for_a_shell_and_as_a_call_for_an_application() {
+        let grant = Grant::Read(PathBuf::from("/etc/ssl"));
+        assert_eq!(grant.to_string(), "--read /etc/ssl");
+        assert_eq!(grant.call(), r#"read("/etc/ssl")"#);
+        assert_eq!(
+            Grant::Exec(PathBuf::from("/usr/bin/env")).call(),
+            r#"exec("/usr/bin/env")"#
+        );
     }
 }

@@ -158,7 +158,9 @@ fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
         assert!(
             lines.contains(
                 &"explain: no policy allows: create in /tmp: a confined program writes no file \
-                  but /dev/null, and creates, removes and renames none; no flag grants it: hand \
+                  but /dev/null and its own scratch folder, and creates, removes and renames \
+                  none elsewhere; no path grants it: give it a scratch folder as its TMPDIR \
+                  (sandbox-check --scratch, Command::scratch, Policy::with_scratch) or hand \
                   data back through the standard streams"
                     .to_owned()
             ),
