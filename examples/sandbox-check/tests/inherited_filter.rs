@@ -16,11 +16,17 @@ const LANDLOCK: &str = "landlock_create_ruleset,landlock_add_rule,landlock_restr
 const REMEDY: &str = "allow landlock_create_ruleset, landlock_add_rule, landlock_restrict_self, seccomp, prctl (and setns for a scratch folder, ptrace for an explanation): under systemd add them to SystemCallFilter=, in a container to its seccomp profile";
 
 fn under_filter(action: &str, calls: &str, args: &[&str]) -> Output {
+    under_script("with_filter.py", action, calls, args)
+}
+
+/// `sandbox-check ARGS` under the filter `tests/filters/SCRIPT` installs with `action` and
+/// `calls`.
+fn under_script(script: &str, action: &str, calls: &str, args: &[&str]) -> Output {
     let mut command = Command::new(PYTHON);
     command
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/filters/with_filter.py"
+        .arg(format!(
+            "{}/tests/filters/{script}",
+            env!("CARGO_MANIFEST_DIR")
         ))
         .args([action, calls, "--"])
         .arg(env!("CARGO_BIN_EXE_sandbox-check"))
@@ -141,17 +147,7 @@ fn a_filter_installed_as_a_container_runtime_does_is_not_taken_for_a_refusal() {
 /// `systemd-analyze` and built with libseccomp (`filters/system_service.py`), with `extra`
 /// calls added as a unit's `SystemCallFilter=` line would add them.
 fn under_system_service(action: &str, extra: &str, args: &[&str]) -> Output {
-    let mut command = Command::new(PYTHON);
-    command
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/filters/system_service.py"
-        ))
-        .args([action, extra, "--"])
-        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
-        .args(args)
-        .stdin(Stdio::null());
-    run(command)
+    under_script("system_service.py", action, extra, args)
 }
 
 /// What docs/sandbox.md tells a unit to add to `SystemCallFilter=@system-service`.
