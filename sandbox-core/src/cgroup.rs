@@ -153,10 +153,11 @@ fn wanted(limits: &Limits) -> Vec<&'static str> {
 /// Outside the root a cgroup that holds processes cannot enable controllers for its children
 /// (the kernel's "no internal processes" rule). That is the case of a subtree delegated to the
 /// user, as systemd's `Delegate=` gives one to a service or scope: the service's own processes
-/// sit in it. There, and only where this process may write `dir`'s `cgroup.subtree_control`,
-/// the processes of `dir` are moved once into a leaf of it, [`LEAF`], as systemd's delegation
-/// documentation asks of a delegated program, and the controllers are then enabled; the
-/// launches' cgroups are made beside the leaf.
+/// sit in it. There, and only where `dir` is delegated ([`delegated`]) and this process may
+/// write its `cgroup.subtree_control`, the processes of `dir` are moved once into a leaf of it,
+/// [`LEAF`], as systemd's delegation documentation asks of a delegated program, and the
+/// controllers are then enabled; the launches' cgroups are made beside the leaf. A cgroup a
+/// service manager keeps for itself (root's session scope) is never rearranged.
 fn usable_v2(
     dir: &Path,
     is_root: bool,
@@ -169,7 +170,7 @@ fn usable_v2(
     let control = dir.join("cgroup.subtree_control");
     let offered = words(&dir.join("cgroup.controllers"));
     let enabled = words(&control);
-    let may_enable = is_root || writable(&control);
+    let may_enable = is_root || (writable(&control) && delegated(dir));
     wanted
         .iter()
         .copied()
@@ -179,6 +180,18 @@ fn usable_v2(
                 || (may_enable && (!enable || enable_v2(dir, is_root, c)))
         })
         .collect()
+}
+
+/// Whether `dir` was delegated to this process's user: marked so by systemd (the
+/// `trusted.delegate` or `user.delegate` attribute, systemd 251 and later), or owned by this
+/// user when it is not root (systemd, and anyone delegating by hand, chowns the subtree).
+fn delegated(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let euid = nix::unistd::geteuid();
+    let owned = !euid.is_root() && std::fs::metadata(dir).is_ok_and(|m| m.uid() == euid.as_raw());
+    owned
+        || crate::sys::xattr_is_one(dir, "trusted.delegate")
+        || crate::sys::xattr_is_one(dir, "user.delegate")
 }
 
 /// The leaf of a delegated cgroup its processes are moved into, so that its children may have
@@ -554,9 +567,28 @@ mod tests {
     fn only_offered_controllers_are_used_and_enabled_ones_need_no_enabling() {
         let dir = fake_cgroup("usable", "cpuset cpu io memory pids\n", "memory\n");
         let wanted = [MEMORY, PIDS, CPU];
-        // Outside the root, where this process may write the controls (a delegated subtree,
-        // as here), what is offered.
-        assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY, PIDS, CPU]);
+        // Outside the root and not delegated (root owns it, unmarked): only what is enabled.
+        if nix::unistd::geteuid().is_root() {
+            assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY]);
+        }
+        // Marked delegated as systemd marks it, or owned by an ordinary user running this:
+        // every offered controller, once the processes have gone to the leaf.
+        let marked = std::process::Command::new("/usr/bin/python3")
+            .args([
+                "-c",
+                "import os, sys; os.setxattr(sys.argv[1], 'user.delegate', b'1')",
+            ])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if marked || !nix::unistd::geteuid().is_root() {
+            assert_eq!(usable_v2(&dir, false, &wanted, false), [MEMORY, PIDS, CPU]);
+        } else {
+            eprintln!(
+                "SKIPPED: the delegated case: {} takes no user.delegate attribute",
+                dir.display()
+            );
+        }
         // At the root, every offered controller can be enabled.
         assert_eq!(usable_v2(&dir, true, &wanted, false), [MEMORY, PIDS, CPU]);
         let bare = fake_cgroup("bare", "hugetlb\n", "");

@@ -278,3 +278,28 @@ pub fn pidfd_watch(pid: u32) -> std::io::Result<tokio::io::unix::AsyncFd<std::os
     unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
         .map_err(std::io::Error::from)
 }
+
+/// Whether the extended attribute `name` of `path` holds exactly `1`: how systemd marks a
+/// cgroup it delegated (`trusted.delegate`, and `user.delegate` where it runs as a user).
+#[cfg(target_os = "linux")]
+pub(crate) fn xattr_is_one(path: &std::path::Path, name: &str) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(path), Ok(name)) = (
+        std::ffi::CString::new(path.as_os_str().as_bytes()),
+        std::ffi::CString::new(name),
+    ) else {
+        return false;
+    };
+    let mut value = [0u8; 8];
+    // SAFETY: both names are NUL-terminated strings that outlive the call, and the kernel writes
+    // at most `value.len()` bytes into `value`, which it then reports.
+    let read = unsafe {
+        libc::getxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            value.as_mut_ptr().cast(),
+            value.len(),
+        )
+    };
+    usize::try_from(read).is_ok_and(|n| value.get(..n) == Some(b"1".as_slice()))
+}
