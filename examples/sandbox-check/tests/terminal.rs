@@ -100,7 +100,9 @@ fn ctrl_z_stops_the_program_so_it_reads_nothing_and_fg_continues_it() {
     let mut pty = Pty::open();
     // An interactive shell with job control, on the terminal as its controlling terminal, as a
     // user has it.
-    let mut shell = Command::new("setsid")
+    let mut setsid = Command::new("setsid");
+    default_signals(&mut setsid);
+    let mut shell = setsid
         .args([
             "--ctty",
             "bash",

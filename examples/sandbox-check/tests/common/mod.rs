@@ -85,12 +85,35 @@ pub const SCRATCH_VARIABLE: &str = "SANDBOX_TEST_SCRATCH";
 
 pub fn sandbox_check() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sandbox-check"));
+    default_signals(&mut command);
     if let Some(size) = std::env::var_os(SCRATCH_VARIABLE) {
         let mut flag = std::ffi::OsString::from("--scratch=");
         flag.push(size);
         command.arg(flag).env_remove(SCRATCH_VARIABLE);
     }
     command
+}
+
+/// Starts `command` with SIGINT and SIGQUIT at their default actions, whatever this process
+/// inherited: a command run in the background of a shell without job control (`cmd &` in a
+/// script, as a CI runner may start the suite) has both ignored, an ignored signal is never
+/// delivered, and the tests that send SIGINT through sandbox-check would wait for ever. (Found by
+/// `cargo xtask ci --stress` started that way: SigIgn 0x6 in every process of the run.)
+#[allow(unsafe_code)]
+pub fn default_signals(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the child only calls `signal`, which is async-signal-safe,
+    // and returns; it allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(|| {
+            for signal in [nix::libc::SIGINT, nix::libc::SIGQUIT] {
+                if nix::libc::signal(signal, nix::libc::SIG_DFL) == nix::libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
 }
 
 /// `sandbox-check --read /usr [--read EXTRA]... -- python3 -I -c PRELUDE+code [ARGS]`.
