@@ -192,15 +192,8 @@ impl Ending {
         const SIGKILL: i32 = 9;
         const SIGXCPU: i32 = 24;
         // The kernel's kill at RLIMIT_CPU (SIGKILL at the hard limit, SIGXCPU at the soft one),
-        // told from a program's own signal by the time it used. The kernel kills on its timer's
-        // sample of that time, which runs ahead of what `/proc` reads back from the zombie:
-        // measured here under load, a kill at a 1 s bound read 0.95 to 0.97 s. So within a
-        // tenth of the bound counts; a program's own SIGKILL in the last tenth of its budget
-        // reads as the bound's (docs/sandbox.md says so).
-        let past_cpu = cpu.is_some_and(|(used, limit)| {
-            let bound = Duration::from_secs(limit);
-            used + bound / 10 >= bound
-        });
+        // told from a program's own signal by the time it used: at least its bound.
+        let past_cpu = cpu.is_some_and(|(used, limit)| used >= Duration::from_secs(limit));
         match (status.signal(), killed_for) {
             (Some(SIGKILL), Some(KilledFor::Timeout)) => Ending::TimedOut,
             (Some(SIGKILL), Some(KilledFor::Cap)) => Ending::OutputCapped,
