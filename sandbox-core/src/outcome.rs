@@ -161,11 +161,6 @@ pub enum Ending {
     OutputCapped,
     /// The kernel killed it at its memory bound (its cgroup counted an `oom_kill`).
     MemoryLimit,
-    /// The kernel killed it at its CPU-time bound ([`Limits::cpu_seconds`](crate::Limits)): the
-    /// program used at least that much CPU time. Told on the blocking path from a launch the
-    /// application started itself (not through a launch server, an explanation or the async
-    /// path, where the program is reaped elsewhere: there it is `Signalled`).
-    CpuLimit,
 }
 
 /// Why the library killed a program, if it did.
@@ -181,23 +176,12 @@ impl Ending {
     /// The ending of a program that ended with `status`, after the library killed it for
     /// `killed_for` (if it did), whose launcher had process ID `launcher`. Asked before its
     /// cgroup is swept.
-    /// `cpu` is the CPU time the program used and its bound in seconds, where both are known.
-    pub(crate) fn of(
-        status: ExitStatus,
-        killed_for: Option<KilledFor>,
-        launcher: u32,
-        cpu: Option<(Duration, u64)>,
-    ) -> Self {
+    pub(crate) fn of(status: ExitStatus, killed_for: Option<KilledFor>, launcher: u32) -> Self {
         use std::os::unix::process::ExitStatusExt;
         const SIGKILL: i32 = 9;
-        const SIGXCPU: i32 = 24;
-        // The kernel's kill at RLIMIT_CPU (SIGKILL at the hard limit, SIGXCPU at the soft one),
-        // told from a program's own signal by the time it used: at least its bound.
-        let past_cpu = cpu.is_some_and(|(used, limit)| used >= Duration::from_secs(limit));
         match (status.signal(), killed_for) {
             (Some(SIGKILL), Some(KilledFor::Timeout)) => Ending::TimedOut,
             (Some(SIGKILL), Some(KilledFor::Cap)) => Ending::OutputCapped,
-            (Some(SIGKILL | SIGXCPU), None) if past_cpu => Ending::CpuLimit,
             (Some(SIGKILL), None) if crate::limits::killed_at_memory_bound(launcher) => {
                 Ending::MemoryLimit
             }

@@ -75,28 +75,6 @@ pub(crate) fn spawn_traced(
     ))
 }
 
-/// The user and system CPU time of process `pid`, from `/proc/PID/stat` (fields 14 and 15, in
-/// clock ticks), which a zombie still holds, rounded up to the next tick.
-#[cfg(target_os = "linux")]
-fn cpu_time(pid: u32) -> Option<std::time::Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name (field 2) may hold spaces and parentheses: count from the last `)`.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split(' ').collect();
-    // `rest` starts at field 3, so fields 14 and 15 are its 12th and 13th.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
-        .ok()
-        .flatten()
-        .and_then(|n| u64::try_from(n).ok())
-        .filter(|n| *n > 0)?;
-    // Ticks are counted down to whole ones, and the kernel's limit on the precise time: one
-    // tick more is the least the true time can exceed, so a kill at the bound is not missed.
-    Some(std::time::Duration::from_millis(
-        (ticks + 1) * 1000 / per_second,
-    ))
-}
-
 /// The launcher and the program it becomes, as the parent holds it.
 #[derive(Debug)]
 pub(crate) enum Process {
@@ -137,31 +115,6 @@ impl Traced {
 }
 
 impl Process {
-    /// [`Process::try_wait`], and for a plain child the CPU time it used, read from its zombie
-    /// before it is reaped: the only moment both its exit and its time can be known. A served
-    /// or traced launch is reaped elsewhere, so its time is `None`.
-    pub(crate) fn try_wait_timed(
-        &mut self,
-    ) -> io::Result<Option<(ExitStatus, Option<std::time::Duration>)>> {
-        #[cfg(target_os = "linux")]
-        if let Process::Plain(child) = self {
-            use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
-            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-            let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
-            return match waitid(Id::Pid(pid), flags) {
-                Ok(WaitStatus::StillAlive) => Ok(None),
-                // Ended and not yet reaped: a zombie whose times `/proc` still holds.
-                Ok(_) => {
-                    let used = cpu_time(child.id());
-                    Ok(child.try_wait()?.map(|status| (status, used)))
-                }
-                // Reaped already (an earlier wait): std's `Child` holds its status.
-                Err(_) => Ok(child.try_wait()?.map(|status| (status, None))),
-            };
-        }
-        Ok(self.try_wait()?.map(|status| (status, None)))
-    }
-
     pub(crate) fn id(&self) -> u32 {
         match self {
             Process::Plain(child) => child.id(),

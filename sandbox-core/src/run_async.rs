@@ -268,7 +268,7 @@ impl Running {
         let Some(status) = status else {
             unreachable!("the loop ends only with the status")
         };
-        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id(), None);
+        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
             status,
             stdout: out,

@@ -304,7 +304,6 @@ impl<'b> Sandbox<'b> {
             waited: false,
             started,
             unenforced,
-            cpu_seconds: policy.limits().cpu_seconds,
             launcher,
             scratch: None,
             _canary: canary,
@@ -353,7 +352,6 @@ impl<'b> Sandbox<'b> {
             started,
             // Set by `start`, which read them.
             unenforced: Vec::new(),
-            cpu_seconds: policy.limits().cpu_seconds,
             // A fork of the server, which is this application's own executable.
             launcher: std::env::current_exe().unwrap_or_default(),
             scratch: None,
@@ -711,8 +709,6 @@ pub struct Running {
     pub(crate) waited: bool,
     pub(crate) started: Instant,
     pub(crate) unenforced: Vec<crate::Unenforced>,
-    /// The policy's CPU-time bound, to tell the kernel's kill at it.
-    pub(crate) cpu_seconds: Option<u64>,
     /// The executable started as the launcher, for the error of one that never answered.
     pub(crate) launcher: std::path::PathBuf,
     /// The scratch folder a [`Command`](crate::Command) made for this launch alone; removed
@@ -788,9 +784,9 @@ impl Running {
         let mut killed_for = None;
         let mut streams_open = true;
         let mut pause = EXIT_POLL_FIRST;
-        let (status, cpu) = loop {
-            if let Some(ended) = self.process.try_wait_timed().map_err(SpawnError::Wait)? {
-                break ended;
+        let status = loop {
+            if let Some(status) = self.process.try_wait().map_err(SpawnError::Wait)? {
+                break status;
             }
             let now = Instant::now();
             if !killed && deadline.is_some_and(|d| now >= d) {
@@ -826,8 +822,7 @@ impl Running {
             let _ignored = writer.join();
         }
         let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
-        let cpu_limit = cpu.zip(self.cpu_seconds);
-        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id(), cpu_limit);
+        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
             status,
             stdout: join(stdout),

@@ -400,32 +400,3 @@ fn the_timeout_counts_from_the_programs_start_and_the_launch_has_its_own_bound()
     assert!(done.stdout.is_empty());
     assert_eq!(own_canaries(), Vec::<String>::new());
 }
-
-/// Issue 27.2: the kernel's kill at the CPU-time bound is `CpuLimit`, told by the time the
-/// program used (read from its zombie before it is reaped), never a program's own signal.
-#[test]
-fn a_kill_at_the_cpu_time_bound_is_cpu_limit_and_a_programs_own_signal_is_not() {
-    use sandbox_core::{Ending, Limits};
-    let _serial = serial();
-    let bounded = |seconds: u64| {
-        let mut limits = Limits::default();
-        limits.cpu_seconds = Some(seconds);
-        usr().with_limits(limits)
-    };
-    let far = RunOptions::new().timeout(Duration::from_secs(60));
-    let done = sandbox()
-        .run(
-            &bounded(1),
-            "/usr/bin/sh",
-            ["-c", "while :; do :; done"],
-            &far,
-        )
-        .unwrap();
-    assert_eq!(done.ending, Ending::CpuLimit, "{done:?}");
-    for (script, signal) in [("kill -9 $$", 9), ("kill -XCPU $$", 24)] {
-        let done = sandbox()
-            .run(&bounded(30), "/usr/bin/sh", ["-c", script], &far)
-            .unwrap();
-        assert_eq!(done.ending, Ending::Signalled(signal), "{script}: {done:?}");
-    }
-}
