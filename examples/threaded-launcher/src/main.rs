@@ -36,7 +36,7 @@ fn main() -> std::process::ExitCode {
             if files {
                 file_thread();
             } else {
-                idle_thread();
+                idle_thread(None);
             }
         }
     }
@@ -67,11 +67,17 @@ fn file_thread() {
     });
 }
 
-/// A thread that does nothing for as long as the process lives.
+/// A thread that does nothing for as long as the process lives; says so on `ready` once it has
+/// started and is about to wait.
 #[cfg(target_os = "linux")]
-fn idle_thread() {
-    std::thread::spawn(|| loop {
-        std::thread::park();
+fn idle_thread(ready: Option<std::sync::mpsc::Sender<()>>) {
+    std::thread::spawn(move || {
+        if let Some(ready) = ready {
+            let _ignored = ready.send(());
+        }
+        loop {
+            std::thread::park();
+        }
     });
 }
 
@@ -185,8 +191,18 @@ mod parent {
                 .allow_read(path)
                 .map_err(|e| sandbox_core::one_line(&e))?;
         }
+        // The first count waits until every idle thread has started: a thread still starting is
+        // not the quiet state the last count compares with. (Under `cargo xtask ci --stress` the
+        // eight-at-once test once counted `7 -> 6`, one descriptor open at the first count.)
+        let (ready, started) = std::sync::mpsc::channel();
         for _ in 0..args.threads {
-            super::idle_thread();
+            super::idle_thread(Some(ready.clone()));
+        }
+        drop(ready);
+        for _ in 0..args.threads {
+            started
+                .recv()
+                .map_err(|_| "an idle thread ended before it started".to_owned())?;
         }
         let before = descriptors()?;
         let backend = sandbox_linux::LinuxBackend;
