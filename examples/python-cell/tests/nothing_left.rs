@@ -68,7 +68,9 @@ fn a_killed_cell_leaves_no_process() {
     assert_eq!(children_left(), None, "after the output cap");
 
     // A warm runner killed for a cell, and the one after it that ends with its input.
-    let mut warm = python_cell(&["--warm", "--timeout", "1"])
+    // The flood is 2 MB, past the 1 MiB cap at once: a 100 MB string took more than the cell's
+    // timeout to build under load, and the cell then ended #TIMEOUT! (cargo xtask ci --stress).
+    let mut warm = python_cell(&["--warm", "--timeout", "2"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -76,7 +78,7 @@ fn a_killed_cell_leaves_no_process() {
         .unwrap();
     std::io::Write::write_all(
         &mut warm.stdin.take().unwrap(),
-        b"while True: pass\nprint('x' * 100_000_000)\n1+1\n",
+        b"while True: pass\nprint('x' * 2_000_000)\n1+1\n",
     )
     .unwrap();
     let output = warm.wait_with_output().unwrap();
