@@ -72,6 +72,7 @@ pub fn wire_kind(error: &WireError) -> &'static str {
         WireError::Number { .. } => "number",
         WireError::NoProgram => "no-program",
         WireError::RelativeProgram { .. } => "relative-program",
+        WireError::RelativeDir { .. } => "relative-dir",
         WireError::Identity { .. } => "identity",
         WireError::Scratch { .. } => "scratch",
         WireError::Variable { .. } => "variable",
