@@ -51,6 +51,7 @@ fn expected(name: &str) -> Option<&str> {
         "number",
         "no-program",
         "relative-program",
+        "relative-dir",
         "identity",
         "scratch",
         "variable",
