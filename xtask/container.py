@@ -106,13 +106,14 @@ def config(kind, argv, bundle):
         if os.path.isdir(folder) and not os.path.islink(folder):
             mounts.append({"destination": folder, "type": "bind", "source": folder,
                            "options": ["rbind", "ro"]})
-    # The program's own folder, wherever the checkout is (CI clones under /tmp).
-    program_dir = os.path.dirname(os.path.realpath(argv[0]))
-    mounts.append({"destination": program_dir, "type": "bind", "source": program_dir,
-                   "options": ["rbind", "ro"]})
     if kind != "read-only":
         mounts.append({"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
                        "options": ["nosuid", "nodev", "mode=1777"]})
+    # The program's own folder, wherever the checkout is, and last: CI clones under /tmp, and a
+    # mount made after it on /tmp would hide it.
+    program_dir = os.path.dirname(os.path.realpath(argv[0]))
+    mounts.append({"destination": program_dir, "type": "bind", "source": program_dir,
+                   "options": ["rbind", "ro"]})
     namespaces = ["pid", "network", "ipc", "uts", "mount", "cgroup"]
     linux_extra = {}
     if kind == "rootless":
