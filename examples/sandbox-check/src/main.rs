@@ -11,8 +11,8 @@ mod backend;
 mod cli;
 #[cfg(unix)]
 mod explain;
-#[cfg(unix)]
 mod profile;
+#[cfg(unix)]
 mod program;
 #[cfg(unix)]
 mod relay;
