@@ -73,6 +73,7 @@ pub fn wire_kind(error: &WireError) -> &'static str {
         WireError::NoProgram => "no-program",
         WireError::RelativeProgram { .. } => "relative-program",
         WireError::RelativeDir { .. } => "relative-dir",
+        WireError::UnknownAllowance { .. } => "unknown-allowance",
         WireError::Identity { .. } => "identity",
         WireError::Scratch { .. } => "scratch",
         WireError::Variable { .. } => "variable",

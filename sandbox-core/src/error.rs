@@ -153,6 +153,12 @@ pub enum WireError {
         /// The folder as given.
         path: PathBuf,
     },
+    /// `--allow` names nothing this build knows how to allow.
+    #[error("--allow {value:?}: this launcher can allow only local-socket-pairs")]
+    UnknownAllowance {
+        /// The value given.
+        value: OsString,
+    },
     /// What a path led to, in a form this format does not have.
     #[error("{key} {value:?}: the identity must be DEVICE:INODE:KIND (decimal numbers; dir, file, link or other)")]
     Identity {

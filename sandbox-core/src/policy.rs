@@ -42,6 +42,7 @@ pub struct Policy {
     exec: Paths,
     limits: Limits,
     scratch: Option<ScratchGrant>,
+    local_socket_pairs: bool,
 }
 
 /// Paths in the order they were added, each once, with what each led to.
@@ -133,6 +134,27 @@ impl Policy {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Lets the program make connected pairs of local stream sockets (`socketpair` of
+    /// `AF_UNIX` with `SOCK_STREAM` or `SOCK_SEQPACKET`), which event loops use to wake
+    /// themselves (Python's `asyncio` and `trio`). Off by default.
+    ///
+    /// A pair reaches nothing outside the program: its two ends are connected to each other
+    /// and to nothing else, no socket may be made, named, connected or listened on, and a
+    /// datagram pair stays refused, because `sendto` with an address sends past its peer to any
+    /// named socket. What a pair lets the program do is what a pipe does, both ways, and pass
+    /// its own descriptors to itself. A backend that cannot allow exactly that refuses the
+    /// launch.
+    pub fn allow_local_socket_pairs(mut self) -> Self {
+        self.local_socket_pairs = true;
+        self
+    }
+
+    /// Whether the program may make local socket pairs
+    /// ([`Policy::allow_local_socket_pairs`]).
+    pub fn local_socket_pairs(&self) -> bool {
+        self.local_socket_pairs
     }
 
     /// The bounds on what the program may take from the machine.

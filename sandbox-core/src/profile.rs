@@ -16,6 +16,10 @@
 //! size = "64M"
 //! entries = 10000
 //! home = false
+//!
+//! [allow]                        # named opt-ins, each off unless set
+//! local_socket_pairs = true      # socketpair(AF_UNIX, SOCK_STREAM): asyncio's wake-up
+//! user_databases = true          # read /etc/passwd, /etc/group, /etc/nsswitch.conf
 //! ```
 //!
 //! A key this format does not know is an error, never ignored, and every error names the file,
@@ -116,7 +120,28 @@ struct File {
     limits: Option<FileLimits>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scratch: Option<FileScratch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allow: Option<FileAllow>,
 }
+
+/// The `[allow]` table: what a policy allows beyond paths and bounds, each by name.
+#[derive(Debug, Default, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct FileAllow {
+    /// [`Policy::allow_local_socket_pairs`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    local_socket_pairs: bool,
+    /// Read access to [`USER_DATABASES`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    user_databases: bool,
+}
+
+/// The files `[allow] user_databases = true` lets the program read, where they exist: the
+/// user and group databases, and the file that says where the C library looks them up. They
+/// name every account of the machine (no password: those are in `/etc/shadow`, never granted),
+/// which is why a profile must ask for them; `pwd.getpwuid`, `tarfile` and `~user` expansion
+/// need them.
+pub const USER_DATABASES: &[&str] = &["/etc/passwd", "/etc/group", "/etc/nsswitch.conf"];
 
 /// One bound: a number, a size such as `"64M"`, or `"none"`.
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
@@ -239,6 +264,11 @@ impl Profile {
                 entries: Some(number(bound.entries)),
                 home,
             }),
+            // The user databases are written as the read paths they became.
+            allow: self.policy.local_socket_pairs().then_some(FileAllow {
+                local_socket_pairs: true,
+                user_databases: false,
+            }),
         };
         toml::to_string(&file).unwrap_or_default()
     }
@@ -290,6 +320,27 @@ impl Profile {
                     key: "exec",
                     source,
                 })?;
+        }
+        if let Some(allow) = &parsed.allow {
+            if allow.local_socket_pairs {
+                policy = policy.allow_local_socket_pairs();
+            }
+            if allow.user_databases {
+                for database in USER_DATABASES {
+                    // Each as it is now: one a system keeps elsewhere is read where it lies,
+                    // and one it does not have is left out.
+                    let Ok(path) = Path::new(database).canonicalize() else {
+                        continue;
+                    };
+                    policy = policy
+                        .allow_read(&path)
+                        .map_err(|source| ProfileError::Path {
+                            file: file.to_path_buf(),
+                            key: "allow.user_databases",
+                            source,
+                        })?;
+                }
+            }
         }
         if let Some(limits) = &parsed.limits {
             let mut bounds = *policy.limits();
@@ -504,7 +555,10 @@ mod tests {
             limits.cpu_weight = random.maybe(1 + random.0 % 10_000).map(|n| n as u16);
             limits.oom_score_adj = random.maybe(random.0 % 1001).map(|n| n as i16);
             limits.best_effort.memory = random.next().is_multiple_of(2);
-            let policy = policy.with_limits(limits);
+            let mut policy = policy.with_limits(limits);
+            if random.next().is_multiple_of(3) {
+                policy = policy.allow_local_socket_pairs();
+            }
             let profile = Profile::from_policy(&policy);
             let text = profile.to_toml();
             let back = Profile::from_toml(&text, root.join("x.toml"))
@@ -512,6 +566,33 @@ mod tests {
             assert_eq!(back.policy, policy, "case {case}:\n{text}");
         }
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// Each opt-in is off unless named; the user databases become the read paths of those that
+    /// exist, and an opt-in this format does not know is an error.
+    #[test]
+    fn opt_ins_are_named_and_off_by_default() {
+        let plain = Profile::from_toml("read = [\"/usr\"]\n", "/p/plain.toml").unwrap();
+        assert!(!plain.policy.local_socket_pairs());
+        assert!(!plain.policy.covers(Path::new("/etc/passwd")));
+        let text = "[allow]\nlocal_socket_pairs = true\nuser_databases = true\n";
+        let opted = Profile::from_toml(text, "/p/opted.toml").unwrap();
+        assert!(opted.policy.local_socket_pairs());
+        let existing: Vec<PathBuf> = USER_DATABASES
+            .iter()
+            .filter_map(|p| Path::new(p).canonicalize().ok())
+            .collect();
+        assert!(!existing.is_empty(), "this machine has no /etc/passwd");
+        assert_eq!(opted.policy.read_paths(), existing.as_slice());
+        assert!(!opted.policy.covers(Path::new("/etc/shadow")));
+        assert!(opted
+            .to_toml()
+            .contains("[allow]\nlocal_socket_pairs = true\n"));
+        let error = Profile::from_toml("[allow]\nsockets = true\n", "/p/bad.toml").unwrap_err();
+        assert!(
+            error.to_string().starts_with("/p/bad.toml:2:1: "),
+            "{error}"
+        );
     }
 
     #[test]

@@ -52,6 +52,7 @@ fn expected(name: &str) -> Option<&str> {
         "no-program",
         "relative-program",
         "relative-dir",
+        "unknown-allowance",
         "identity",
         "scratch",
         "variable",

@@ -48,7 +48,9 @@ impl LinuxBackend {
         }
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
         ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
-        let program = filter::build(arch, std::process::id())?;
+        let opt_ins =
+            filter::OptIns::NONE.local_socket_pairs(launch.request.policy.local_socket_pairs());
+        let program = filter::build_with(arch, std::process::id(), opt_ins)?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
         filter::install(&program)?;

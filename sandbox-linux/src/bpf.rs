@@ -109,10 +109,27 @@ pub(crate) enum Test {
     Eq(u32),
     /// Shares a bit with the mask (`JSET`).
     AnySet(u32),
-    /// Equals the process ID the program is built for (`JEQ`). It is compiled with the
-    /// immediate 0 and its index recorded, so one compiled program serves every process ID:
-    /// a launch writes its own into those instructions instead of building the program again.
+    /// Equals a value only the launch knows (`JEQ`), such as its process ID. It is compiled
+    /// with the immediate 0 and its index recorded, so one compiled program serves every launch:
+    /// a launch writes its own values into those instructions instead of building the program
+    /// again.
+    Slot(Slot),
+}
+
+/// Where a compiled program's launch values go: each instruction's index, and which value.
+pub(crate) type Slots = Vec<(usize, Slot)>;
+
+/// A value a launch writes into the compiled program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    /// The program's process ID, which `exec` keeps.
     Pid,
+    /// Its process group, named as `kill` names one: the negated process ID, since the
+    /// launcher makes the program the leader of a session and a group of its own.
+    Group,
+    /// `socketpair`'s number where the policy opts in to local socket pairs, and a value no
+    /// call number has where it does not, so that the comparison never holds.
+    LocalPairs,
 }
 
 impl Test {
@@ -121,7 +138,7 @@ impl Test {
         match self {
             Test::Eq(k) => Some(value == k),
             Test::AnySet(mask) => Some(value & mask != 0),
-            Test::Pid => None,
+            Test::Slot(_) => None,
         }
     }
 }
@@ -306,18 +323,19 @@ impl Graph {
     }
 
     /// The program that starts at `root`, and the indexes of the instructions whose immediate
-    /// is the process ID ([`Test::Pid`]), in ascending order. Their immediate is 0 here.
+    /// a launch writes ([`Test::Slot`]), each with its slot, in ascending order of index. Their
+    /// immediate is 0 here.
     pub(crate) fn compile_patchable(
         &self,
         root: NodeId,
-    ) -> Result<(Vec<sock_filter>, Vec<usize>), TooLong> {
+    ) -> Result<(Vec<sock_filter>, Slots), TooLong> {
         let mut asm = Assembler {
             graph: self,
             reversed: Vec::new(),
             rets: FastMap::default(),
             placed: FastMap::default(),
             loaded: self.entered_unloaded(root),
-            pid_at: Vec::new(),
+            slots: Vec::new(),
         };
         match asm.place(root).entry {
             Target::At(i) if i + 1 == asm.reversed.len() => {}
@@ -329,19 +347,22 @@ impl Graph {
             }
         }
         let mut program = asm.reversed;
-        let mut pid_at = asm.pid_at;
+        let mut slots = asm.slots;
         // The kernel wants a return last; one that nothing reaches costs nothing.
         if program.first().map(|i| i.code) != Some(RET_K) {
             program.insert(0, stmt(RET_K, libc::SECCOMP_RET_KILL_PROCESS));
-            pid_at.iter_mut().for_each(|at| *at += 1);
+            slots.iter_mut().for_each(|(at, _)| *at += 1);
         }
         program.reverse();
         if program.len() > MAX_INSTRUCTIONS {
             return Err(TooLong(program.len()));
         }
-        let mut pid_at: Vec<usize> = pid_at.iter().map(|&at| program.len() - 1 - at).collect();
-        pid_at.sort_unstable();
-        Ok((program, pid_at))
+        let mut slots: Vec<(usize, Slot)> = slots
+            .iter()
+            .map(|&(at, slot)| (program.len() - 1 - at, slot))
+            .collect();
+        slots.sort_unstable();
+        Ok((program, slots))
     }
 }
 
@@ -443,8 +464,8 @@ struct Assembler<'g> {
     placed: FastMap<NodeId, Placed>,
     /// The nodes that need a load of their own, from [`Graph::entered_unloaded`].
     loaded: FastSet<NodeId>,
-    /// The `reversed` index of each comparison with the process ID.
-    pid_at: Vec<usize>,
+    /// The `reversed` index of each comparison with a launch's value, and its slot.
+    slots: Vec<(usize, Slot)>,
 }
 
 impl Assembler<'_> {
@@ -523,11 +544,11 @@ impl Assembler<'_> {
                 let (code, k) = match test {
                     Test::Eq(k) => (JMP_JEQ_K, k),
                     Test::AnySet(mask) => (JMP_JSET_K, mask),
-                    Test::Pid => (JMP_JEQ_K, 0),
+                    Test::Slot(_) => (JMP_JEQ_K, 0),
                 };
                 let body = self.jump(code, k, then, otherwise);
-                if test == Test::Pid {
-                    self.pid_at.push(body);
+                if let Test::Slot(slot) = test {
+                    self.slots.push((body, slot));
                 }
                 self.loaded_entry(id, word, body)
             }

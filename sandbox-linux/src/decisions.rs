@@ -69,13 +69,16 @@ impl Expected {
         }
     }
 
-    /// The answers the call must get: the rows' action, and allow if some call passes them.
+    /// The answers the call must get, in a program built with no opt-in: the rows' action, and
+    /// allow if some call passes them (none passes a row that refuses what is not opted in).
     pub fn answers(&self) -> Vec<Action> {
         let mut answers: Vec<Action> = match self {
             Expected::Allowed(_) => vec![Action::Allow],
             Expected::Refused(rows) => {
                 let mut answers: Vec<Action> = rows.iter().map(|r| action_of(r.action)).collect();
-                if rows.iter().all(|r| r.when != Condition::Always) {
+                let refuses_every_call =
+                    |r: &&Rule| matches!(r.when, Condition::Always | Condition::NotOptedIn { .. });
+                if !rows.iter().any(refuses_every_call) {
                     answers.push(Action::Allow);
                 }
                 answers

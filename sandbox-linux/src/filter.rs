@@ -24,8 +24,9 @@ use std::fmt::Write as _;
 
 use seccompiler::sock_filter;
 
+pub use crate::bpf::Slot;
 use crate::bpf::{Graph, NodeId, Test, Word};
-use crate::rules::{Action, Calls, Condition, Rule, RULES};
+use crate::rules::{Action, Calls, Condition, OptIn, Rule, RULES};
 pub use crate::syscalls::Arch;
 
 #[rustfmt::skip]
@@ -64,29 +65,80 @@ impl fmt::Display for Program {
     }
 }
 
-/// The program compiled for no process in particular: [`Template::with_pid`] completes it.
+/// What a policy allows that the refusal table refuses otherwise: written into the program at
+/// launch, like the process ID.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OptIns {
+    /// `socketpair` of connected `AF_UNIX` stream or sequenced-packet sockets
+    /// ([`OptIn::LocalSocketPairs`](crate::rules::OptIn::LocalSocketPairs)).
+    pub local_socket_pairs: bool,
+}
+
+impl OptIns {
+    /// Nothing beyond the table.
+    pub const NONE: OptIns = OptIns {
+        local_socket_pairs: false,
+    };
+
+    /// With local socket pairs allowed or not.
+    #[must_use]
+    pub const fn local_socket_pairs(mut self, allowed: bool) -> Self {
+        self.local_socket_pairs = allowed;
+        self
+    }
+}
+
+/// The program compiled for no launch in particular: [`Template::with_pid`] completes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
-    /// The instructions, with 0 where the process ID goes.
+    /// The instructions, with 0 where a launch's values go.
     pub instructions: Vec<sock_filter>,
-    /// The indexes of the instructions that compare an argument with the process ID.
-    pub pid_at: Vec<usize>,
+    /// The indexes of the instructions that compare a word with a launch's value, and which
+    /// value: the process ID, its group, or an opt-in's.
+    pub slots: Vec<(usize, Slot)>,
 }
 
 impl Template {
-    /// The program for a launcher whose process ID is `pid`.
+    /// The program for a launcher whose process ID is `pid`, with no opt-in.
     pub fn with_pid(&self, pid: u32) -> Result<Program, FilterError> {
+        self.with(pid, OptIns::NONE, Arch::X86_64)
+    }
+
+    /// The program for a launcher whose process ID is `pid`, allowing `opt_ins`; `arch` is the
+    /// architecture the template was compiled for, whose call numbers the opt-ins compare.
+    pub fn with(&self, pid: u32, opt_ins: OptIns, arch: Arch) -> Result<Program, FilterError> {
         if pid == 0 || i32::try_from(pid).is_err() {
             return Err(FilterError::InvalidPid { pid });
         }
+        // A call number's comparison that never holds: no call has this number.
+        const NEVER: u32 = u32::MAX;
+        let pairs = match (opt_ins.local_socket_pairs, arch.number("socketpair")) {
+            (true, Some(nr)) => nr,
+            _ => NEVER,
+        };
         let mut instructions = self.instructions.clone();
-        for &at in &self.pid_at {
-            instructions[at].k = pid;
+        for &(at, slot) in &self.slots {
+            instructions[at].k = match slot {
+                Slot::Pid => pid,
+                Slot::Group => group(pid),
+                Slot::LocalPairs => pairs,
+            };
         }
         Ok(Program {
             name: NAME,
             instructions,
         })
+    }
+}
+
+/// The group `kill` names for the program's own: its negated process ID, except where that is
+/// -1 (a launcher that is the first process of a PID namespace), which `kill` reads as every
+/// process; there the program's own ID is written again, and its group is refused.
+fn group(pid: u32) -> u32 {
+    match pid {
+        1 => pid,
+        _ => pid.wrapping_neg(),
     }
 }
 
@@ -147,7 +199,12 @@ pub enum FilterError {
 /// `pid` is the one process the program may signal and whose limits and scheduling it may change:
 /// the launcher's own ID, which `exec` keeps.
 pub fn build(arch: Arch, pid: u32) -> Result<Program, FilterError> {
-    prebuilt(arch).with_pid(pid)
+    build_with(arch, pid, OptIns::NONE)
+}
+
+/// [`build`], allowing what `opt_ins` names beyond the table.
+pub fn build_with(arch: Arch, pid: u32, opt_ins: OptIns) -> Result<Program, FilterError> {
+    prebuilt(arch).with(pid, opt_ins, arch)
 }
 
 /// [`build`] for the architecture this process runs on.
@@ -179,14 +236,14 @@ fn prebuilt(arch: Arch) -> Template {
             .iter()
             .map(|&(code, jt, jf, k)| sock_filter { code, jt, jf, k })
             .collect(),
-        pid_at: data.pid_at.to_vec(),
+        slots: data.slots.to_vec(),
     }
 }
 
 /// A [`Template`] as the generated file holds it.
 struct Prebuilt {
     instructions: &'static [(u16, u8, u8, u32)],
-    pid_at: &'static [usize],
+    slots: &'static [(usize, Slot)],
 }
 
 /// The text of `filter/prebuilt.rs`: both architectures' programs, compiled afresh. `cargo
@@ -195,7 +252,7 @@ pub fn prebuilt_source() -> Result<String, FilterError> {
     let mut out = String::from(
         "//! The seccomp programs compiled ahead of time. Generated by `cargo xtask docs` from the\n\
          //! refusal table: do not edit. A test holds it equal to a fresh `filter::compile`.\n\n\
-         use super::Prebuilt;\n",
+         use super::{Prebuilt, Slot};\n",
     );
     for arch in Arch::ALL {
         let template = compile(arch)?;
@@ -215,10 +272,11 @@ pub fn prebuilt_source() -> Result<String, FilterError> {
                 i.code, i.jt, i.jf, i.k
             );
         }
-        out.push_str("    ],\n    pid_at: &[");
-        let at: Vec<String> = template.pid_at.iter().map(usize::to_string).collect();
-        out.push_str(&at.join(", "));
-        out.push_str("],\n};\n");
+        out.push_str("    ],\n    slots: &[\n");
+        for (at, slot) in &template.slots {
+            let _ = writeln!(out, "        ({at}, Slot::{slot:?}),");
+        }
+        out.push_str("    ],\n};\n");
     }
     Ok(out)
 }
@@ -319,12 +377,12 @@ fn by_graph(arch: Arch, rows: &[(&'static Rule, Option<u32>)]) -> Result<Templat
         body = g.test(Word::Nr, Test::AnySet(X32_SYSCALL_BIT), refuse, body);
     }
     let root = g.test(Word::Arch, Test::Eq(arch.audit_value()), body, foreign);
-    let (instructions, pid_at) = g
+    let (instructions, slots) = g
         .compile_patchable(root)
         .map_err(|too_long| FilterError::TooLong { len: too_long.0 })?;
     Ok(Template {
         instructions,
-        pid_at,
+        slots,
     })
 }
 
@@ -387,7 +445,21 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
             } else {
                 yes
             };
-            g.test(w, Test::Pid, no, not_self)
+            g.test(w, Test::Slot(Slot::Pid), no, not_self)
+        }
+        Condition::OtherProcessOrGroup { arg } => {
+            let w = word(arg.index);
+            let not_group = g.test(w, Test::Slot(Slot::Group), no, yes);
+            let not_zero = g.test(w, Test::Eq(0), no, not_group);
+            g.test(w, Test::Slot(Slot::Pid), no, not_zero)
+        }
+        Condition::NotOptedIn { opt_in } => {
+            let slot = match opt_in {
+                OptIn::LocalSocketPairs => Slot::LocalPairs,
+            };
+            // The number is the call's own here, so the comparison holds exactly where the
+            // launch wrote that number in: where the policy opts in.
+            g.test(Word::Nr, Test::Slot(slot), no, yes)
         }
         Condition::OtherProcessBy {
             which,
@@ -518,37 +590,100 @@ mod tests {
         );
     }
 
-    /// The process ID goes into the comparisons of the rows that let a program act on itself,
-    /// and only there: every other instruction is the same whatever the ID.
+    /// The process ID, its group and the opt-ins go into the comparisons of the rows that read
+    /// them, and only there: every other instruction is the same whatever the launch.
     #[test]
-    fn the_process_id_goes_where_the_rows_compare_it() {
+    fn a_launch_writes_its_values_where_the_rows_compare_them() {
         for arch in Arch::ALL {
             let template = compile(arch).unwrap();
-            assert!(!template.pid_at.is_empty(), "{arch}");
-            for pid in [1, 2, 4242, 0x7fff_ffff] {
-                let program = build(arch, pid).unwrap();
+            for slot in [Slot::Pid, Slot::Group, Slot::LocalPairs] {
+                assert!(
+                    template.slots.iter().any(|&(_, s)| s == slot),
+                    "{arch} {slot:?}"
+                );
+            }
+            let pairs = arch.number("socketpair").unwrap();
+            for (pid, opt_in) in [(1, false), (2, true), (4242, false), (0x7fff_ffff, true)] {
+                let opt_ins = OptIns::NONE.local_socket_pairs(opt_in);
+                let program = build_with(arch, pid, opt_ins).unwrap();
                 for (at, (built, compiled)) in program
                     .instructions
                     .iter()
                     .zip(&template.instructions)
                     .enumerate()
                 {
-                    if template.pid_at.contains(&at) {
-                        assert_eq!(built.code, 0x15, "{arch} {at}: a JEQ");
-                        assert_eq!(built.k, pid, "{arch} {at}");
-                        assert_eq!((built.jt, built.jf), (compiled.jt, compiled.jf));
-                    } else {
-                        assert_eq!(built, compiled, "{arch} {at}");
+                    match template.slots.iter().find(|&&(i, _)| i == at) {
+                        Some(&(_, slot)) => {
+                            let expected = match slot {
+                                Slot::Pid => pid,
+                                Slot::Group if pid == 1 => 1,
+                                Slot::Group => pid.wrapping_neg(),
+                                Slot::LocalPairs if opt_in => pairs,
+                                Slot::LocalPairs => u32::MAX,
+                            };
+                            assert_eq!(built.code, 0x15, "{arch} {at}: a JEQ");
+                            assert_eq!(built.k, expected, "{arch} {at} {slot:?}");
+                            assert_eq!((built.jt, built.jf), (compiled.jt, compiled.jf));
+                        }
+                        None => assert_eq!(built, compiled, "{arch} {at}"),
                     }
                 }
                 let kernel = eval::Stack::of(arch, std::slice::from_ref(&program)).unwrap();
                 let kill = arch.number("kill").unwrap();
                 let audit = arch.audit_value();
-                let own = eval::SeccompData::call(audit, kill, [u64::from(pid), 9, 0, 0, 0, 0]);
-                let other =
-                    eval::SeccompData::call(audit, kill, [u64::from(pid) + 1, 9, 0, 0, 0, 0]);
-                assert_eq!(kernel.decide(&own).ret, ALLOW, "{arch} kill({pid})");
-                assert_eq!(kernel.decide(&other).ret, REFUSED, "{arch} kill({pid} + 1)");
+                let pid64 = u64::from(pid);
+                let group = u64::from(pid.wrapping_neg());
+                let decide = |nr: u32, args: [u64; 6]| {
+                    kernel.decide(&eval::SeccompData::call(audit, nr, args)).ret
+                };
+                // -1 is every process, never the group of process 1.
+                let own_group = if pid == 1 { REFUSED } else { ALLOW };
+                for (target, expected) in [
+                    (pid64, ALLOW),
+                    (0, ALLOW),
+                    (group, own_group),
+                    (pid64 + 1, REFUSED),
+                    (group.wrapping_sub(1) & 0xffff_ffff, REFUSED),
+                    (u64::MAX, REFUSED),
+                ] {
+                    let got = decide(kill, [target, 9, 0, 0, 0, 0]);
+                    assert_eq!(got, expected, "{arch} pid {pid}: kill({target:#x})");
+                }
+                let stream = decide(pairs, [1, 0o2000001, 0, 0, 0, 0]);
+                let wanted = if opt_in { ALLOW } else { REFUSED };
+                assert_eq!(stream, wanted, "{arch} socketpair, opted in: {opt_in}");
+            }
+        }
+    }
+
+    /// Opted in, only an `AF_UNIX` stream or sequenced-packet pair passes, with
+    /// `SOCK_NONBLOCK` and `SOCK_CLOEXEC`; every other family and type is refused as before.
+    #[test]
+    fn local_socket_pairs_are_stream_or_seqpacket_pairs_of_af_unix_only() {
+        let (nonblock, cloexec) = (0o4000u64, 0o2000000u64);
+        for arch in Arch::ALL {
+            let program = build_with(arch, PID, OptIns::NONE.local_socket_pairs(true)).unwrap();
+            let kernel = eval::Stack::of(arch, std::slice::from_ref(&program)).unwrap();
+            let pairs = arch.number("socketpair").unwrap();
+            let decide = |domain: u64, kind: u64| {
+                let call =
+                    eval::SeccompData::call(arch.audit_value(), pairs, [domain, kind, 0, 0, 0, 0]);
+                kernel.decide(&call).ret
+            };
+            for kind in [1, 5] {
+                for flags in [0, nonblock, cloexec, nonblock | cloexec] {
+                    assert_eq!(decide(1, kind | flags), ALLOW, "{arch} type {kind:#x}");
+                    // The kernel reads an int: bits above 32 do not change the type.
+                    assert_eq!(decide(1 | 1 << 32, kind | flags), ALLOW, "{arch}");
+                }
+            }
+            // SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_PACKET, 0, an unknown flag, SOCK_DCCP (6).
+            for kind in [2, 3, 4, 10, 0, 1 | 0x40_0000, 6, 7, 9, 13] {
+                assert_eq!(decide(1, kind), REFUSED, "{arch} type {kind:#x}");
+            }
+            // AF_INET, AF_INET6, AF_NETLINK, AF_UNSPEC, AF_UNIX with high bits over another.
+            for domain in [2, 10, 16, 0, 1 << 32 | 2] {
+                assert_eq!(decide(domain, 1), REFUSED, "{arch} domain {domain:#x}");
             }
         }
     }
@@ -594,7 +729,13 @@ mod tests {
                 ("kill", &[pid, 9], ALLOW),
                 ("kill", &[pid | high, 9], ALLOW),
                 ("kill", &[minus_one, 9], REFUSED),
-                ("kill", &[0, 0], REFUSED),
+                ("kill", &[0, 0], ALLOW),
+                ("kill", &[pid.wrapping_neg() & 0xffff_ffff, 0], ALLOW),
+                (
+                    "kill",
+                    &[(pid + 1).wrapping_neg() & 0xffff_ffff, 0],
+                    REFUSED,
+                ),
                 ("kill", &[pid + 1, 0], REFUSED),
                 ("kill", &[(pid + 1) | high, 0], REFUSED),
                 ("tgkill", &[pid, pid + 7, 6], ALLOW),
@@ -909,6 +1050,14 @@ mod tests {
                     push_each(arg.index, &[0, high]);
                 }
             }
+            Condition::OtherProcessOrGroup { arg } => {
+                let group = u64::from((pid as u32).wrapping_neg());
+                push_each(
+                    arg.index,
+                    &[pid + 1, (pid + 1) | high, u64::MAX, 1, pid << 1, group - 1],
+                );
+            }
+            Condition::NotOptedIn { .. } => push_each(0, &[0, u64::MAX]),
             Condition::OtherProcessBy {
                 which,
                 process,
@@ -1108,7 +1257,9 @@ mod tests {
         let parent = nix::unistd::getppid();
         let kill = |pid| nix::sys::signal::kill(pid, None).map_err(std::io::Error::from);
         assert_eq!(errno(kill(parent)), eperm);
-        assert_eq!(errno(kill(nix::unistd::Pid::from_raw(0))), eperm);
+        // 0 is the caller's group, which the launcher makes the program's alone (setsid); this
+        // test's process shares its group, so only signal 0 is tried, which sends nothing.
+        assert_eq!(errno(kill(nix::unistd::Pid::from_raw(0))), None);
         assert_eq!(errno(kill(nix::unistd::Pid::from_raw(-1))), eperm);
         kill(nix::unistd::getpid()).unwrap();
         std::thread::spawn(|| ()).join().unwrap();

@@ -165,6 +165,20 @@ pub enum Condition {
         /// Whether 0 passes.
         zero_allowed: bool,
     },
+    /// The argument, as `kill` reads it, names anything but the program: not its process ID,
+    /// not 0 (the caller's group) and not its negation (the group of that ID). The launcher
+    /// makes the program the leader of a new session before it executes it, so its group holds
+    /// the program alone: a session leader cannot leave its group, and no process of another
+    /// session can join it.
+    OtherProcessOrGroup {
+        /// The argument.
+        arg: Arg,
+    },
+    /// The policy does not opt in to `opt_in`; the rows after this one narrow what it allows.
+    NotOptedIn {
+        /// The opt-in.
+        opt_in: OptIn,
+    },
     /// A `which`/`who` pair names anything but the program: `which` is not `process`, or `who`
     /// is neither 0 nor the program's own ID (`setpriority`, `ioprio_set`).
     OtherProcessBy {
@@ -247,6 +261,15 @@ impl fmt::Display for Condition {
                 arg,
                 zero_allowed: false,
             } => write!(f, "`{}` is not the program's own process ID", arg.name),
+            Condition::OtherProcessOrGroup { arg } => write!(
+                f,
+                "`{}` is neither 0, the program's own process ID nor its negation (the program's \
+                 own group)",
+                arg.name
+            ),
+            Condition::NotOptedIn { opt_in } => {
+                write!(f, "the policy does not opt in to {opt_in}")
+            }
             Condition::OtherProcessBy {
                 which,
                 process,
@@ -289,6 +312,23 @@ impl fmt::Display for Condition {
                     None => Ok(()),
                 }
             }
+        }
+    }
+}
+
+/// A call a policy may allow that the table otherwise refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OptIn {
+    /// `socketpair` of `AF_UNIX` stream or sequenced-packet sockets: a pair whose ends only
+    /// reach each other (`Policy::allow_local_socket_pairs`).
+    LocalSocketPairs,
+}
+
+impl fmt::Display for OptIn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptIn::LocalSocketPairs => f.write_str("local socket pairs"),
         }
     }
 }
@@ -496,6 +536,7 @@ pub mod prctl {
         PR_GET_PDEATHSIG = 2;
         PR_GET_DUMPABLE = 3;
         PR_SET_DUMPABLE = 4;
+        SUID_DUMP_DISABLE = 0;
         PR_GET_KEEPCAPS = 7;
         PR_SET_NAME = 15;
         PR_GET_NAME = 16;
@@ -510,6 +551,8 @@ pub mod prctl {
         PR_GET_CHILD_SUBREAPER = 37;
         PR_SET_NO_NEW_PRIVS = 38;
         PR_GET_NO_NEW_PRIVS = 39;
+        PR_SET_THP_DISABLE = 41;
+        THP_DISABLED = 1;
         PR_GET_THP_DISABLE = 42;
         PR_CAP_AMBIENT = 47;
         PR_CAP_AMBIENT_IS_SET = 1;
@@ -587,6 +630,15 @@ pub static PRCTLS: &[Permit] = &[
     Permit::new(prctl::PR_GET_CHILD_SUBREAPER, "reads the subreaper flag"),
     Permit::new(prctl::PR_SET_NO_NEW_PRIVS, "sets no_new_privs, already set"),
     Permit::new(prctl::PR_GET_NO_NEW_PRIVS, "reads no_new_privs"),
+    Permit::new(
+        prctl::PR_SET_DUMPABLE,
+        "makes the program not dumpable (the row after refuses making it dumpable)",
+    ),
+    Permit::new(
+        prctl::PR_SET_THP_DISABLE,
+        "turns transparent huge pages off for the program (the row after refuses turning them \
+         on)",
+    ),
     Permit::new(prctl::PR_GET_THP_DISABLE, "reads the huge-page setting"),
     Permit::new(
         prctl::PR_CAP_AMBIENT,
@@ -783,6 +835,17 @@ pub const CLONE_THREAD: Constant = Constant::new("CLONE_THREAD", 0x0001_0000);
 const PRIO_PROCESS: Constant = Constant::new("PRIO_PROCESS", 0);
 const IOPRIO_WHO_PROCESS: Constant = Constant::new("IOPRIO_WHO_PROCESS", 1);
 const PERSONALITY_QUERY: Constant = Constant::new("0xffffffff", 0xffff_ffff);
+/// `AF_UNIX`.
+pub const AF_UNIX: Constant = Constant::new("AF_UNIX", 1);
+/// `SOCK_STREAM`.
+pub const SOCK_STREAM: Constant = Constant::new("SOCK_STREAM", 1);
+/// Every bit of a socket type but those of `SOCK_STREAM` (1), `SOCK_SEQPACKET` (5),
+/// `SOCK_NONBLOCK` and `SOCK_CLOEXEC`: one of them set is a datagram (2), raw (3) or packet (10)
+/// type, or an unknown flag.
+pub const NOT_A_LOCAL_PAIR: Constant = Constant::new(
+    "~(SOCK_SEQPACKET|SOCK_NONBLOCK|SOCK_CLOEXEC)",
+    !(0x1 | 0x4 | 0o4000 | 0o2000000),
+);
 
 const CLONE_NAMESPACES: &[Constant] = &[
     Constant::new("CLONE_NEWNS", 0x0002_0000),
@@ -949,7 +1012,39 @@ pub static RULES: &[Rule] = &[
         "a new socket of any family, refused without looking at the family so that no domain \
          value gets past (a Unix datagram socket can send without connect)",
     ),
-    always("socketpair", "a new pair of connected sockets"),
+    eperm(
+        "socketpair",
+        Condition::NotOptedIn {
+            opt_in: OptIn::LocalSocketPairs,
+        },
+        "a new pair of connected sockets, where the policy does not opt in to local socket pairs",
+    ),
+    eperm(
+        "socketpair",
+        Condition::Except {
+            arg: Arg::new(0, "domain"),
+            allowed: AF_UNIX,
+        },
+        "a pair of any family but AF_UNIX, whose ends reach only each other",
+    ),
+    eperm(
+        "socketpair",
+        Condition::AnyFlagSet {
+            arg: Arg::new(1, "type"),
+            flags: &[NOT_A_LOCAL_PAIR],
+        },
+        "a datagram pair (sendto with an address sends past the pair, to any named socket), or \
+         a raw or packet one; SOCK_STREAM and SOCK_SEQPACKET pairs ignore or refuse an address",
+    ),
+    eperm(
+        "socketpair",
+        Condition::FlagClear {
+            arg: Arg::new(1, "type"),
+            flag: SOCK_STREAM,
+        },
+        "a type with no bit of SOCK_STREAM's (SOCK_RDM, 0): with the row above, only \
+         SOCK_STREAM and SOCK_SEQPACKET pass, with SOCK_NONBLOCK and SOCK_CLOEXEC",
+    ),
     always(
         "connect",
         "connects a socket, such as an inherited standard stream",
@@ -1013,7 +1108,15 @@ pub static RULES: &[Rule] = &[
         "moves another process's memory between nodes",
     ),
     always("move_pages", "moves another process's memory between nodes"),
-    signal("kill", PID),
+    eperm(
+        "kill",
+        Condition::OtherProcessOrGroup { arg: PID },
+        "a signal to any process but the program itself (-1 is every process the user owns, \
+         another negative value another group); 0 and the program's own group (killpg) reach \
+         the program alone, the leader of a session of its own (where the program is process 1 \
+         of a PID namespace, only 0: its group's number, -1, means every process); this holds on a kernel without \
+         Landlock's signal scope",
+    ),
     signal("tkill", Arg::new(0, "tid")),
     signal("tgkill", TGID),
     signal("rt_sigqueueinfo", TGID),
@@ -1166,6 +1269,31 @@ pub static RULES: &[Rule] = &[
             },
         },
         "an operation on the memory map other than naming an anonymous mapping",
+    ),
+    eperm(
+        "prctl",
+        Condition::CommandWith {
+            arg: OPTION,
+            command: prctl::PR_SET_DUMPABLE,
+            with: &Condition::Except {
+                arg: Arg::new(1, "arg2"),
+                allowed: prctl::SUID_DUMP_DISABLE,
+            },
+        },
+        "makes the program dumpable, and so traceable and its /proc files readable by the \
+         user's other processes; making it not dumpable still works",
+    ),
+    eperm(
+        "prctl",
+        Condition::CommandWith {
+            arg: OPTION,
+            command: prctl::PR_SET_THP_DISABLE,
+            with: &Condition::Except {
+                arg: Arg::new(1, "arg2"),
+                allowed: prctl::THP_DISABLED,
+            },
+        },
+        "turns transparent huge pages back on; turning them off still works",
     ),
     Rule {
         calls: Calls::Syscall("fcntl"),
@@ -1624,6 +1752,10 @@ mod tests {
             (POSIX_FADV_DONTNEED, libc::POSIX_FADV_DONTNEED as u64),
             (EOPNOTSUPP, libc::EOPNOTSUPP as u64),
             (O_ASYNC, libc::O_ASYNC as u64),
+            (AF_UNIX, libc::AF_UNIX as u64),
+            (SOCK_STREAM, libc::SOCK_STREAM as u64),
+            (prctl::PR_SET_DUMPABLE, libc::PR_SET_DUMPABLE as u64),
+            (prctl::PR_SET_THP_DISABLE, libc::PR_SET_THP_DISABLE as u64),
             (CLONE_THREAD, libc::CLONE_THREAD as u64),
             (PRIO_PROCESS, libc::PRIO_PROCESS as u64),
             (EPERM, libc::EPERM as u64),

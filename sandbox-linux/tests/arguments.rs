@@ -12,7 +12,7 @@
 #![cfg(target_os = "linux")]
 
 use sandbox_linux::eval::{Action, SeccompData, Stack};
-use sandbox_linux::filter::build;
+use sandbox_linux::filter::{build_with, OptIns};
 use sandbox_linux::rules::{ioctl as io, Calls, Condition, Rule, RULES};
 use sandbox_linux::syscalls::Arch;
 
@@ -49,12 +49,19 @@ const IOPRIO_WHO_PGRP: u64 = 2;
 struct Kernel {
     arch: Arch,
     stack: Stack,
+    /// Whether the program was built opted in to local socket pairs.
+    pairs: bool,
 }
 
 impl Kernel {
     fn new(arch: Arch) -> Self {
-        let stack = Stack::of(arch, &[build(arch, PID).unwrap()]).unwrap();
-        Self { arch, stack }
+        Self::built(arch, false)
+    }
+
+    fn built(arch: Arch, pairs: bool) -> Self {
+        let opt_ins = OptIns::NONE.local_socket_pairs(pairs);
+        let stack = Stack::of(arch, &[build_with(arch, PID, opt_ins).unwrap()]).unwrap();
+        Self { arch, stack, pairs }
     }
 
     fn answer(&self, name: &str, args: &[u64]) -> Action {
@@ -73,6 +80,24 @@ impl Kernel {
 fn kernels() -> impl Iterator<Item = Kernel> {
     Arch::ALL.into_iter().map(Kernel::new)
 }
+
+/// Both architectures, each built without and with the opt-in.
+fn every_build() -> impl Iterator<Item = Kernel> {
+    Arch::ALL
+        .into_iter()
+        .flat_map(|arch| [Kernel::built(arch, false), Kernel::built(arch, true)])
+}
+
+/// Calls whose answer is the opt-in's: witnessed with the program built opted in to local
+/// socket pairs (without it, the first `socketpair` row refuses every one of them).
+const OPTED_IN_WITNESSES: &[Witness] = &[
+    ("socketpair", &[1, 1, 0], ALLOW), // AF_UNIX, SOCK_STREAM
+    ("socketpair", &[1, 5 | 0o2004000, 0], ALLOW), // SOCK_SEQPACKET, NONBLOCK|CLOEXEC
+    ("socketpair", &[2, 1, 0], EPERM), // AF_INET
+    ("socketpair", &[1, 2, 0], EPERM), // SOCK_DGRAM: sendto past the pair
+    ("socketpair", &[1, 4, 0], EPERM), // SOCK_RDM
+    ("socketpair", &[1, 3, 0], EPERM), // SOCK_RAW
+];
 
 /// One hand-written call and the answer it must get.
 type Witness = (&'static str, &'static [u64], Action);
@@ -99,6 +124,10 @@ const WITNESSES: &[Witness] = &[
     // Signals: only to the program itself.
     ("kill", &[PID64, 9], ALLOW),
     ("kill", &[OTHER, 0], EPERM),
+    ("kill", &[0, 15], ALLOW), // the program's group: itself
+    ("kill", &[(PID64).wrapping_neg() & 0xffff_ffff, 15], ALLOW), // killpg(getpgrp())
+    ("kill", &[OTHER.wrapping_neg() & 0xffff_ffff, 15], EPERM), // another group
+    ("kill", &[MINUS_ONE, 15], EPERM),
     ("tkill", &[PID64, 6], ALLOW),
     ("tkill", &[OTHER, 6], EPERM),
     ("tgkill", &[PID64, PID64 + 3, 6], ALLOW),
@@ -165,6 +194,13 @@ const WITNESSES: &[Witness] = &[
     ("prctl", &[47, 1], ALLOW),          // PR_CAP_AMBIENT_IS_SET
     ("prctl", &[0x5356_4d41, 1], EPERM), // PR_SET_VMA, not ANON_NAME
     ("prctl", &[0x5356_4d41, 0], ALLOW), // PR_SET_VMA_ANON_NAME
+    ("prctl", &[4, 0], ALLOW),           // PR_SET_DUMPABLE, off
+    ("prctl", &[4, 1], EPERM),           // PR_SET_DUMPABLE, on
+    ("prctl", &[4, 1 << 32], ALLOW),     // EINVAL from the kernel, which reads all 64 bits
+    ("prctl", &[41, 1], ALLOW),          // PR_SET_THP_DISABLE, off
+    ("prctl", &[41, 0], EPERM),          // PR_SET_THP_DISABLE, back on
+    ("socketpair", &[1, 1, 0], EPERM),   // no opt-in: every pair
+    ("socketpair", &[2, 1, 0], EPERM),
     // futex: waits, and private wakes and requeues.
     ("futex", &[0, 4, 1], EPERM),        // FUTEX_CMP_REQUEUE, shared
     ("futex", &[0, 0x84, 1], ALLOW),     // FUTEX_CMP_REQUEUE_PRIVATE
@@ -218,8 +254,13 @@ const WITNESSES: &[Witness] = &[
 
 #[test]
 fn witnesses_get_what_they_say() {
-    for k in kernels() {
-        for &(name, args, expected) in WITNESSES {
+    for k in every_build() {
+        let witnesses = if k.pairs {
+            OPTED_IN_WITNESSES
+        } else {
+            WITNESSES
+        };
+        for &(name, args, expected) in witnesses {
             assert_eq!(
                 k.answer(name, args),
                 expected,
@@ -232,7 +273,7 @@ fn witnesses_get_what_they_say() {
 
 /// What a row means, read from its condition on the arguments' low 32 bits: the kernel's view
 /// of an `int` argument, independent of the compiler.
-fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> bool {
+fn holds(condition: &Condition, args: &[u64; 6], pid: u32, pairs: bool) -> bool {
     let low = |index: u8| args[usize::from(index)] as u32;
     match *condition {
         Condition::Always => true,
@@ -242,6 +283,11 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> bool {
             let v = low(arg.index);
             v != pid && !(zero_allowed && v == 0)
         }
+        Condition::OtherProcessOrGroup { arg } => {
+            let v = low(arg.index);
+            v != pid && v != 0 && v != pid.wrapping_neg()
+        }
+        Condition::NotOptedIn { .. } => !pairs,
         Condition::OtherProcessBy {
             which,
             process,
@@ -252,7 +298,7 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> bool {
         }
         Condition::Command { arg, commands } => commands.iter().any(|c| c.value == low(arg.index)),
         Condition::CommandWith { arg, command, with } => {
-            low(arg.index) == command.value && holds(with, args, pid)
+            low(arg.index) == command.value && holds(with, args, pid, pairs)
         }
         Condition::Except { arg, allowed } => low(arg.index) != allowed.value,
         Condition::NoneOf { arg, allowed } => {
@@ -278,10 +324,10 @@ fn rows_of(arch: Arch, name: &str) -> Vec<&'static Rule> {
         .collect()
 }
 
-fn meaning(arch: Arch, name: &str, args: &[u64; 6]) -> Action {
+fn meaning(arch: Arch, name: &str, args: &[u64; 6], pairs: bool) -> Action {
     rows_of(arch, name)
         .into_iter()
-        .find(|r| holds(&r.when, args, PID))
+        .find(|r| holds(&r.when, args, PID, pairs))
         .map_or(ALLOW, |r| match r.action {
             sandbox_linux::rules::Action::Errno(e) => Action::Errno(e.value as u16),
             sandbox_linux::rules::Action::Pretend => Action::Errno(0),
@@ -302,16 +348,19 @@ fn every_conditional_row_has_a_witness_only_it_refuses() {
                 // Removing one leaves its call unclassified: see tests/decisions.rs.
                 continue;
             }
-            let witnessed = WITNESSES.iter().any(|&(n, args, expected)| {
-                let mut all = [0u64; 6];
-                all[..args.len()].copy_from_slice(args);
-                n == name
-                    && expected != ALLOW
-                    && holds(&row.when, &all, PID)
-                    && rows_of(arch, name)
-                        .iter()
-                        .filter(|&&other| !std::ptr::eq(other, row))
-                        .all(|other| !holds(&other.when, &all, PID))
+            let tables = [(WITNESSES, false), (OPTED_IN_WITNESSES, true)];
+            let witnessed = tables.iter().any(|&(table, pairs)| {
+                table.iter().any(|&(n, args, expected)| {
+                    let mut all = [0u64; 6];
+                    all[..args.len()].copy_from_slice(args);
+                    n == name
+                        && expected != ALLOW
+                        && holds(&row.when, &all, PID, pairs)
+                        && rows_of(arch, name)
+                            .iter()
+                            .filter(|&&other| !std::ptr::eq(other, row))
+                            .all(|other| !holds(&other.when, &all, PID, pairs))
+                })
             });
             assert!(
                 witnessed,
@@ -349,6 +398,8 @@ fn interesting(condition: &Condition, index: u8, into: &mut Vec<u64>) {
         PID,
         PID + 1,
         PID << 1,
+        PID.wrapping_neg(),
+        (PID + 1).wrapping_neg(),
         0x7fff_ffff,
         0x8000_0000,
         u32::MAX,
@@ -414,8 +465,9 @@ fn interesting(condition: &Condition, index: u8, into: &mut Vec<u64>) {
 
 fn read_args(condition: &Condition, into: &mut Vec<u8>) {
     match *condition {
-        Condition::Always => {}
+        Condition::Always | Condition::NotOptedIn { .. } => {}
         Condition::FlagClear { arg, .. }
+        | Condition::OtherProcessOrGroup { arg }
         | Condition::AnyFlagSet { arg, .. }
         | Condition::OtherProcess { arg, .. }
         | Condition::Command { arg, .. }
@@ -435,7 +487,7 @@ fn read_args(condition: &Condition, into: &mut Vec<u8>) {
 #[test]
 fn compiled_answers_are_what_the_rows_mean() {
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
-    for k in kernels() {
+    for k in every_build() {
         let mut names: Vec<&str> = RULES
             .iter()
             .filter(|r| r.calls.applies_to(k.arch) && r.when != Condition::Always)
@@ -474,7 +526,7 @@ fn compiled_answers_are_what_the_rows_mean() {
                 }
                 assert_eq!(
                     k.answer(name, &args),
-                    meaning(k.arch, name, &args),
+                    meaning(k.arch, name, &args, k.pairs),
                     "{}: {name}{args:x?}",
                     k.arch
                 );
@@ -595,18 +647,23 @@ fn signals_reach_only_the_program() {
     let minus_one_32 = 0xffff_ffffu64;
     for k in kernels() {
         for name in ["kill", "tkill"] {
+            // kill's 0 and -PID are the program's own group, which holds it alone (the launcher
+            // makes it a session leader); tkill names a thread, and has no groups.
+            let group = if name == "kill" { ALLOW } else { EPERM };
             let cases: &[(u64, Action)] = &[
                 (PID64, ALLOW),
                 (PID64 | HIGH, ALLOW),
                 (PID64 | ALL_HIGH, ALLOW),
-                (0, EPERM),
-                (HIGH, EPERM),
+                (0, group),
+                (HIGH, group),
+                (PID64.wrapping_neg() & 0xffff_ffff, group),
+                (OTHER.wrapping_neg() & 0xffff_ffff, EPERM),
                 (MINUS_ONE, EPERM),
                 (minus_one_32, EPERM),
                 (OTHER, EPERM),
                 (OTHER | HIGH, EPERM),
                 (1, EPERM),
-                (PID64.wrapping_neg(), EPERM),
+                (PID64.wrapping_neg(), group),
             ];
             for &(target, expected) in cases {
                 assert_eq!(

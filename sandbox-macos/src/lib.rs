@@ -87,6 +87,10 @@ pub enum MacosError {
         /// The folder.
         path: PathBuf,
     },
+    /// The policy opts in to local socket pairs, which this backend has not been shown to
+    /// allow exactly (a Seatbelt rule for `socketpair` alone has not been run on a Mac).
+    #[error("local socket pairs: this backend cannot yet allow a socketpair without allowing other sockets; run without the opt-in on macOS")]
+    LocalSocketPairs,
     /// The policy holds a path the profile cannot grant.
     #[error("the policy cannot be written as a sandbox profile")]
     Profile(#[from] ProfileError),
@@ -169,6 +173,9 @@ impl Backend for MacosBackend {
     /// profile this Mac rejects is refused while the launcher can still say why.
     fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
         check_no_scratch(launch).map_err(BackendError::new)?;
+        if launch.request.policy.local_socket_pairs() {
+            return Err(BackendError::new(MacosError::LocalSocketPairs));
+        }
         #[cfg(target_os = "macos")]
         match exec::reexec(launch) {
             Ok(never) => match never {},

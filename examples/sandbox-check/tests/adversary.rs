@@ -293,6 +293,17 @@ attempt("PR_CAP_AMBIENT_CLEAR_ALL", lambda: prctl(47, 4))
 m = mmap.mmap(-1, 4096)
 attempt("MADV_MERGEABLE", lambda: m.madvise(12))
 attempt("MADV_DONTNEED", lambda: m.madvise(4))
+attempt("PR_SET_THP_DISABLE on", lambda: prctl(41, 0))
+attempt("PR_SET_THP_DISABLE off", lambda: prctl(41, 1))
+def thp_disabled():
+    if libc.prctl(42, 0, 0, 0, 0) != 1:
+        raise OSError(0, "huge pages still on")
+attempt("PR_GET_THP_DISABLE", thp_disabled)
+attempt("PR_SET_DUMPABLE off", lambda: prctl(4, 0))
+def not_dumpable():
+    if libc.prctl(3, 0, 0, 0, 0) != 0:
+        raise OSError(0, "still dumpable")
+attempt("PR_GET_DUMPABLE after", not_dumpable)
 "#;
     let got = results(&run(python_command(
         &[&scratch.0],
@@ -321,6 +332,11 @@ attempt("MADV_DONTNEED", lambda: m.madvise(4))
             ("PR_CAP_AMBIENT_CLEAR_ALL", "EPERM"),
             ("MADV_MERGEABLE", "EPERM"),
             ("MADV_DONTNEED", "ok"),
+            ("PR_SET_THP_DISABLE on", "EPERM"),
+            ("PR_SET_THP_DISABLE off", "ok"),
+            ("PR_GET_THP_DISABLE", "ok"),
+            ("PR_SET_DUMPABLE off", "ok"),
+            ("PR_GET_DUMPABLE after", "ok"),
         ],
     );
     assert_eq!(rw_hint(&file), hint_before, "the file's write hint changed");

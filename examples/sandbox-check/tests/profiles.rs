@@ -53,6 +53,54 @@ fn python3_sets_its_locale_and_reads_nothing_else_of_etc() {
     );
 }
 
+/// An event loop needs its socket pair, which only the opt-in allows, and the opt-in allows
+/// nothing that reaches past the pair.
+#[test]
+fn asyncio_runs_under_its_opt_in_and_nothing_past_the_pair_is_allowed() {
+    let code = r#"
+import asyncio, errno, socket
+async def main():
+    await asyncio.sleep(0)
+    return "loop ran"
+try:
+    print(asyncio.run(main()))
+except OSError as e:
+    print("loop", errno.errorcode[e.errno])
+def attempt(name, f):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+attempt("stream pair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM))
+attempt("seqpacket pair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET))
+attempt("datagram pair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM))
+attempt("unix socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+a, b = socket.socketpair()
+attempt("sendto past the pair", lambda: a.sendto(b"x", "/dev/log"))
+attempt("connect the pair", lambda: a.connect("/dev/log"))
+a.send(b"through")
+print(b.recv(16).decode())
+"#;
+    let (status, out, _) = under(
+        "python3-asyncio",
+        &["/usr/bin/python3", "-I", "-c", code],
+        "",
+    );
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            Some(0),
+            "loop ran\nstream pair ok\nseqpacket pair ok\ndatagram pair EPERM\nunix socket EPERM\n\
+             sendto past the pair EISCONN\nconnect the pair EPERM\nthrough\n"
+        )
+    );
+    // Without the opt-in, the loop cannot start: its first socket pair is refused.
+    let plain = "import asyncio, errno\ntry: asyncio.run(asyncio.sleep(0))\nexcept OSError as e: print(errno.errorcode[e.errno])";
+    let (status, out, _) = under("python3", &["/usr/bin/python3", "-I", "-c", plain], "");
+    assert_eq!((status, out.as_str()), (Some(0), "EPERM\n"));
+}
+
 #[test]
 fn node_has_its_tls_certificates_and_not_the_private_keys_beside_them() {
     if !std::path::Path::new("/usr/bin/node").exists() {

@@ -169,14 +169,27 @@ attempt("FS_IOC_SETFLAGS descriptor", lambda: fcntl.ioctl(fd, FS_IOC_SETFLAGS, s
 fn a_confined_program_leaves_other_processes_alone() {
     let mut sibling = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
     let pid = sibling.id().to_string();
+    // The sibling's group is this test's own: the program is in a session of its own.
+    let group = nix::unistd::getpgrp().to_string();
     let pty = nix::pty::openpty(None, None).unwrap();
     let code = r#"
-import fcntl, resource, termios
+import fcntl, resource, signal, termios
 sib = int(sys.argv[1])
+their_group = int(sys.argv[2])
+# Blocked and then taken with sigtimedwait: the signal is seen to arrive, with no handler race.
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+def own_group(send):
+    def attempt_it():
+        send()
+        if signal.sigtimedwait({signal.SIGUSR1}, 10) is None:
+            raise OSError(0, "no signal arrived")
+    return attempt_it
 attempt("kill parent 0", lambda: os.kill(os.getppid(), 0))
 attempt("kill -1 9", lambda: os.kill(-1, 9))
 attempt("kill sibling 9", lambda: os.kill(sib, 9))
-attempt("kill group 0", lambda: os.kill(0, 0))
+attempt("kill group 0", own_group(lambda: os.kill(0, signal.SIGUSR1)))
+attempt("killpg own group", own_group(lambda: os.killpg(os.getpgrp(), signal.SIGUSR1)))
+attempt("killpg sibling's group", lambda: os.killpg(their_group, 9))
 attempt("ptrace attach", lambda: syscall(NR["ptrace"], 16, sib, 0, 0))
 buf = ctypes.create_string_buffer(8)
 iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
@@ -197,7 +210,7 @@ c = ctypes.c_char(b"x")
 attempt("TIOCSTI high bits", lambda: syscall(NR["ioctl"], 0, termios.TIOCSTI | (1 << 32), ctypes.byref(c)))
 "#;
     let code = format!("{NUMBERS}\n{code}");
-    let mut command = python_command(&[], &code, &[OsStr::new(&pid)]);
+    let mut command = python_command(&[], &code, &[OsStr::new(&pid), OsStr::new(&group)]);
     command.stdin(std::fs::File::from(pty.slave.try_clone().unwrap()));
     let output = run(command);
     let got = results(&output);
@@ -205,7 +218,9 @@ attempt("TIOCSTI high bits", lambda: syscall(NR["ioctl"], 0, termios.TIOCSTI | (
         ("kill parent 0", "EPERM"),
         ("kill -1 9", "EPERM"),
         ("kill sibling 9", "EPERM"),
-        ("kill group 0", "EPERM"),
+        ("kill group 0", "ok"),
+        ("killpg own group", "ok"),
+        ("killpg sibling's group", "EPERM"),
         ("ptrace attach", "EPERM"),
         ("process_vm_readv", "EPERM"),
         ("pidfd_open", "EPERM"),

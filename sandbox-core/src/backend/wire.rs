@@ -44,6 +44,10 @@ const ENV: &str = "--env";
 const DIR: &str = "--dir";
 /// One of the policy's limits, `name=value`; a request without any gets the defaults.
 const LIMIT: &str = "--limit";
+/// Something the policy allows beyond paths, by name: [`LOCAL_SOCKET_PAIRS`].
+const ALLOW: &str = "--allow";
+/// [`Policy::allow_local_socket_pairs`] on the wire.
+const LOCAL_SOCKET_PAIRS: &str = "local-socket-pairs";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -106,6 +110,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         out.push(value.to_os_string());
     };
     pair(CANARY, request.canary.as_os_str());
+    if request.policy.local_socket_pairs() {
+        pair(ALLOW, OsStr::new(LOCAL_SOCKET_PAIRS));
+    }
     for word in request.policy.limits().encode() {
         pair(LIMIT, &word);
     }
@@ -168,6 +175,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(STATUS) => STATUS,
             Some(ENV) => ENV,
             Some(DIR) => DIR,
+            Some(ALLOW) => ALLOW,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -198,6 +206,8 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             CANARY => canaries.push(PathBuf::from(value)),
             LIMIT => limits.decode_word(&value)?,
             STATUS => status = Some(parse_status(value)?),
+            ALLOW if value == LOCAL_SOCKET_PAIRS => policy = policy.allow_local_socket_pairs(),
+            ALLOW => return Err(WireError::UnknownAllowance { value }),
             ENV => env.push(parse_variable(value)?),
             DIR => {
                 let path = PathBuf::from(value);

@@ -12,9 +12,9 @@
 //!   refusal came from the file's own permissions, not from the sandbox.
 
 use crate::eval::{Action, SeccompData, Stack};
-use crate::filter::{Arch, Program};
+use crate::filter::{Arch, OptIns, Program};
 use crate::landlock::Grants;
-use crate::rules::{Calls, Condition, Rule, RULES};
+use crate::rules::{Calls, Condition, OptIn, Rule, RULES};
 
 use super::files::Right;
 use super::trace::Entry;
@@ -27,6 +27,7 @@ const X32_SYSCALL_BIT: u64 = 0x4000_0000;
 pub struct Seccomp {
     arch: Arch,
     pid: u32,
+    opt_ins: OptIns,
     programs: Vec<Program>,
     stack: Stack,
 }
@@ -45,12 +46,20 @@ pub struct Refused {
 
 impl Seccomp {
     /// The filters for `arch` that a launcher of process ID `pid` installs.
+    #[cfg(test)]
     pub fn new(arch: Arch, pid: u32) -> Result<Self, super::ExplainError> {
-        let programs = vec![crate::filter::build(arch, pid)?];
+        Self::with(arch, pid, OptIns::NONE)
+    }
+
+    /// The filters for `arch` that a launcher of process ID `pid` installs for a policy that
+    /// opts in to `opt_ins`.
+    pub fn with(arch: Arch, pid: u32, opt_ins: OptIns) -> Result<Self, super::ExplainError> {
+        let programs = vec![crate::filter::build_with(arch, pid, opt_ins)?];
         let stack = Stack::of(arch, &programs)?;
         Ok(Self {
             arch,
             pid,
+            opt_ins,
             programs,
             stack,
         })
@@ -119,7 +128,7 @@ impl Seccomp {
         } else {
             match candidates
                 .iter()
-                .find(|rule| holds(&rule.when, &call.args, self.pid) == Some(true))
+                .find(|rule| holds(&rule.when, &call.args, self.pid, self.opt_ins) == Some(true))
             {
                 Some(rule) => vec![*rule],
                 None => candidates,
@@ -137,7 +146,7 @@ impl Seccomp {
 /// low 32 bits as the filters do; `None` for a condition this version cannot read, and then the
 /// report names every candidate row.
 #[allow(unreachable_patterns)]
-fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> Option<bool> {
+fn holds(condition: &Condition, args: &[u64; 6], pid: u32, opt_ins: OptIns) -> Option<bool> {
     let low = |index: u8| args[usize::from(index)] as u32;
     Some(match *condition {
         Condition::Always => true,
@@ -147,6 +156,14 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> Option<bool> {
             let value = low(arg.index);
             value != pid && !(zero_allowed && value == 0)
         }
+        Condition::OtherProcessOrGroup { arg } => {
+            let value = low(arg.index);
+            // -1 is every process, never process 1's group (filter.rs writes 1 there).
+            value != pid && value != 0 && (pid == 1 || value != pid.wrapping_neg())
+        }
+        Condition::NotOptedIn {
+            opt_in: OptIn::LocalSocketPairs,
+        } => !opt_ins.local_socket_pairs,
         Condition::OtherProcessBy {
             which,
             process,
@@ -157,7 +174,7 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32) -> Option<bool> {
         }
         Condition::Command { arg, commands } => commands.iter().any(|c| c.value == low(arg.index)),
         Condition::CommandWith { arg, command, with } => {
-            low(arg.index) == command.value && holds(with, args, pid)?
+            low(arg.index) == command.value && holds(with, args, pid, opt_ins)?
         }
         Condition::Except { arg, allowed } => low(arg.index) != allowed.value,
         // A condition added to the table after this was written.
@@ -299,7 +316,8 @@ mod tests {
             let kill = call(arch, "kill", [1, 0, 0, 0, 0, 0]);
             assert_eq!(
                 rows(seccomp.refused(&kill, Some(libc::EPERM))),
-                ["`kill` when `pid` is not the program's own process ID"]
+                ["`kill` when `pid` is neither 0, the program's own process ID nor its negation \
+                  (the program's own group)"]
             );
         }
     }

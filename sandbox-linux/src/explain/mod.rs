@@ -103,6 +103,8 @@ pub enum ExplainError {
 pub struct Explainer {
     arch: Arch,
     grants: Grants,
+    /// What the policy allows beyond the table, as the launcher's filter does.
+    opt_ins: crate::filter::OptIns,
 }
 
 /// How the program ended, and what it was refused.
@@ -151,7 +153,12 @@ impl Explainer {
         })?;
         let policy = policy.clone().allow_exec(program)?.allow_exec(&launcher)?;
         let grants = Grants::for_policy(&policy, &launcher)?;
-        Ok(Self { arch, grants })
+        let opt_ins = crate::filter::OptIns::NONE.local_socket_pairs(policy.local_socket_pairs());
+        Ok(Self {
+            arch,
+            grants,
+            opt_ins,
+        })
     }
 
     /// Spawns `command`, built by [`sandbox_core::raw::launch_command`], traced.
@@ -189,7 +196,7 @@ impl Explainer {
     }
 
     fn follow(&self, pid: u32) -> Result<Explained, ExplainError> {
-        let seccomp = attribute::Seccomp::new(self.arch, pid)?;
+        let seccomp = attribute::Seccomp::with(self.arch, pid, self.opt_ins)?;
         let mut collector = Collector {
             seccomp,
             grants: &self.grants,
