@@ -82,6 +82,19 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", value_parser = parse_bound)]
     cpu_seconds: Option<Bound>,
 
+    /// With a program: kill it (SIGKILL, exit 137) once it has run SECONDS of wall-clock time,
+    /// counted from its start (decimals allowed: 0.5). No timeout by default. Not with
+    /// --explain, whose tracer reaps the program itself.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, conflicts_with = "explain")]
+    timeout: Option<std::time::Duration>,
+
+    /// With a program: pass on at most SIZE bytes of its standard output and error together
+    /// (K, M, G are powers of 1024) and kill it (SIGKILL, exit 137) when it writes more. Both
+    /// streams are then relayed through pipes, so the program sees no terminal. No cap by default.
+    /// Not with --explain.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, conflicts_with = "explain")]
+    output_cap: Option<u64>,
+
     /// After the program ends, report on standard error what the sandbox refused it and which
     /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
     #[arg(long, requires = "program")]
@@ -159,6 +172,10 @@ pub struct Settings {
     pub open_files: Option<Bound>,
     /// The CPU-time bound.
     pub cpu_seconds: Option<Bound>,
+    /// The wall-clock bound, from the program's start.
+    pub timeout: Option<std::time::Duration>,
+    /// The bound on standard output and error together, in bytes.
+    pub output_cap: Option<u64>,
 }
 
 /// A program to run confined.
@@ -194,7 +211,8 @@ At a terminal:
   as they were when the program ends, however it ends.
 
 Exit status with a program:
-  its own     the program ran (128+N when a signal N killed it)
+  its own     the program ran (128+N when a signal N killed it; 137 when --timeout or
+              --output-cap killed it, as a line on standard error and the --json bound say)
   97          the launch was refused (one `sandbox: refused: ...` line says why)
   127         the program was not found        (sandbox-check: NAME: command not found)
   126         it is not executable             (sandbox-check: PATH: Permission denied)
@@ -270,6 +288,8 @@ impl Cli {
             tasks: self.tasks,
             open_files: self.open_files,
             cpu_seconds: self.cpu_seconds,
+            timeout: self.timeout,
+            output_cap: self.output_cap,
         };
         if self.print_policy {
             return Ok(Mode::PrintPolicy {
@@ -296,6 +316,10 @@ impl Cli {
                 Some("--open-files")
             } else if settings.cpu_seconds.is_some() {
                 Some("--cpu-seconds")
+            } else if settings.timeout.is_some() {
+                Some("--timeout")
+            } else if settings.output_cap.is_some() {
+                Some("--output-cap")
             } else {
                 None
             };
@@ -318,6 +342,14 @@ impl Cli {
             report: self.report,
         }))
     }
+}
+
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a number of seconds above 0, such as 30 or 0.5"))
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {

@@ -24,6 +24,8 @@ mod selftest;
 mod signals;
 #[cfg(unix)]
 mod terminal;
+#[cfg(unix)]
+mod watch;
 
 use std::process::ExitCode;
 

@@ -14,10 +14,17 @@
 //! What changes for the program: nothing it can see but the kind of pipe. What changes for the
 //! caller: bytes the program did not read from standard input may have been read by the relay,
 //! and are then lost to a later reader of the same pipe (`(sandbox-check ... head -1; cat)`).
+//!
+//! With `--output-cap`, standard output and error are relayed whatever they are (a terminal, a
+//! file), so that every byte is counted: the program then sees a pipe where it would have seen a
+//! terminal.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::Arc;
 use std::thread::JoinHandle;
+
+use crate::watch::Cap;
 
 /// The relays of one run, before they start: this process's ends of the program's pipes, with
 /// the standard stream each goes to or comes from.
@@ -38,9 +45,10 @@ fn shared(fd: BorrowedFd<'_>) -> bool {
 }
 
 impl Relays {
-    /// Pipes for each of standard input, output and error that is a pipe: the relays, and the
-    /// program's ends to hand to the fork.
-    pub fn for_shared_streams() -> io::Result<(Self, [Option<OwnedFd>; 3])> {
+    /// Pipes for each of standard input, output and error that is a pipe, and for standard
+    /// output and error whatever they are where `outputs` (the output cap counts them): the
+    /// relays, and the program's ends to hand to the fork.
+    pub fn for_streams(outputs: bool) -> io::Result<(Self, [Option<OwnedFd>; 3])> {
         let mut program_ends: [Option<OwnedFd>; 3] = [None, None, None];
         let mut ours = Vec::new();
         for (stream, end) in program_ends.iter_mut().enumerate() {
@@ -50,7 +58,7 @@ impl Relays {
                 _ => io::stderr().as_fd().try_clone_to_owned(),
             };
             let Ok(fd) = fd else { continue };
-            if !shared(fd.as_fd()) {
+            if !(shared(fd.as_fd()) || outputs && stream != 0) {
                 continue;
             }
             let (read, write) = pipe()?;
@@ -66,18 +74,21 @@ impl Relays {
     }
 
     /// Starts copying: standard input into the program's pipe (never waited for: it may block
-    /// on a writer that never ends), the program's pipes out to standard output and error.
-    pub fn start(self) -> io::Result<Running> {
+    /// on a writer that never ends), the program's pipes out to standard output and error,
+    /// counted against `cap` where there is one.
+    pub fn start(self, cap: Option<Arc<Cap>>) -> io::Result<Running> {
         let mut outputs = Vec::new();
         for (stream, mine) in self.ours {
             let name = ["stdin", "stdout", "stderr"][stream];
+            let cap = cap.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("relay-{name}"))
                 .spawn(move || {
+                    let cap = cap.as_deref();
                     let _ignored = match stream {
-                        0 => copy(io::stdin().lock(), std::fs::File::from(mine)),
-                        1 => copy(std::fs::File::from(mine), io::stdout().lock()),
-                        _ => copy(std::fs::File::from(mine), io::stderr().lock()),
+                        0 => copy(io::stdin().lock(), std::fs::File::from(mine), None),
+                        1 => copy(std::fs::File::from(mine), io::stdout().lock(), cap),
+                        _ => copy(std::fs::File::from(mine), io::stderr().lock(), cap),
                     };
                 })?;
             if stream != 0 {
@@ -117,9 +128,11 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Copies until the end of `from`, or until `to` refuses (its reader is gone): then `from` is
-/// dropped, so the program's next write gets `EPIPE`, as it would have without the relay.
-fn copy(mut from: impl Read, mut to: impl Write) -> io::Result<()> {
+/// dropped, so the program's next write gets `EPIPE`, as it would have without the relay. Past
+/// `cap`, what is read is dropped until the end (the cap has killed the program by then).
+fn copy(mut from: impl Read, mut to: impl Write, cap: Option<&Cap>) -> io::Result<()> {
     let mut buffer = [0u8; 64 * 1024];
+    let mut capped = false;
     loop {
         let n = match from.read(&mut buffer) {
             Ok(0) => return Ok(()),
@@ -127,7 +140,14 @@ fn copy(mut from: impl Read, mut to: impl Write) -> io::Result<()> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        to.write_all(&buffer[..n])?;
-        to.flush()?;
+        if capped {
+            continue;
+        }
+        let keep = cap.map_or(n, |cap| cap.take(n));
+        capped = keep < n;
+        if keep > 0 {
+            to.write_all(&buffer[..keep])?;
+            to.flush()?;
+        }
     }
 }

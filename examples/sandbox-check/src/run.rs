@@ -192,6 +192,7 @@ mod launch {
                 status,
                 refusal: None,
                 memory,
+                hit,
                 limits,
                 before_exec,
             }) => {
@@ -199,7 +200,7 @@ mod launch {
                     .iter()
                     .map(Into::into)
                     .collect();
-                ended(status, memory, unenforced, before_exec)
+                ended(status, memory, hit, unenforced, before_exec)
             }
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::NotStarted(e)) => {
@@ -221,6 +222,8 @@ mod launch {
         refusal: Option<sandbox_core::Refusal>,
         /// The memory bound, where the kernel killed the program at it.
         memory: Option<u64>,
+        /// The bound `sandbox-check` killed the program for, if it did.
+        hit: Option<crate::watch::Hit>,
         /// The bounds the launch asked for.
         limits: sandbox_core::Limits,
         /// Whether the launcher ended before it executed the program (it was killed).
@@ -294,14 +297,17 @@ mod launch {
                 status,
                 refusal,
                 memory: None,
+                hit: None,
                 limits: *policy.limits(),
                 before_exec,
             });
         }
         // A standard stream that is a pipe, which other processes may share (a pipeline), is
-        // relayed through a pipe of the program's own (relay.rs).
+        // relayed through a pipe of the program's own (relay.rs); with an output cap, standard
+        // output and error are relayed whatever they are, to be counted.
+        let cap = run.settings.output_cap;
         let (relays, streams) =
-            crate::relay::Relays::for_shared_streams().map_err(Refused::Relay)?;
+            crate::relay::Relays::for_streams(cap.is_some()).map_err(Refused::Relay)?;
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
         crate::signals::block().map_err(Refused::Signals)?;
@@ -314,8 +320,17 @@ mod launch {
             sandbox_core::SpawnError::Command(e) => Refused::Command(e),
             other => Refused::Launch(other),
         })?;
-        // Threads only now: the fork needed this process to have one.
-        let relayed = relays.start().map_err(Refused::Relay)?;
+        let launcher = forked.id();
+        let watched = run.settings.timeout.is_some() || cap.is_some();
+        let watch = watched.then(|| crate::watch::Watch::new(launcher));
+        // Threads only now: the fork needed this process to have one. With a cap, the relays
+        // start once the launcher has said how the launch went, so that the bytes counted are
+        // the program's alone and a refusal's line is never cut (until then they wait in the
+        // pipes, which hold far more than a refusal's line).
+        let relays = match cap {
+            None => Relays::Started(relays.start(None).map_err(Refused::Relay)?),
+            Some(_) => Relays::Waiting(relays),
+        };
         // A launcher killed before it executed the program or refused (a fault, a SIGSYS from
         // an inherited filter): its status says how, and the report that no program ran.
         let mut before_exec = false;
@@ -328,8 +343,23 @@ mod launch {
             }
             Err(other) => return Err(Refused::Report(other).into()),
         };
-        let launcher = forked.id();
-        let status = crate::signals::wait_forwarding(forked, user);
+        let started = refusal.is_none() && !before_exec;
+        let relayed = match relays {
+            Relays::Started(relayed) => relayed,
+            Relays::Waiting(relays) => {
+                let counted = match (&watch, cap) {
+                    (Some(watch), Some(bytes)) if started => {
+                        Some(crate::watch::Cap::new(bytes, std::sync::Arc::clone(watch)))
+                    }
+                    _ => None,
+                };
+                relays.start(counted).map_err(Refused::Relay)?
+            }
+        };
+        if let (Some(watch), Some(limit), true) = (&watch, run.settings.timeout, started) {
+            watch.time_out(limit).map_err(Refused::Relay)?;
+        }
+        let status = crate::signals::wait_forwarding(forked, user, watch.as_deref());
         // Everything the program wrote is passed on before this process says anything more.
         relayed.finish();
         // Before the canary goes: dropping it sweeps the launch's cgroup, which says whether
@@ -344,9 +374,16 @@ mod launch {
             status: status.map_err(Refused::Wait)?,
             refusal,
             memory,
+            hit: watch.and_then(|watch| watch.hit()),
             limits: *policy.limits(),
             before_exec,
         })
+    }
+
+    /// The relays of a run: started at the fork, or waiting for the launch's outcome.
+    enum Relays {
+        Started(crate::relay::Running),
+        Waiting(crate::relay::Relays),
     }
 
     /// Refuses a policy that covers the canary, naming the flag and where to move the canary.
@@ -396,6 +433,7 @@ mod launch {
     fn ended(
         status: ExitStatus,
         memory: Option<u64>,
+        hit: Option<crate::watch::Hit>,
         unenforced: Vec<crate::report::Unenforced>,
         before_exec: bool,
     ) -> Report {
@@ -403,20 +441,27 @@ mod launch {
         if let Some(signal) = status.signal() {
             let name = nix::sys::signal::Signal::try_from(signal)
                 .map_or_else(|_| "unknown".to_owned(), |s| s.as_str().to_owned());
-            let bound = match memory {
-                Some(bytes) => {
+            // A bound of this process's counts only where its SIGKILL is what ended the
+            // program: one that exited or died of something else first ended on its own.
+            let hit = hit.filter(|_| signal == nix::sys::signal::Signal::SIGKILL as i32);
+            let bound = match (hit, memory) {
+                (Some(hit), _) => {
+                    eprintln!("sandbox-check: {}", hit.sentence());
+                    Some(hit.bound())
+                }
+                (None, Some(bytes)) => {
                     eprintln!(
                         "sandbox-check: the program was killed by signal {signal} ({name}) at its memory bound of {bytes} bytes"
                     );
                     Some("memory")
                 }
-                None if before_exec => {
+                (None, None) if before_exec => {
                     eprintln!(
                         "sandbox-check: the launcher was killed by signal {signal} ({name}) before it ran the program"
                     );
                     None
                 }
-                None => {
+                (None, None) => {
                     eprintln!("sandbox-check: the program was killed by signal {signal} ({name})");
                     None
                 }
