@@ -182,6 +182,37 @@ impl fmt::Display for Grant {
     }
 }
 
+/// What [`Explanation::learnt`] suggests, and what it would not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Learnt {
+    /// The grants to add, each path once, none beneath another of the same kind.
+    pub grants: Vec<Grant>,
+    /// The grants it would not suggest.
+    pub withheld: Vec<Withheld>,
+}
+
+/// A grant [`Explanation::learnt`] would not suggest, and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Withheld {
+    /// The grant.
+    pub grant: Grant,
+    /// Why not.
+    pub because: Because,
+}
+
+/// Why [`Explanation::learnt`] would not suggest a grant.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Because {
+    /// It covers this kept-clear path as a whole.
+    Covers(PathBuf),
+    /// It is no path to copy: a control character, not UTF-8, another process's folder in
+    /// `/proc`.
+    NotAPath,
+    /// It is a file runtimes look for and go on without ([`ROUTINE_FILES`]).
+    Routine,
+}
+
 /// Something the program was refused that no policy allows, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Never {
@@ -410,6 +441,87 @@ impl Explanation {
         grants
     }
 
+    /// The grants a profile learnt from this run adds (`sandbox-check --suggest`): the smallest
+    /// that allow every refused access a policy can allow. A file read is granted as that file,
+    /// and as its folder only where the program read two entries of it or more (and the folder is
+    /// not `/` or a top-level one such as `/etc`); a folder listed is granted as the folder; a
+    /// program as the program.
+    ///
+    /// A routine file ([`ROUTINE_FILES`]) is not suggested: the program went on without it, and
+    /// one of them is the user database. Nothing that covers a path of `keep_clear` as a whole
+    /// is suggested either: the application
+    /// passes the canary, the temporary folder and the user's home, whose grant would defeat the
+    /// enforcement check or hand over every file the user has. A folder that would cover one is
+    /// suggested as its files instead; a file or a listed folder that would is withheld, and
+    /// said so. What the program named is its choice: the caller must treat every path here as
+    /// the program's request, which is why the rule is on the result and not on what was asked.
+    pub fn learnt(&self, keep_clear: &[&Path]) -> Learnt {
+        let covers = |grant: &Path| keep_clear.iter().find(|kept| kept.starts_with(grant));
+        let mut by_folder: std::collections::BTreeMap<&Path, Vec<&Path>> = Default::default();
+        let mut grants = Vec::new();
+        let mut withheld = Vec::new();
+        for file in &self.files {
+            let resolved = file.access.resolved.as_path();
+            if Self::is_routine(file) {
+                withheld.push(Withheld {
+                    grant: Grant::Read(resolved.to_path_buf()),
+                    because: Because::Routine,
+                });
+                continue;
+            }
+            match file.access.right {
+                Right::Read => match resolved.parent() {
+                    Some(folder) if folder.components().count() > 2 => {
+                        let files = by_folder.entry(folder).or_default();
+                        if !files.contains(&resolved) {
+                            files.push(resolved);
+                        }
+                    }
+                    _ => grants.push(Grant::Read(resolved.to_path_buf())),
+                },
+                Right::List => grants.push(Grant::Read(resolved.to_path_buf())),
+                Right::Execute => grants.push(Grant::Exec(resolved.to_path_buf())),
+                _ => {}
+            }
+        }
+        for (folder, files) in by_folder {
+            if files.len() >= 2 && covers(folder).is_none() {
+                grants.push(Grant::Read(folder.to_path_buf()));
+            } else {
+                grants.extend(files.into_iter().map(|f| Grant::Read(f.to_path_buf())));
+            }
+        }
+        grants.retain(|g| {
+            let printable = g
+                .path()
+                .to_str()
+                .is_some_and(|text| !text.chars().any(char::is_control));
+            let because = if !printable || is_process_folder(g.path()) {
+                Because::NotAPath
+            } else if let Some(kept) = covers(g.path()) {
+                Because::Covers(kept.to_path_buf())
+            } else {
+                return true;
+            };
+            withheld.push(Withheld {
+                grant: g.clone(),
+                because,
+            });
+            false
+        });
+        grants.sort();
+        grants.dedup();
+        let all = grants.clone();
+        grants.retain(|g| {
+            !all.iter().any(|other| {
+                other != g && other.flag() == g.flag() && g.path().starts_with(other.path())
+            })
+        });
+        withheld.sort();
+        withheld.dedup();
+        Learnt { grants, withheld }
+    }
+
     /// What was refused that no policy allows, and why, each once: writing, creating and
     /// removing by folder, and every call the refusal table refused.
     pub fn never(&self) -> Vec<Never> {
@@ -611,6 +723,67 @@ mod tests {
             call: "openat".to_owned(),
             count: 1,
         }
+    }
+
+    /// A learnt profile grants a folder only where several of its entries were read, and
+    /// nothing that covers the canary, the temporary folder or the home as a whole.
+    #[test]
+    fn a_learnt_profile_is_as_small_as_what_was_read_and_keeps_clear() {
+        let mut report = Explanation::new(Seen::Everything);
+        report.files = vec![
+            refused(Right::Read, "/etc/hostname"),
+            refused(Right::Read, "/opt/app/conf/a.toml"),
+            refused(Right::Read, "/opt/app/conf/b.toml"),
+            refused(Right::Read, "/opt/app/conf/a.toml"),
+            refused(Right::Read, "/opt/tool/only.txt"),
+            refused(Right::Execute, "/opt/app/bin/run"),
+            // The program reads two files beside the canary to have their folder granted, two
+            // in the home's folder, and lists the home itself.
+            refused(Right::Read, "/tmp/canary-x"),
+            refused(Right::Read, "/tmp/other"),
+            refused(Right::Read, "/home/u/.ssh/id_rsa"),
+            refused(Right::Read, "/home/u/.netrc"),
+            refused(Right::List, "/home/u"),
+            refused(Right::Read, "/proc/99/environ"),
+            refused(Right::Read, "/etc/passwd"),
+            refused(Right::Write, "/opt/app/conf/a.toml"),
+        ];
+        let (canary, temp, home) = (
+            Path::new("/tmp/canary-x"),
+            Path::new("/tmp"),
+            Path::new("/home/u"),
+        );
+        let learnt = report.learnt(&[canary, temp, home]);
+        let shown: Vec<String> = learnt.grants.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "--read /etc/hostname",
+                "--read /home/u/.netrc",
+                "--read /home/u/.ssh/id_rsa",
+                "--read /opt/app/conf",
+                "--read /opt/tool/only.txt",
+                "--read /tmp/other",
+                "--exec /opt/app/bin/run",
+            ]
+        );
+        let withheld: Vec<(String, Because)> = learnt
+            .withheld
+            .iter()
+            .map(|w| (w.grant.to_string(), w.because.clone()))
+            .collect();
+        assert_eq!(
+            withheld,
+            [
+                ("--read /etc/passwd".to_owned(), Because::Routine),
+                ("--read /home/u".to_owned(), Because::Covers(home.into())),
+                ("--read /proc/99/environ".to_owned(), Because::NotAPath),
+                (
+                    "--read /tmp/canary-x".to_owned(),
+                    Because::Covers(canary.into())
+                ),
+            ]
+        );
     }
 
     /// A process's folder in /proc names another process on the next run: never suggested.

@@ -100,6 +100,11 @@ pub struct Cli {
     #[arg(long, requires = "program")]
     explain: bool,
 
+    /// With --explain: write to FILE a profile that would have allowed what a policy can allow
+    /// of what was refused (the effective policy and the paths learnt), for --policy FILE.
+    #[arg(long, value_name = "FILE", requires = "explain")]
+    suggest: Option<PathBuf>,
+
     /// Print the seccomp programs a launch would install (Linux).
     #[arg(long, conflicts_with_all = ["json", "report", "program"])]
     print_filters: bool,
@@ -199,6 +204,9 @@ pub struct Run {
     pub explain: bool,
     /// Write the report to this file.
     pub report: Option<PathBuf>,
+    /// Write a learnt profile to this file (with `--explain`, which is Linux's).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub suggest: Option<PathBuf>,
 }
 
 /// What `--help` says to someone running programs from a shell.
@@ -340,6 +348,7 @@ impl Cli {
             json: self.json,
             explain: self.explain,
             report: self.report,
+            suggest: self.suggest,
         }))
     }
 }

@@ -12,6 +12,7 @@ use crate::cli::Run;
 cfg_if::cfg_if! {
     if #[cfg(target_os = "linux")] {
         use std::ffi::OsString;
+        use std::path::PathBuf;
 
         use nix::sys::signal::{kill, SigSet, Signal};
         use nix::unistd::Pid;
@@ -24,6 +25,7 @@ cfg_if::cfg_if! {
             policy: &Policy,
             program: &Path,
             command: Command,
+            canary: &Path,
         ) -> Result<ExitStatus, ExplainFailed> {
             let explainer = Explainer::new(policy, program)?;
             let signals = forwarded();
@@ -52,7 +54,38 @@ cfg_if::cfg_if! {
                     eprintln!("explain: suggested: {}", words.join(" "));
                 }
             }
+            if let Some(file) = &run.suggest {
+                learn(run, policy, report, canary, file);
+            }
             Ok(explained.status)
+        }
+
+        /// `--suggest FILE`: writes the learnt profile and says what went into it. The run's
+        /// status stays the program's own: a file that could not be written is said on
+        /// standard error.
+        fn learn(run: &Run, policy: &Policy, report: &Explanation, canary: &Path, file: &Path) {
+            let kept = crate::profile::kept_clear(canary);
+            let kept: Vec<&Path> = kept.iter().map(PathBuf::as_path).collect();
+            let learnt = report.learnt(&kept);
+            let mut words = vec![run.program.clone()];
+            words.extend(run.args.iter().cloned());
+            match crate::profile::write_learnt(file, policy, &learnt, &report.never(), &words) {
+                Ok(grants) => {
+                    for grant in &grants {
+                        eprintln!("explain: learnt: {grant}");
+                    }
+                    eprintln!(
+                        "explain: wrote {} ({} learnt); run it with: sandbox-check --policy {} -- ...",
+                        file.display(),
+                        grants.len(),
+                        file.display()
+                    );
+                }
+                Err(e) => eprintln!(
+                    "sandbox-check: writing the learnt profile {}: {e}",
+                    file.display()
+                ),
+            }
         }
 
         /// Why the traced run failed.
@@ -211,6 +244,7 @@ cfg_if::cfg_if! {
             _policy: &Policy,
             _program: &Path,
             _command: Command,
+            _canary: &Path,
         ) -> Result<ExitStatus, ExplainFailed> {
             Err(ExplainFailed::Unsupported { json: run.json })
         }

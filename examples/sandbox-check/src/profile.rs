@@ -1,7 +1,13 @@
 //! The effective policy of a run: the `--policy` profile, then the flags added to it.
 
+#[cfg(target_os = "linux")]
+use std::ffi::OsString;
+#[cfg(target_os = "linux")]
+use std::path::Path;
 use std::path::PathBuf;
 
+#[cfg(target_os = "linux")]
+use sandbox_core::explain::{Because, Grant, Learnt, Never};
 use sandbox_core::profile::{Profile, ProfileError};
 use sandbox_core::scratch::Bound;
 use sandbox_core::{Limits, Policy, PolicyError};
@@ -82,6 +88,92 @@ pub fn effective(
         policy: policy.with_limits(limits),
         scratch,
     })
+}
+
+/// The paths a learnt profile never grants as a whole (`--suggest` is `--explain`'s, which is
+/// Linux's): the canary, the temporary folder and the
+/// user's home (as `HOME` names it and as the user database does), each as it resolves.
+#[cfg(target_os = "linux")]
+pub fn kept_clear(canary: &Path) -> Vec<PathBuf> {
+    let mut kept = vec![canary.to_path_buf(), std::env::temp_dir()];
+    kept.extend(std::env::var_os("HOME").map(PathBuf::from));
+    if let Ok(Some(user)) = nix::unistd::User::from_uid(nix::unistd::getuid()) {
+        kept.push(user.dir);
+    }
+    let mut kept: Vec<PathBuf> = kept
+        .into_iter()
+        .map(|p| p.canonicalize().unwrap_or(p))
+        .filter(|p| p.is_absolute())
+        .collect();
+    kept.sort();
+    kept.dedup();
+    kept
+}
+
+/// `--suggest FILE`: writes `policy` with `learnt`'s grants as a profile, headed by comments
+/// that say where it came from, what no policy allows and what was not suggested. Returns the
+/// grants written.
+#[cfg(target_os = "linux")]
+pub fn write_learnt(
+    file: &Path,
+    policy: &Policy,
+    learnt: &Learnt,
+    never: &[Never],
+    program: &[OsString],
+) -> std::io::Result<Vec<Grant>> {
+    let mut header =
+        String::from("# Learnt by sandbox-check --explain --suggest from a run of:\n#  ");
+    for word in program {
+        header.push(' ');
+        header.push_str(&word.to_string_lossy().replace('\n', " "));
+    }
+    header.push_str(
+        "\n# Every path added was the program's own request: read them before you use this file.\n",
+    );
+    let mut policy = policy.clone();
+    let mut written = Vec::new();
+    for grant in &learnt.grants {
+        let added = match grant {
+            Grant::Read(path) => policy.clone().allow_read(path),
+            Grant::Exec(path) => policy.clone().allow_exec(path),
+            _ => continue,
+        };
+        match added {
+            Ok(with) => {
+                policy = with;
+                written.push(grant.clone());
+            }
+            Err(e) => header.push_str(&format!(
+                "# Not added: {grant}: {}\n",
+                sandbox_core::one_line(&e)
+            )),
+        }
+    }
+    for withheld in &learnt.withheld {
+        let why = match &withheld.because {
+            Because::Covers(kept) => format!("it covers {} as a whole", kept.display()),
+            Because::Routine => "most programs look for it and go on without it; add it to \
+                                 `read` if this one needs it"
+                .to_owned(),
+            _ => "it is no path to copy".to_owned(),
+        };
+        header.push_str(&format!(
+            "# Not suggested: {}: {why}\n",
+            sandbox_core::explain::shown(withheld.grant.path())
+        ));
+    }
+    for never in never {
+        header.push_str(&format!(
+            "# Refused, and no policy allows it: {}: {}\n",
+            never.what.replace('\n', " "),
+            never.why
+        ));
+    }
+    let profile = Profile::from_policy(&policy);
+    header.push('\n');
+    header.push_str(&profile.to_toml());
+    std::fs::write(file, header)?;
+    Ok(written)
 }
 
 /// `--print-policy`: the effective policy as a profile on standard output.

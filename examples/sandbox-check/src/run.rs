@@ -278,7 +278,7 @@ mod launch {
                 sandbox_core::SpawnError::Command(e) => Refused::Command(e),
                 other => Refused::Report(other),
             })?;
-            let status = crate::explain::launch(run, &policy, &program, command)?;
+            let status = crate::explain::launch(run, &policy, &program, command, canary.path())?;
             // The tracer has dropped the command (its write end) by the time it has been waited
             // for, so this reads to the end at once.
             let mut before_exec = false;

@@ -1,0 +1,199 @@
+//! `sandbox-check --explain --suggest FILE` (issue 30.4): a profile learnt from a run, through the
+//! real binary. Refused, learnt, run again under `--policy FILE`: the program runs, and what it
+//! did not ask for stays refused.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+
+/// A folder of this test's own, outside the temporary folder (which the learnt profile keeps
+/// clear), with `etc`- and `opt`-style folders of files in it.
+struct Tree(PathBuf);
+
+impl Tree {
+    fn new(name: &str) -> Self {
+        let root =
+            Path::new("/var/tmp").join(format!("sandbox-learn-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (file, text) in [
+            ("etc/app.conf", "conf\n"),
+            ("opt/app/share/a.txt", "a\n"),
+            ("opt/app/share/b.txt", "b\n"),
+            ("opt/app/share/c.txt", "c\n"),
+            ("opt/other/secret.txt", "secret\n"),
+            ("tmp/x", "x\n"),
+            ("tmp/y", "y\n"),
+            ("home/.netrc", "netrc\n"),
+            ("home/notes", "notes\n"),
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+        }
+        // Readable by an ordinary user too: the tests run as whoever runs them.
+        Self(root.canonicalize().unwrap())
+    }
+
+    fn path(&self, file: &str) -> String {
+        self.0.join(file).display().to_string()
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn check(tree: &Tree, args: &[&str]) -> Output {
+    let out = sandbox_check()
+        .env("TMPDIR", tree.path("tmp"))
+        .env("HOME", tree.path("home"))
+        .args(args)
+        .output()
+        .unwrap();
+    eprintln!("{args:?}: {out:?}");
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn refused_then_learnt_then_run_and_nothing_beside_it_is_granted() {
+    let tree = Tree::new("loop");
+    let learnt = tree.path("learnt.toml");
+    let files = [
+        tree.path("etc/app.conf"),
+        tree.path("opt/app/share/a.txt"),
+        tree.path("opt/app/share/b.txt"),
+    ];
+    let mut cat = vec!["/usr/bin/cat"];
+    cat.extend(files.iter().map(String::as_str));
+    // Refused: cat says so for each file and goes on, as it would for any unreadable file.
+    let mut first = vec!["--explain", "--suggest", &learnt, "--read", "/usr", "--"];
+    first.extend(&cat);
+    let out = check(&tree, &first);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.stdout, b"");
+    let stderr = text(&out.stderr);
+    for file in &files {
+        assert!(stderr.contains(&format!("/usr/bin/cat: {file}: Permission denied\n")));
+    }
+    let profile = std::fs::read_to_string(&learnt).unwrap();
+    // The file read alone as itself, the folder two of whose files were read as the folder; the
+    // routine files the C library looked for are not granted; /usr came from the flag.
+    let read = format!(
+        "read = [\"/usr\", \"{}\", \"{}\"]\n",
+        tree.path("etc/app.conf"),
+        tree.path("opt/app/share")
+    );
+    assert!(profile.contains(&read), "{profile}");
+    assert!(!profile.contains("\"/etc/ld.so.cache\""), "{profile}");
+    assert!(stderr.contains(&format!(
+        "explain: wrote {learnt} (2 learnt); run it with: sandbox-check --policy {learnt} -- ...\n"
+    )));
+    // Run again under the learnt profile: everything it read is there.
+    let mut again = vec!["--policy", &learnt, "--"];
+    again.extend(&cat);
+    let out = check(&tree, &again);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "conf\na\nb\n".to_owned())
+    );
+    assert_eq!(out.stderr, b"");
+    // And nothing beside it: a file of the folder next door.
+    let secret = tree.path("opt/other/secret.txt");
+    let out = check(&tree, &["--policy", &learnt, "--", "/usr/bin/cat", &secret]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!("/usr/bin/cat: {secret}: Permission denied\n")
+    );
+}
+
+#[test]
+fn a_program_that_stops_at_its_first_refusal_is_learnt_in_rounds() {
+    let tree = Tree::new("rounds");
+    let learnt = tree.path("learnt.toml");
+    let code = "import sys\nfor f in sys.argv[1:]:\n    print(open(f).read(), end='')";
+    let (conf, a) = (tree.path("etc/app.conf"), tree.path("opt/app/share/a.txt"));
+    let program = ["/usr/bin/python3", "-I", "-c", code, &conf, &a];
+    let start = ["--explain", "--suggest", &learnt, "--read", "/usr", "--"];
+    let again = ["--explain", "--suggest", &learnt, "--policy", &learnt, "--"];
+    let mut rounds = 0;
+    let mut args: Vec<&str> = start.iter().chain(&program).copied().collect();
+    loop {
+        rounds += 1;
+        let out = check(&tree, &args);
+        if out.status.code() == Some(0) {
+            assert_eq!(text(&out.stdout), "conf\na\n");
+            break;
+        }
+        assert_eq!(out.status.code(), Some(1), "round {rounds}");
+        assert!(
+            text(&out.stderr).contains("PermissionError"),
+            "round {rounds}"
+        );
+        assert!(rounds < 3, "not learnt in two rounds");
+        args = again.iter().chain(&program).copied().collect();
+    }
+    // One refusal a round: the first file, then the second.
+    assert_eq!(rounds, 3);
+    let profile = std::fs::read_to_string(&learnt).unwrap();
+    assert!(
+        profile.contains(&format!("\"{conf}\", \"{a}\"]")),
+        "{profile}"
+    );
+}
+
+#[test]
+fn the_temporary_folder_and_the_home_are_never_suggested_whole() {
+    let tree = Tree::new("clear");
+    let learnt = tree.path("learnt.toml");
+    // Two files of the temporary folder (where the canary lies) and two of the home, and the
+    // home listed: their folders would cover both as a whole.
+    let code = "import os, sys\nfor f in sys.argv[1:-1]:\n    try: open(f).read()\n    except OSError: pass\ntry: os.listdir(sys.argv[-1])\nexcept OSError: pass";
+    let (x, y) = (tree.path("tmp/x"), tree.path("tmp/y"));
+    let (netrc, notes) = (tree.path("home/.netrc"), tree.path("home/notes"));
+    let home = tree.path("home");
+    let out = sandbox_check()
+        .env("TMPDIR", tree.path("tmp"))
+        .env("HOME", &home)
+        .args(["--explain", "--suggest", &learnt, "--read", "/usr", "--"])
+        .args([
+            "/usr/bin/python3",
+            "-I",
+            "-c",
+            code,
+            &x,
+            &y,
+            &netrc,
+            &notes,
+            &home,
+        ])
+        .output()
+        .unwrap();
+    eprintln!("{out:?}");
+    let profile = std::fs::read_to_string(&learnt).unwrap();
+    let tmp = tree.path("tmp");
+    assert!(!profile.contains(&format!("\"{tmp}\"")), "{profile}");
+    assert!(!profile.contains(&format!("\"{home}\"")), "{profile}");
+    for file in [&x, &y, &netrc, &notes] {
+        assert!(
+            profile.contains(&format!("\"{file}\"")),
+            "{file}: {profile}"
+        );
+    }
+    assert!(
+        profile.contains(&format!(
+            "# Not suggested: {home}: it covers {home} as a whole\n"
+        )),
+        "{profile}"
+    );
+}
