@@ -3,7 +3,7 @@
 //! so it can fork and let the child confine itself and execute the program, instead of executing
 //! itself again as a launcher. One `exec` fewer per launch; the same phases, in the same order.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
@@ -80,6 +80,25 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    fork_launch_with_env(backend, policy, canary, program, args, streams, Vec::new())
+}
+
+/// [`fork_launch_with_streams`], with `env` set in the program's environment over the few
+/// variables the launcher keeps, as [`Sandbox::env`](crate::Sandbox::env) sets them: the caller's
+/// choice (a profile's `env`), never this process's own environment.
+pub fn fork_launch_with_env<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+    streams: [Option<OwnedFd>; 3],
+    env: Vec<(OsString, OsString)>,
+) -> Result<Forked, SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let args = crate::spawn::collect(args);
     // The child's parent is this process, as a launcher's would be.
     let request = crate::launch::request(
@@ -91,7 +110,7 @@ where
         crate::launch::Extras {
             launcher: None,
             status: Some(STATUS_FD),
-            env: Vec::new(),
+            env,
             dir: None,
         },
         std::process::id(),

@@ -35,6 +35,15 @@ use crate::policy::Policy;
 use crate::scratch::Bound;
 use crate::PolicyError;
 
+/// Where a profile's files are read from.
+#[derive(Debug, Clone, Copy)]
+enum Source<'a> {
+    /// The file system, includes relative to the including file's folder.
+    Disk,
+    /// A table of names and texts built into the program.
+    Table(&'a [(&'a str, &'a str)]),
+}
+
 /// How deep includes may nest: deeper is a cycle, or a mistake.
 const MAX_DEPTH: usize = 8;
 
@@ -200,7 +209,27 @@ impl Profile {
             env: BTreeMap::new(),
             scratch: None,
         };
-        profile.add_file(file.as_ref(), 0)?;
+        profile.add_file(file.as_ref(), 0, Source::Disk)?;
+        Ok(profile)
+    }
+
+    /// The profile `name` of `files`, a table of file names and their texts, its includes
+    /// looked up in the same table by the name they give: for profiles built into a program
+    /// (`include_str!`), which must not depend on files beside it at run time.
+    ///
+    /// ```
+    /// use sandbox_core::profile::Profile;
+    /// let files = [
+    ///     ("python3.toml", "include = [\"base.toml\"]\nread = [\"/usr/bin\"]\n"),
+    ///     ("base.toml", "read = [\"/usr/lib\"]\n"),
+    /// ];
+    /// let profile = Profile::from_files("python3.toml", &files)?;
+    /// assert_eq!(profile.policy.read_paths().len(), 2);
+    /// # Ok::<(), sandbox_core::profile::ProfileError>(())
+    /// ```
+    pub fn from_files(name: &str, files: &[(&str, &str)]) -> Result<Self, ProfileError> {
+        let mut profile = Profile::default();
+        profile.add_file(Path::new(name), 0, Source::Table(files))?;
         Ok(profile)
     }
 
@@ -212,7 +241,7 @@ impl Profile {
             env: BTreeMap::new(),
             scratch: None,
         };
-        profile.add_text(text, file.as_ref(), 0)?;
+        profile.add_text(text, file.as_ref(), 0, Source::Disk)?;
         Ok(profile)
     }
 
@@ -273,15 +302,31 @@ impl Profile {
         toml::to_string(&file).unwrap_or_default()
     }
 
-    fn add_file(&mut self, file: &Path, depth: usize) -> Result<(), ProfileError> {
-        let text = std::fs::read_to_string(file).map_err(|source| ProfileError::Read {
-            file: file.to_path_buf(),
-            source,
-        })?;
-        self.add_text(&text, file, depth)
+    fn add_file(&mut self, file: &Path, depth: usize, source: Source) -> Result<(), ProfileError> {
+        let text = match source {
+            Source::Disk => std::fs::read_to_string(file).map_err(|source| ProfileError::Read {
+                file: file.to_path_buf(),
+                source,
+            })?,
+            Source::Table(files) => files
+                .iter()
+                .find(|(name, _)| Path::new(name) == file)
+                .map(|(_, text)| (*text).to_owned())
+                .ok_or_else(|| ProfileError::Read {
+                    file: file.to_path_buf(),
+                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                })?,
+        };
+        self.add_text(&text, file, depth, source)
     }
 
-    fn add_text(&mut self, text: &str, file: &Path, depth: usize) -> Result<(), ProfileError> {
+    fn add_text(
+        &mut self,
+        text: &str,
+        file: &Path,
+        depth: usize,
+        source: Source,
+    ) -> Result<(), ProfileError> {
         if depth >= MAX_DEPTH {
             return Err(ProfileError::TooDeep {
                 file: file.to_path_buf(),
@@ -300,7 +345,12 @@ impl Profile {
         })?;
         let folder = file.parent().unwrap_or(Path::new("."));
         for included in &parsed.include {
-            self.add_file(&folder.join(included), depth + 1)?;
+            let included = match source {
+                Source::Disk => folder.join(included),
+                // A table's names stand alone: an include names its file as the table does.
+                Source::Table(_) => included.clone(),
+            };
+            self.add_file(&included, depth + 1, source)?;
         }
         let mut policy = std::mem::take(&mut self.policy);
         for path in &parsed.read {

@@ -23,9 +23,11 @@ pub use crate::canary::{temporary_folders, Canary};
 pub use crate::error::CanaryError;
 pub use crate::error::MalformedReport;
 #[cfg(unix)]
-pub use crate::fork::{fork_launch, fork_launch_with_streams, Forked};
+pub use crate::fork::{fork_launch, fork_launch_with_env, fork_launch_with_streams, Forked};
 pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
-pub use crate::spawn::{launch_command_reporting, StatusChannel};
+pub use crate::spawn::{
+    launch_command_reporting, launch_command_reporting_with_env, StatusChannel,
+};
 #[cfg(unix)]
 pub use crate::status::ReportedError;

@@ -575,6 +575,23 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    launch_command_reporting_with_env(backend, policy, canary, program, args, Vec::new())
+}
+
+/// [`launch_command_reporting`], with `env` set in the program's environment over the few
+/// variables the launcher keeps, as [`Sandbox::env`] sets them.
+pub fn launch_command_reporting_with_env<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+    env: Vec<(OsString, OsString)>,
+) -> Result<(Command, StatusChannel), SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let args = collect(args);
     let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
     let mut command = crate::launch::build(
@@ -586,7 +603,7 @@ where
         crate::launch::Extras {
             launcher: None,
             status: Some(STATUS_FD),
-            env: Vec::new(),
+            env,
             dir: None,
         },
     )?;

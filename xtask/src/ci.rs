@@ -18,8 +18,9 @@ pub fn add_targets() -> Result<(), Failed> {
     cmd::run(&mut Tally::default(), "rustup", &args, &[])
 }
 
-/// Installs Debian's `python3`, `nodejs` and `systemd` where they are missing: the integration
-/// tests confine `/usr/bin/python3`, `--explain`'s test `/usr/bin/node`, and the service-manager
+/// Installs Debian's `python3`, `nodejs`, `systemd`, `sqlite3` and `jq` where they are missing:
+/// the integration tests confine `/usr/bin/python3`, `--explain`'s test and the node profile's
+/// `/usr/bin/node`, the shipped profiles' tests `sqlite3` and `jq`, and the service-manager
 /// tests take systemd's `@system-service` set from `systemd-analyze` (its libseccomp comes with
 /// it); a test that quietly skipped without them would prove nothing.
 pub fn ensure_python() -> Result<(), Failed> {
@@ -27,6 +28,8 @@ pub fn ensure_python() -> Result<(), Failed> {
         ("/usr/bin/python3", "python3"),
         ("/usr/bin/node", "nodejs"),
         ("/usr/bin/systemd-analyze", "systemd"),
+        ("/usr/bin/sqlite3", "sqlite3"),
+        ("/usr/bin/jq", "jq"),
     ]
     .into_iter()
     .filter(|(path, _)| !std::path::Path::new(path).exists())

@@ -46,6 +46,16 @@ pub enum InterpreterError {
         #[source]
         source: io::Error,
     },
+    /// The shipped profile the interpreter runs under could not be read (a file built in that
+    /// does not parse, or names a path this system does not have).
+    #[error("the shipped profile {name}")]
+    Profile {
+        /// The profile's file name.
+        name: &'static str,
+        /// Why (boxed: a profile's error is large, and this one is rare).
+        #[source]
+        source: Box<sandbox_core::profile::ProfileError>,
+    },
     /// None of the places looked in holds an interpreter.
     #[error("no Python found; looked for {}", list(looked))]
     NotFound {
@@ -72,17 +82,41 @@ fn policy_error(interpreter: &Path) -> impl FnOnce(PolicyError) -> InterpreterEr
     }
 }
 
-/// Debian's (and Ubuntu's) `/usr/bin/python3`, reading `/usr` and nothing else.
+/// The profiles `sandbox-check` ships for Python (`examples/sandbox-check/profiles`), built in,
+/// so that a cell and a shell user's `sandbox-check --policy python3.toml` read the same files.
+const PYTHON_PROFILES: &[(&str, &str)] = &[
+    (
+        "python3.toml",
+        include_str!("../../sandbox-check/profiles/python3.toml"),
+    ),
+    (
+        "base.toml",
+        include_str!("../../sandbox-check/profiles/base.toml"),
+    ),
+];
+
+/// Debian's (and Ubuntu's) `/usr/bin/python3`, under the shipped `python3.toml` profile: `/usr`,
+/// the loader's cache, the time zone and the locale aliases, and nothing else.
 ///
 /// The interpreter, its standard library (`/usr/lib/python3.X`), its extension modules and the
 /// C libraries they load all lie under `/usr`, and on a merged-`/usr` system (Debian 12, Ubuntu
-/// 20.04 and later) `/lib` and `/lib64` are links into it. Nothing in `/etc`, `/home`, `/tmp` or
-/// `/var` is readable, and no other program can be executed.
+/// 20.04 and later) `/lib` and `/lib64` are links into it. Of `/etc` only those three files are
+/// readable; nothing in `/home`, `/tmp` or `/var`, and no other program can be executed.
 pub fn debian() -> Result<Program, InterpreterError> {
-    debian_in(Path::new("/usr"))
+    let name = PYTHON_PROFILES[0].0;
+    let profile = sandbox_core::profile::Profile::from_files(name, PYTHON_PROFILES)
+        .map_err(|source| InterpreterError::Profile {
+            name,
+            source: Box::new(source),
+        })?;
+    Ok(Program::new(
+        PathBuf::from("/usr/bin/python3"),
+        profile.policy,
+    ))
 }
 
-/// [`debian`], for a `/usr` at `usr`.
+/// Debian's layout for a `/usr` at `usr`, reading that folder and nothing else (the shipped
+/// profile names the real `/usr`; this is for an interpreter found elsewhere, and for tests).
 pub fn debian_in(usr: &Path) -> Result<Program, InterpreterError> {
     let interpreter = usr.join("bin/python3");
     let policy = Policy::new()
@@ -225,6 +259,26 @@ mod tests {
         fn drop(&mut self) {
             let _ignored = std::fs::remove_dir_all(&self.0);
         }
+    }
+
+    /// The cell's policy is the shipped profile's, as `sandbox-check --policy` reads it from
+    /// its file: the same paths, and nothing of `/etc` beyond them.
+    #[test]
+    fn debian_runs_under_the_shipped_python3_profile() {
+        if !Path::new("/usr/bin/python3").exists() {
+            println!("SKIPPED: no /usr/bin/python3 here");
+            return;
+        }
+        let program = debian().unwrap();
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../sandbox-check/profiles/python3.toml"
+        );
+        let shipped = sandbox_core::profile::Profile::load(file).unwrap();
+        assert_eq!(program.path(), Path::new("/usr/bin/python3"));
+        assert_eq!(program.policy().read_paths(), shipped.policy.read_paths());
+        assert!(program.policy().covers(Path::new("/usr/lib")));
+        assert!(!program.policy().covers(Path::new("/etc/passwd")));
     }
 
     #[test]

@@ -24,12 +24,6 @@ pub enum NotMade {
     /// A flag's path cannot go into the policy.
     #[error(transparent)]
     Policy(#[from] PolicyError),
-    /// The profile sets variables, which sandbox-check does not pass on.
-    #[error("{}: env: sandbox-check gives the program no variable but the locale and the time zone; the profile's env is for an application (Sandbox::env)", file.display())]
-    Env {
-        /// The profile.
-        file: PathBuf,
-    },
 }
 
 /// The policy and the scratch folder's bound, from the profile and the flags.
@@ -38,6 +32,10 @@ pub struct Effective {
     pub policy: Policy,
     /// The scratch folder to make, if any.
     pub scratch: Option<Bound>,
+    /// The variables the profile sets for the program, over the locale and time zone the
+    /// launcher keeps: the profile's author chose them, as an application chooses
+    /// `Sandbox::env`.
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 /// The profile of `settings`, then `read`, `exec` and the bounds of the flags over it.
@@ -47,13 +45,7 @@ pub fn effective(
     settings: &Settings,
 ) -> Result<Effective, NotMade> {
     let profile = match &settings.policy {
-        Some(file) => {
-            let profile = Profile::load(file)?;
-            if !profile.env.is_empty() {
-                return Err(NotMade::Env { file: file.clone() });
-            }
-            profile
-        }
+        Some(file) => Profile::load(file)?,
         None => Profile::default(),
     };
     let mut policy = profile.policy;
@@ -87,6 +79,7 @@ pub fn effective(
     Ok(Effective {
         policy: policy.with_limits(limits),
         scratch,
+        env: profile.env,
     })
 }
 
@@ -182,6 +175,7 @@ pub fn print(read: &[PathBuf], exec: &[PathBuf], settings: &Settings) -> u8 {
         Ok(effective) => {
             let mut profile = Profile::from_policy(&effective.policy);
             profile.scratch = effective.scratch.map(|bound| (bound, false));
+            profile.env = effective.env;
             print!("{}", profile.to_toml());
             crate::cli::EXIT_OK
         }

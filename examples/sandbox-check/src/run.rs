@@ -235,7 +235,10 @@ mod launch {
         let crate::profile::Effective {
             mut policy,
             scratch: scratch_bound,
+            env,
         } = crate::profile::effective(&run.read, &run.exec, &run.settings)?;
+        let env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
+            env.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
         let given = Path::new(&run.program);
         let program = crate::program::find(&run.program).map_err(Stop::NotStarted)?;
         crate::program::check(&program, given, &policy)?;
@@ -271,8 +274,8 @@ mod launch {
         if run.explain {
             // The traced launch reports on the same typed channel as the forked one, so that a
             // real refusal is `refused` in the report and a program that exits 97 is `exited`.
-            let (command, channel) = sandbox_core::raw::launch_command_reporting(
-                backend, &policy, &canary, &program, &run.args,
+            let (command, channel) = sandbox_core::raw::launch_command_reporting_with_env(
+                backend, &policy, &canary, &program, &run.args, env,
             )
             .map_err(|e| match e {
                 sandbox_core::SpawnError::Command(e) => Refused::Command(e),
@@ -313,8 +316,8 @@ mod launch {
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
         // The launch sequence runs in a forked child of this process: no launcher `exec`.
-        let mut forked = sandbox_core::raw::fork_launch_with_streams(
-            backend, &policy, &canary, &program, &run.args, streams,
+        let mut forked = sandbox_core::raw::fork_launch_with_env(
+            backend, &policy, &canary, &program, &run.args, streams, env,
         )
         .map_err(|e| match e {
             sandbox_core::SpawnError::Command(e) => Refused::Command(e),

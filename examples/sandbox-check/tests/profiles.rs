@@ -101,6 +101,47 @@ print(b.recv(16).decode())
     assert_eq!((status, out.as_str()), (Some(0), "EPERM\n"));
 }
 
+/// A profile's `env` reaches the program, over the locale and time zone the launcher keeps, and
+/// nothing of `sandbox-check`'s own environment comes with it.
+#[test]
+fn a_profiles_env_is_the_programs_and_nothing_else_of_the_callers_is() {
+    let dir = std::env::temp_dir().join(format!("sandbox-env-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("env.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "include = [\"{}\"]\nenv = {{ APP_MODE = \"test\", LANG = \"C.UTF-8\" }}\n",
+            profile("python3")
+        ),
+    )
+    .unwrap();
+    let code = "import os; print(sorted(k for k in os.environ if k not in ('PATH', 'TZ', 'LC_ALL')), os.environ['APP_MODE'])";
+    let out = sandbox_check()
+        .env("CALLERS_SECRET", "x")
+        .env("LANG", "en_US.UTF-8")
+        .arg("--policy")
+        .arg(&file)
+        .args(["--", "/usr/bin/python3", "-I", "-c", code])
+        .output()
+        .unwrap();
+    eprintln!("{out:?}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, b"['APP_MODE', 'LANG'] test\n");
+    let printed = sandbox_check()
+        .arg("--policy")
+        .arg(&file)
+        .arg("--print-policy")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&printed.stdout);
+    assert!(
+        printed.contains("[env]\nAPP_MODE = \"test\"\nLANG = \"C.UTF-8\"\n"),
+        "{printed}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn node_has_its_tls_certificates_and_not_the_private_keys_beside_them() {
     if !std::path::Path::new("/usr/bin/node").exists() {
@@ -110,6 +151,84 @@ fn node_has_its_tls_certificates_and_not_the_private_keys_beside_them() {
     let code = "const https = require('https'); const tls = require('tls'); console.log(tls.rootCertificates.length > 0, require('fs').readdirSync('/etc/ssl/certs').length > 0); try { require('fs').readdirSync('/etc/ssl/private') } catch (e) { console.log(e.code) }";
     let (code, out, _) = under("node", &["/usr/bin/node", "-e", code], "");
     assert_eq!((code, out.as_str()), (Some(0), "true true\nEACCES\n"));
+}
+
+#[test]
+fn sqlite3_queries_the_database_it_is_given_and_opens_no_other() {
+    let dir =
+        std::path::Path::new("/var/tmp").join(format!("sandbox-sqlite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (given, beside) = (dir.join("given"), dir.join("beside"));
+    std::fs::create_dir_all(&given).unwrap();
+    std::fs::create_dir_all(&beside).unwrap();
+    let (db, other) = (given.join("t.db"), beside.join("other.db"));
+    for (file, sql) in [
+        (&db, "create table t(x); insert into t values (1), (2);"),
+        (&other, "create table u(y);"),
+    ] {
+        let made = Command::new("/usr/bin/sqlite3")
+            .arg(file)
+            .arg(sql)
+            .status()
+            .unwrap();
+        assert!(made.success(), "{file:?}");
+    }
+    let before = (std::fs::read(&db).unwrap(), file_state(&db));
+    let read = given.display().to_string();
+    let query = |file: &std::path::Path, sql: &str| {
+        let file = file.display().to_string();
+        let args = [
+            "--read",
+            &read,
+            "--",
+            "/usr/bin/sqlite3",
+            "-readonly",
+            &file,
+            sql,
+        ];
+        let mut command = sandbox_check();
+        command.arg("--policy").arg(profile("sqlite3")).args(args);
+        let out = command.output().unwrap();
+        eprintln!("{out:?}");
+        out
+    };
+    let out = query(&db, "select sum(x) from t;");
+    assert_eq!(
+        (out.status.code(), out.stdout.as_slice()),
+        (Some(0), b"3\n".as_slice())
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("Error"));
+    assert_eq!(
+        (std::fs::read(&db).unwrap(), file_state(&db)),
+        before,
+        "the database changed"
+    );
+    let out = query(&other, "select 1;");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with(&format!(
+            "Error: unable to open database \"{}\": unable to open database file\n",
+            other.display()
+        )),
+        "{out:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn jq_filters_its_input_and_reads_no_file_of_etc() {
+    let (code, out, _) = under(
+        "jq",
+        &["/usr/bin/jq", "-c", ".a | add"],
+        "{\"a\": [1, 2]}\n",
+    );
+    assert_eq!((code, out.as_str()), (Some(0), "3\n"));
+    let (code, _, err) = under("jq", &["/usr/bin/jq", "-R", ".", "/etc/passwd"], "");
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "jq: error: Could not open file /etc/passwd: Permission denied\n"
+    );
 }
 
 #[test]
