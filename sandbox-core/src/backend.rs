@@ -21,7 +21,9 @@ pub mod phases;
 pub mod wire;
 
 pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
-pub use crate::limits::{bounds_fact, killed_at_memory_bound, memory_is_bounded, unenforced};
+pub use crate::limits::{
+    bounds_fact, killed_at_memory_bound, memory_is_bounded, required, unenforced,
+};
 pub use decoded::Launch;
 
 use crate::explain::{ExplainError, Tracer};

@@ -275,9 +275,8 @@ pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
 }
 
 /// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
-/// set to other than their default, and not named in [`Limits::best_effort`].
-// Asked by the launch sequence's spawn, which exists on unix only.
-#[cfg_attr(not(unix), allow(dead_code))]
+/// set to other than their default, and not named in [`Limits::best_effort`]. A launch must be
+/// refused while this is not empty: a bound someone asked for is never dropped in silence.
 pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
     let default = Limits::default();
     unenforced

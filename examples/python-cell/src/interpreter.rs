@@ -104,10 +104,12 @@ const PYTHON_PROFILES: &[(&str, &str)] = &[
 /// readable; nothing in `/home`, `/tmp` or `/var`, and no other program can be executed.
 pub fn debian() -> Result<Program, InterpreterError> {
     let name = PYTHON_PROFILES[0].0;
-    let profile = sandbox_core::profile::Profile::from_files(name, PYTHON_PROFILES)
-        .map_err(|source| InterpreterError::Profile {
-            name,
-            source: Box::new(source),
+    let profile =
+        sandbox_core::profile::Profile::from_files(name, PYTHON_PROFILES).map_err(|source| {
+            InterpreterError::Profile {
+                name,
+                source: Box::new(source),
+            }
         })?;
     Ok(Program::new(
         PathBuf::from("/usr/bin/python3"),

@@ -244,24 +244,18 @@ mod launch {
         crate::program::check(&program, given, &policy)?;
         // A bound the user asked for (a flag, or the profile) is never dropped: refused where
         // this machine cannot enforce it.
-        let default = sandbox_core::Limits::default();
         let limits = *policy.limits();
-        for missing in sandbox_core::backend::unenforced(&limits) {
-            match missing.bound {
-                "memory" if limits.memory != default.memory && !limits.best_effort.memory => {
-                    return Err(Refused::MemoryUnbounded {
-                        bytes: limits.memory.unwrap_or_default(),
-                    }
-                    .into());
-                }
-                "tasks" if limits.tasks != default.tasks && !limits.best_effort.tasks => {
-                    return Err(Refused::TasksUnbounded {
-                        tasks: limits.tasks.unwrap_or_default(),
-                    }
-                    .into());
-                }
-                _ => {}
+        let unenforced = sandbox_core::backend::unenforced(&limits);
+        if let Some(missing) = sandbox_core::backend::required(&limits, &unenforced).first() {
+            return Err(match missing.bound {
+                "memory" => Refused::MemoryUnbounded {
+                    bytes: limits.memory.unwrap_or_default(),
+                },
+                _ => Refused::TasksUnbounded {
+                    tasks: limits.tasks.unwrap_or_default(),
+                },
             }
+            .into());
         }
         let scratch = scratch_bound
             .map(sandbox_core::scratch::Scratch::create)

@@ -392,3 +392,68 @@ t.join()
         }
     }
 }
+
+/// `--tasks` and `--memory` from a user no cgroup is writable for: each is refused with its line
+/// (never run without the bound), and a profile that names the bound best effort runs. Root runs
+/// it as `nobody`; what that user's plain launch reports unenforced decides what must be refused.
+#[test]
+fn a_required_bound_nobody_can_enforce_is_refused_with_its_remedy() {
+    let as_user = |args: &[&str]| {
+        let mut c = if nix::unistd::geteuid().is_root() {
+            let mut c = std::process::Command::new("/usr/bin/setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+            c
+        } else {
+            sandbox_check()
+        };
+        c.args(args).env("TMPDIR", "/tmp").stdin(Stdio::null());
+        run(c)
+    };
+    let plain = as_user(&["--json", "--read", "/usr", "--", "/usr/bin/true"]);
+    let report = String::from_utf8_lossy(&plain.stderr).into_owned();
+    let mut checked = 0;
+    if report.contains(r#"{"bound":"tasks""#) {
+        let out = as_user(&["--tasks", "32", "--read", "/usr", "--", "/usr/bin/true"]);
+        assert_eq!(out.status.code(), Some(97), "{out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "sandbox: refused: --tasks 32 cannot be enforced here: no cgroup pids controller this \
+             application may write (see the self-test's cgroup fact): run it as root, or in a \
+             cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes \
+             sandbox-check ...), or name the bound best effort in the profile ([limits] \
+             best_effort = [\"tasks\"])\n"
+        );
+        checked += 1;
+    }
+    if report.contains(r#"{"bound":"memory""#) {
+        let out = as_user(&["--memory", "64M", "--read", "/usr", "--", "/usr/bin/true"]);
+        assert_eq!(out.status.code(), Some(97), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr)
+            .starts_with("sandbox: refused: --memory 67108864 cannot be enforced here: "));
+        checked += 1;
+    }
+    if checked == 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: this user may write the cgroups ({report}), and no other user can be run as"
+        );
+        return;
+    }
+    // Named best effort in a profile, the same bounds run, and the report says which went
+    // unenforced.
+    let dir = std::path::Path::new("/tmp").join(format!("sandbox-best-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("best.toml");
+    std::fs::write(
+        &profile,
+        "read = [\"/usr\"]\n[limits]\ntasks = 32\nmemory = \"64M\"\nbest_effort = [\"tasks\", \"memory\"]\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let profile = profile.display().to_string();
+    let out = as_user(&["--json", "--policy", &profile, "--", "/usr/bin/true"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"unenforced\":["));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
