@@ -43,6 +43,10 @@ pub enum Outcome {
         /// Its exit status: the program's own, since the launcher's report channel said it ran
         /// the program (a refusal is `Refused`, whatever the program prints or exits with).
         code: i32,
+        /// `output` where it wrote past `--output-cap` and exited before the kill reached it:
+        /// what it wrote was cut, and `sandbox-check` exits 137 as for the kill.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bound: Option<&'static str>,
         /// The default bounds this machine did not enforce for the run.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         unenforced: Vec<Unenforced>,

@@ -474,9 +474,30 @@ mod launch {
             };
         }
         let code = status.code().unwrap_or(1);
+        // Output past the cap was dropped though the program exited before the kill reached
+        // it: its status is its own, but what it wrote is not whole, which the run must not
+        // hide behind that status.
+        if let Some(hit @ crate::watch::Hit::Output(_)) = hit {
+            eprintln!(
+                "sandbox-check: {} (it exited with status {code} first)",
+                hit.cut_sentence()
+            );
+            return Report {
+                exit_code: 137,
+                outcome: Outcome::Exited {
+                    code,
+                    bound: Some(hit.bound()),
+                    unenforced,
+                },
+            };
+        }
         Report {
             exit_code: code as u8,
-            outcome: Outcome::Exited { code, unenforced },
+            outcome: Outcome::Exited {
+                code,
+                bound: None,
+                unenforced,
+            },
         }
     }
 }

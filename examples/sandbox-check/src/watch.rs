@@ -31,6 +31,17 @@ impl Hit {
         }
     }
 
+    /// The output cap's line where the program ended before the kill: only that it was cut.
+    pub fn cut_sentence(self) -> String {
+        match self {
+            Hit::Output(cap) => format!(
+                "the program wrote more than its output cap of {cap} bytes; the first {cap} were \
+                 passed on"
+            ),
+            Hit::Timeout(_) => self.sentence(),
+        }
+    }
+
     /// The line `sandbox-check` prints for it.
     pub fn sentence(self) -> String {
         match self {
@@ -70,10 +81,17 @@ impl Watch {
         })
     }
 
-    /// Kills the program for `hit`, unless it has ended or another bound killed it first.
+    /// Kills the program for `hit`, unless another bound did first; once it has ended, only
+    /// records the hit (output read after the end was still cut) and sends nothing.
     pub fn kill_for(&self, hit: Hit) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if state.ended || state.hit.is_some() {
+        if state.hit.is_some() {
+            return;
+        }
+        if state.ended {
+            if let Hit::Output(_) = hit {
+                state.hit = Some(hit);
+            }
             return;
         }
         state.hit = Some(hit);

@@ -157,3 +157,30 @@ fn the_bounds_apply_only_to_a_program() {
         );
     }
 }
+
+#[test]
+fn output_cut_at_the_cap_is_said_even_where_the_program_exited_first() {
+    // One write past the cap, then an exit at once: the kill may come too late, but the output
+    // was still cut, and the run says so either way.
+    for _ in 0..5 {
+        let out = python(
+            &["--output-cap", "10"],
+            "import os; os.write(1, b'z' * 100); os._exit(0)",
+        );
+        assert_eq!(out.status.code(), Some(137));
+        assert_eq!(out.stdout, b"zzzzzzzzzz");
+        let lines = stderr_lines(&out);
+        assert!(
+            lines[0].starts_with(
+                "sandbox-check: the program wrote more than its output cap of 10 bytes"
+            ),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1]
+                == r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"output","exit_code":137}"#
+                || lines[1] == r#"{"outcome":"exited","code":0,"bound":"output","exit_code":137}"#,
+            "{lines:?}"
+        );
+    }
+}
