@@ -2080,6 +2080,47 @@ mod tests {
         }
     }
 
+    /// The numbers docs/backends.md states, from the suite itself: the cases each class runs, and
+    /// the launch server's (Linux's only) left out on a Mac.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_counts_in_docs_backends_md_are_the_suites() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/backends.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        let count = |class: Class| CASES.iter().filter(|c| c.applies.contains(&class)).count();
+        let (confines, unavailable, none) = (
+            count(Class::Confines),
+            count(Class::Unavailable),
+            count(Class::NoBackend),
+        );
+        let served = CASES
+            .iter()
+            .filter(|c| c.name.starts_with("served_"))
+            .count();
+        // What a backend that is unavailable reports skipped: the cases for a confining one only.
+        let skipped = CASES
+            .iter()
+            .filter(|c| c.applies.contains(&Class::Confines))
+            .filter(|c| !c.applies.contains(&Class::Unavailable))
+            .count();
+        for line in [
+            format!(
+                "| `sandbox-linux` | `Supported` (Linux 6.18, Landlock ABI 7) | all {confines}; on a \
+                 kernel without Landlock ABI 3 it runs {unavailable} and reports {skipped} skipped |"
+            ),
+            format!("| `sandbox-unsupported` | `NoBackend` | the {none} that apply |"),
+            format!(
+                "| `sandbox-macos` | `NoBackend` off macOS | the {none} that apply; on a Mac the {} \
+                 that do not need the launch server (Linux's) would run (compiled for both Mac \
+                 targets, not yet run on one) |",
+                confines - served
+            ),
+            format!("The suite has {} cases.", CASES.len()),
+        ] {
+            assert!(docs.contains(&line), "docs/backends.md lacks:\n{line}");
+        }
+    }
+
     #[test]
     fn names_are_unique_and_every_case_applies_somewhere() {
         for (i, case) in CASES.iter().enumerate() {
