@@ -71,7 +71,7 @@ impl fmt::Display for Program {
 #[non_exhaustive]
 pub struct OptIns {
     /// `socketpair` of connected `AF_UNIX` stream or sequenced-packet sockets
-    /// ([`OptIn::LocalSocketPairs`](crate::rules::OptIn::LocalSocketPairs)).
+    /// ([`OptIn::LocalSocketPairs`]).
     pub local_socket_pairs: bool,
 }
 

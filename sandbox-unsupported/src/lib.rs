@@ -1,5 +1,5 @@
-//! The backend for every system this project cannot confine: Windows, FreeBSD, and Linux or macOS
-//! on an architecture or version without a backend.
+//! The backend for every system this project has no backend for: Windows, and Linux or macOS on
+//! an architecture without one (FreeBSD has `sandbox-freebsd`, which refuses too, for now).
 //!
 //! It exists so that an application builds everywhere and refuses cleanly where it cannot keep
 //! its promise: [`UnsupportedBackend::support`] answers [`Support::NoBackend`], so
@@ -23,7 +23,7 @@ use sandbox_core::{
 #[non_exhaustive]
 pub enum Unsupported {
     /// No backend exists for this operating system and architecture.
-    #[error("there is no sandbox for {os} on {arch}: confinement exists only for Linux (x86_64, aarch64) and macOS")]
+    #[error("there is no sandbox for {os} on {arch}: confinement exists only for Linux (x86_64, aarch64) and macOS, and FreeBSD's backend is not built yet")]
     NoBackend {
         /// The operating system, as Rust names it.
         os: &'static str,

@@ -175,7 +175,11 @@ pub fn run() -> Result<(), Failed> {
             &[("RUSTDOCFLAGS", "-D warnings")],
         )?;
         // Clippy for the other platforms' code, test targets included.
-        let cross_clippy: [(&str, &[&str]); 3] = [
+        let cross_clippy: [(&str, &[&str]); 4] = [
+            (
+                "x86_64-unknown-freebsd",
+                &["sandbox-freebsd", "sandbox-check", "python-cell"],
+            ),
             (
                 "aarch64-unknown-linux-gnu",
                 &["sandbox-linux", "sandbox-check"],

@@ -12,6 +12,12 @@ cfg_if::cfg_if! {
         pub fn backend() -> sandbox_macos::MacosBackend {
             sandbox_macos::MacosBackend
         }
+    } else if #[cfg(target_os = "freebsd")] {
+        /// Capsicum, planned: it refuses every launch until it is proven, so every cell shows
+        /// `#BLOCKED!`.
+        pub fn backend() -> sandbox_freebsd::FreebsdBackend {
+            sandbox_freebsd::FreebsdBackend
+        }
     } else {
         /// There is no sandbox for this system: every cell shows `#BLOCKED!`.
         pub fn backend() -> sandbox_unsupported::UnsupportedBackend {

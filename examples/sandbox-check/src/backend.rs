@@ -46,6 +46,17 @@ cfg_if::cfg_if! {
             eprintln!("sandbox-check: seccomp filters exist on Linux only");
             ExitCode::from(crate::cli::EXIT_NO_SANDBOX)
         }
+    } else if #[cfg(target_os = "freebsd")] {
+        /// The platform's backend, which refuses every launch until it is proven.
+        pub fn backend() -> sandbox_freebsd::FreebsdBackend {
+            sandbox_freebsd::FreebsdBackend
+        }
+
+        /// There are no seccomp filters on this system.
+        pub fn print_filters() -> ExitCode {
+            eprintln!("sandbox-check: seccomp filters exist on Linux only");
+            ExitCode::from(crate::cli::EXIT_NO_SANDBOX)
+        }
     } else {
         /// The platform's backend.
         pub fn backend() -> sandbox_unsupported::UnsupportedBackend {

@@ -2110,6 +2110,11 @@ mod tests {
             ),
             format!("| `sandbox-unsupported` | `NoBackend` | the {none} that apply |"),
             format!(
+                "| `sandbox-freebsd` | `NoBackend` off FreeBSD | the {none} that apply; on FreeBSD \
+                 it answers `Unavailable`, and the {unavailable} that apply would run (not run: \
+                 no FreeBSD machine) |"
+            ),
+            format!(
                 "| `sandbox-macos` | `NoBackend` off macOS | the {none} that apply; on a Mac the {} \
                  that do not need the launch server (Linux's) would run (compiled for both Mac \
                  targets, not yet run on one) |",

@@ -1,0 +1,131 @@
+//! The FreeBSD backend, planned on Capsicum, and not yet able to confine: it refuses every
+//! launch, and says why.
+//!
+//! Why not yet: Capsicum's capability mode (`cap_enter`) confines a process in place, but a
+//! process in it can look up no path at all, `exec` included (only `fexecve` of a descriptor
+//! opened before), and `sandbox-core`'s launch sequence executes the program by path after
+//! confining, and its enforcement check counts only `EACCES` and `EPERM` as a refusal where
+//! capability mode answers `ECAPMODE`. Until the contract covers both and a FreeBSD machine has
+//! run the conformance suite, a launch here would be a confinement nobody has seen hold, so
+//! [`FreebsdBackend::support`] answers [`Support::Unavailable`] on FreeBSD (a launch is built,
+//! and the launcher refuses it with the reason) and [`Support::NoBackend`] anywhere else.
+//!
+//! ```
+//! use sandbox_core::Backend;
+//! let backend = sandbox_freebsd::FreebsdBackend;
+//! assert!(!backend.support().is_supported());
+//! ```
+#![forbid(unsafe_code)]
+
+use sandbox_core::{
+    backend::{BackendError, Fact, Launch, Support},
+    Backend,
+};
+
+/// Why this backend does not confine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FreebsdError {
+    /// On FreeBSD: the Capsicum confinement is not built and proven yet.
+    #[error(
+        "the FreeBSD backend cannot confine yet: Capsicum's capability mode refuses exec by path \
+         and answers ECAPMODE, which the launch sequence does not take yet, and no FreeBSD machine \
+         has run the conformance suite; every launch is refused"
+    )]
+    NotProven,
+    /// This backend was built for a system that is not FreeBSD.
+    #[error("the FreeBSD backend runs on FreeBSD only, not on {os}")]
+    NotFreebsd {
+        /// The operating system, as Rust names it.
+        os: &'static str,
+    },
+}
+
+/// The FreeBSD backend: it confines nothing yet and refuses every launch.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FreebsdBackend;
+
+impl FreebsdBackend {
+    fn reason() -> FreebsdError {
+        if cfg!(target_os = "freebsd") {
+            FreebsdError::NotProven
+        } else {
+            FreebsdError::NotFreebsd {
+                os: std::env::consts::OS,
+            }
+        }
+    }
+}
+
+impl Backend for FreebsdBackend {
+    fn name(&self) -> &'static str {
+        "freebsd"
+    }
+
+    fn support(&self) -> Support {
+        let facts = vec![
+            Fact::new("os", std::env::consts::OS),
+            Fact::new("arch", std::env::consts::ARCH),
+            Fact::new("mechanism", "Capsicum (planned, not built)"),
+        ];
+        let reason = BackendError::new(Self::reason());
+        if cfg!(target_os = "freebsd") {
+            Support::Unavailable { facts, reason }
+        } else {
+            Support::NoBackend { facts, reason }
+        }
+    }
+
+    fn confine(&self, _launch: &Launch) -> Result<(), BackendError> {
+        Err(BackendError::new(Self::reason()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Off FreeBSD (every machine this has run on): no backend, and the reason says where it
+    /// runs; a launch is never built.
+    #[cfg(not(target_os = "freebsd"))]
+    #[test]
+    fn elsewhere_it_reports_no_backend_and_nothing_is_launched() {
+        let backend = FreebsdBackend;
+        let Support::NoBackend { reason, facts } = backend.support() else {
+            panic!("not NoBackend");
+        };
+        assert_eq!(
+            sandbox_core::one_line(&reason),
+            format!(
+                "the FreeBSD backend runs on FreeBSD only, not on {}",
+                std::env::consts::OS
+            )
+        );
+        assert!(facts.iter().any(|f| f.name == "mechanism"));
+        let canary = sandbox_core::raw::Canary::create().unwrap();
+        let err = sandbox_core::raw::launch_command(
+            &backend,
+            &sandbox_core::Policy::new(),
+            &canary,
+            "/bin/true",
+            std::iter::empty::<&str>(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, sandbox_core::CommandError::NoSandbox(_)),
+            "{err}"
+        );
+    }
+
+    /// On FreeBSD it would be `Unavailable` with the reason that nothing is proven; the text is
+    /// checked everywhere, since no FreeBSD machine runs these tests.
+    #[test]
+    fn the_freebsd_reason_says_nothing_is_proven_and_every_launch_is_refused() {
+        let text = FreebsdError::NotProven.to_string();
+        assert!(
+            text.starts_with("the FreeBSD backend cannot confine yet: "),
+            "{text}"
+        );
+        assert!(text.ends_with("every launch is refused"), "{text}");
+    }
+}
