@@ -178,7 +178,12 @@ pub fn run() -> Result<(), Failed> {
         let cross_clippy: [(&str, &[&str]); 4] = [
             (
                 "x86_64-unknown-freebsd",
-                &["sandbox-freebsd", "sandbox-check", "python-cell"],
+                &[
+                    "sandbox-freebsd",
+                    "sandbox-platform",
+                    "sandbox-check",
+                    "python-cell",
+                ],
             ),
             (
                 "aarch64-unknown-linux-gnu",

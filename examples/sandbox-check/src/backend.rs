@@ -2,13 +2,11 @@
 
 use std::process::ExitCode;
 
+/// The platform's backend: `sandbox-platform`'s, the one place that names it.
+pub use sandbox_platform::backend;
+
 cfg_if::cfg_if! {
     if #[cfg(target_os = "linux")] {
-        /// The platform's backend.
-        pub fn backend() -> sandbox_linux::LinuxBackend {
-            sandbox_linux::LinuxBackend
-        }
-
         /// Prints the seccomp programs a launch would install, as data, and what they cost the
         /// kernel: each program's size, the longest run of any call, and how many calls the
         /// kernel's action cache serves without running them.
@@ -35,34 +33,7 @@ cfg_if::cfg_if! {
                 }
             }
         }
-    } else if #[cfg(target_os = "macos")] {
-        /// The platform's backend.
-        pub fn backend() -> sandbox_macos::MacosBackend {
-            sandbox_macos::MacosBackend
-        }
-
-        /// There are no seccomp filters on this system.
-        pub fn print_filters() -> ExitCode {
-            eprintln!("sandbox-check: seccomp filters exist on Linux only");
-            ExitCode::from(crate::cli::EXIT_NO_SANDBOX)
-        }
-    } else if #[cfg(target_os = "freebsd")] {
-        /// The platform's backend, which refuses every launch until it is proven.
-        pub fn backend() -> sandbox_freebsd::FreebsdBackend {
-            sandbox_freebsd::FreebsdBackend
-        }
-
-        /// There are no seccomp filters on this system.
-        pub fn print_filters() -> ExitCode {
-            eprintln!("sandbox-check: seccomp filters exist on Linux only");
-            ExitCode::from(crate::cli::EXIT_NO_SANDBOX)
-        }
     } else {
-        /// The platform's backend.
-        pub fn backend() -> sandbox_unsupported::UnsupportedBackend {
-            sandbox_unsupported::UnsupportedBackend
-        }
-
         /// There are no seccomp filters on this system.
         pub fn print_filters() -> ExitCode {
             eprintln!("sandbox-check: seccomp filters exist on Linux only");
