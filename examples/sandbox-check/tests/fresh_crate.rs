@@ -14,9 +14,7 @@ publish = false
 
 [dependencies]
 sandbox-core = { path = "@CORE@" }
-
-[target.'cfg(target_os = "linux")'.dependencies]
-sandbox-linux = { path = "@LINUX@" }
+sandbox-platform = { path = "@PLATFORM@" }
 
 [workspace]
 "#;
@@ -34,9 +32,9 @@ const CSV: &[u8] = b"name,n\na,1\nb,2\n";
 
 fn main() {
     // First: a launcher run never returns from here.
-    sandbox_core::handle_args(&sandbox_linux::LinuxBackend);
+    sandbox_core::handle_args(&sandbox_platform::BACKEND);
 
-    let backend = sandbox_linux::LinuxBackend;
+    let backend = sandbox_platform::BACKEND;
     let sandbox = Sandbox::new(&backend);
     let policy = Policy::new().allow_read("/usr").unwrap();
     if std::env::args().nth(1).as_deref() == Some("upgrade") {
@@ -125,7 +123,7 @@ fn the_service_launches_after_its_executable_is_replaced() {
 
 #[test]
 fn a_test_launches_through_the_service_binary() {
-    let backend = sandbox_linux::LinuxBackend;
+    let backend = sandbox_platform::BACKEND;
     let sandbox = Sandbox::new(&backend).with_launcher(Path::new(env!("CARGO_BIN_EXE_csv-service")));
     let policy = Policy::new().allow_read("/usr").unwrap();
     let done = sandbox
@@ -147,7 +145,7 @@ fn a_fresh_crate_outside_the_workspace_converts_csv_to_json_confined() {
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     let manifest = MANIFEST
         .replace("@CORE@", workspace.join("sandbox-core").to_str().unwrap())
-        .replace("@LINUX@", workspace.join("sandbox-linux").to_str().unwrap());
+        .replace("@PLATFORM@", workspace.join("sandbox-platform").to_str().unwrap());
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
     std::fs::write(dir.join("tests/convert.rs"), TEST).unwrap();
