@@ -13,7 +13,17 @@ use common::*;
 const NOTE: &str = "sandbox-check: ";
 
 fn python(flags: &[&str], code: &str) -> Output {
-    let out = sandbox_check()
+    python_as(None, flags, code)
+}
+
+/// [`python`], as `user` (`None`: this one).
+fn python_as(user: Option<u32>, flags: &[&str], code: &str) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = sandbox_check();
+    if let Some(id) = user {
+        command.uid(id).gid(id);
+    }
+    let out = command
         .args(flags)
         .args([
             "--json",
@@ -58,6 +68,46 @@ fn a_program_past_its_timeout_is_killed_and_the_report_says_so() {
             r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"timeout","exit_code":137}"#,
         ]
     );
+}
+
+/// The same bounds for an ordinary user (`nobody`, when the tests run as root): nothing in them
+/// needs a privilege, and the report differs only by the bounds that user cannot have.
+#[test]
+fn both_bounds_hold_for_an_ordinary_user() {
+    for user in users() {
+        let out = python_as(
+            user,
+            &["--timeout", "0.5"],
+            "import time; print('started', flush=True); time.sleep(600)",
+        );
+        assert_eq!(
+            (out.status.code(), out.stdout.as_slice()),
+            (Some(137), b"started\n".as_slice())
+        );
+        let lines = stderr_lines(&out);
+        assert_eq!(
+            lines[0],
+            "sandbox-check: the program ran longer than its timeout of 0.5 s and was killed (SIGKILL)"
+        );
+        assert!(
+            lines[1].starts_with(
+                r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"timeout""#
+            ),
+            "{lines:?}"
+        );
+        let out = python_as(
+            user,
+            &["--output-cap", "10"],
+            "import sys, time; sys.stdout.write('x' * 100); sys.stdout.flush(); time.sleep(600)",
+        );
+        assert_eq!(
+            (out.status.code(), out.stdout.as_slice()),
+            (Some(137), b"xxxxxxxxxx".as_slice())
+        );
+        let lines = stderr_lines(&out);
+        assert!(lines[1].contains(r#""bound":"output""#), "{lines:?}");
+        assert!(lines[1].ends_with(r#""exit_code":137}"#), "{lines:?}");
+    }
 }
 
 #[test]

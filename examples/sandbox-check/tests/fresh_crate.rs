@@ -145,7 +145,10 @@ fn a_fresh_crate_outside_the_workspace_converts_csv_to_json_confined() {
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     let manifest = MANIFEST
         .replace("@CORE@", workspace.join("sandbox-core").to_str().unwrap())
-        .replace("@PLATFORM@", workspace.join("sandbox-platform").to_str().unwrap());
+        .replace(
+            "@PLATFORM@",
+            workspace.join("sandbox-platform").to_str().unwrap(),
+        );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
     std::fs::write(dir.join("tests/convert.rs"), TEST).unwrap();

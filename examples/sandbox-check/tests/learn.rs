@@ -50,7 +50,17 @@ impl Drop for Tree {
 }
 
 fn check(tree: &Tree, args: &[&str]) -> Output {
-    let out = sandbox_check()
+    check_as(None, tree, args)
+}
+
+/// [`check`], as `user` (`None`: this one).
+fn check_as(user: Option<u32>, tree: &Tree, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = sandbox_check();
+    if let Some(id) = user {
+        command.uid(id).gid(id);
+    }
+    let out = command
         .env("TMPDIR", tree.path("tmp"))
         .env("HOME", tree.path("home"))
         .args(args)
@@ -66,8 +76,28 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn refused_then_learnt_then_run_and_nothing_beside_it_is_granted() {
-    let tree = Tree::new("loop");
-    let learnt = tree.path("learnt.toml");
+    for user in users() {
+        learn_loop(user);
+    }
+}
+
+fn learn_loop(user: Option<u32>) {
+    let tree = Tree::new(&format!("loop-{}", user.unwrap_or(0)));
+    // A folder anyone may write the learnt file into, for a run as another user.
+    let out_dir = tree.0.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::set_permissions(
+        &out_dir,
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        tree.0.join("tmp"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )
+    .unwrap();
+    let learnt = tree.path("out/learnt.toml");
+    let check = |tree: &Tree, args: &[&str]| check_as(user, tree, args);
     let files = [
         tree.path("etc/app.conf"),
         tree.path("opt/app/share/a.txt"),
