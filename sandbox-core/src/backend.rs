@@ -136,6 +136,15 @@ impl Fact {
             value: value.into(),
         }
     }
+
+    /// The two facts every backend's answer starts with: the operating system and the
+    /// architecture this was built for, as Rust names them (`os: linux`, `arch: x86_64`).
+    pub fn system() -> Vec<Fact> {
+        vec![
+            Fact::new("os", std::env::consts::OS),
+            Fact::new("arch", std::env::consts::ARCH),
+        ]
+    }
 }
 
 impl fmt::Display for Fact {

@@ -63,11 +63,8 @@ impl Backend for FreebsdBackend {
     }
 
     fn support(&self) -> Support {
-        let facts = vec![
-            Fact::new("os", std::env::consts::OS),
-            Fact::new("arch", std::env::consts::ARCH),
-            Fact::new("mechanism", "Capsicum (planned, not built)"),
-        ];
+        let mut facts = Fact::system();
+        facts.push(Fact::new("mechanism", "Capsicum (planned, not built)"));
         let reason = BackendError::new(Self::reason());
         if cfg!(target_os = "freebsd") {
             Support::Unavailable { facts, reason }

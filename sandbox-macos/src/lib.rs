@@ -142,10 +142,7 @@ impl Backend for MacosBackend {
     /// [`Support::NoBackend`]: there is no other way to confine a process on macOS, so no launch
     /// is even built, and `sandbox-check` exits 2, as for a system without a backend.
     fn support(&self) -> Support {
-        let mut facts = vec![
-            Fact::new("os", std::env::consts::OS),
-            Fact::new("arch", std::env::consts::ARCH),
-        ];
+        let mut facts = Fact::system();
         if !cfg!(target_os = "macos") {
             return Support::NoBackend {
                 facts,

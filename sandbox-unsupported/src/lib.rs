@@ -52,10 +52,7 @@ impl Backend for UnsupportedBackend {
 
     fn support(&self) -> Support {
         Support::NoBackend {
-            facts: vec![
-                Fact::new("os", std::env::consts::OS),
-                Fact::new("arch", std::env::consts::ARCH),
-            ],
+            facts: Fact::system(),
             reason: BackendError::new(Self::reason()),
         }
     }

@@ -290,14 +290,7 @@ fn a_memory_bound_that_cannot_be_enforced_is_refused() {
 /// anyone else runs it as themselves.
 #[test]
 fn every_launchs_report_names_the_bounds_not_enforced_and_why() {
-    let mut command = if nix::unistd::geteuid().is_root() {
-        let mut c = std::process::Command::new("/usr/bin/setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_sandbox-check"));
-        c
-    } else {
-        sandbox_check()
-    };
+    let mut command = sandbox_check_as_ordinary_user();
     command
         .args(["--json", "--read", "/usr", "--", "/usr/bin/true"])
         .env("TMPDIR", "/tmp")
@@ -399,14 +392,7 @@ t.join()
 #[test]
 fn a_required_bound_nobody_can_enforce_is_refused_with_its_remedy() {
     let as_user = |args: &[&str]| {
-        let mut c = if nix::unistd::geteuid().is_root() {
-            let mut c = std::process::Command::new("/usr/bin/setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-                .arg(env!("CARGO_BIN_EXE_sandbox-check"));
-            c
-        } else {
-            sandbox_check()
-        };
+        let mut c = sandbox_check_as_ordinary_user();
         c.args(args).env("TMPDIR", "/tmp").stdin(Stdio::null());
         run(c)
     };

@@ -29,6 +29,20 @@ pub fn users() -> Vec<Option<u32>> {
     }
 }
 
+/// `sandbox-check` as an ordinary user: `nobody` (through `setpriv`) when the tests run as root,
+/// this user otherwise.
+pub fn sandbox_check_as_ordinary_user() -> Command {
+    if nix::unistd::geteuid().is_root() {
+        let mut c = Command::new("/usr/bin/setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+        default_signals(&mut c);
+        c
+    } else {
+        sandbox_check()
+    }
+}
+
 /// The `--json` report of a program that exited with `code`, run as `user` (`None`: this one):
 /// with the bounds not enforced for it, which for `nobody` are memory and tasks (it may write no
 /// cgroup), and for this user what the machine says.
