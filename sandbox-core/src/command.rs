@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::limits::Limits;
-use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
+use crate::run::{Finished, RunOptions, SpawnError};
 use crate::scratch::{Bound, Scratch};
 use crate::spawn::{Running, Sandbox};
 use crate::PolicyError;

@@ -11,8 +11,8 @@ use std::process::ExitStatus;
 
 use crate::backend::Backend;
 use crate::canary::Canary;
-use crate::outcome::SpawnError;
 use crate::policy::Policy;
+use crate::run::SpawnError;
 use crate::spawn::STATUS_FD;
 
 /// Forks this process and runs the launch sequence for `program` in the child, which inherits

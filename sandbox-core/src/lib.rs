@@ -67,9 +67,6 @@ mod cgroup;
 #[cfg(unix)]
 mod command;
 // Built for its tests on unix too, where the launch sequence's own `Sandbox` is the one exported.
-#[cfg(any(not(unix), test))]
-#[cfg_attr(unix, allow(dead_code))]
-mod elsewhere;
 pub mod env;
 mod error;
 pub mod explain;
@@ -79,13 +76,13 @@ mod fds;
 mod fork;
 mod launch;
 mod limits;
-mod outcome;
 mod policy;
 #[cfg(unix)]
 mod process;
 #[cfg(feature = "profile")]
 pub mod profile;
 pub mod raw;
+mod run;
 #[cfg(all(unix, feature = "tokio"))]
 mod run_async;
 pub mod scratch;
@@ -93,6 +90,9 @@ pub mod scratch;
 mod server;
 #[cfg(unix)]
 mod spawn;
+#[cfg(any(not(unix), test))]
+#[cfg_attr(unix, allow(dead_code))]
+mod spawn_stub;
 #[cfg(unix)]
 mod status;
 #[cfg(unix)]
@@ -107,14 +107,14 @@ use backend::{check, identity, phases, wire};
 pub use backend::Backend;
 #[cfg(unix)]
 pub use command::Command;
-#[cfg(not(unix))]
-pub use elsewhere::{Running, Sandbox};
 pub use error::{one_line, CommandError, PolicyError, Refusal};
 pub use launch::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};
-pub use outcome::{Ending, Finished, RunOptions, SpawnError};
 pub use policy::Policy;
+pub use run::{Ending, Finished, RunOptions, SpawnError};
 #[cfg(target_os = "linux")]
 pub use server::{Server, ServerError};
 #[cfg(unix)]
 pub use spawn::{Running, Sandbox};
+#[cfg(not(unix))]
+pub use spawn_stub::{Running, Sandbox};

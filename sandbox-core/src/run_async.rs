@@ -27,9 +27,9 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 
-use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
 use crate::process::Process;
+use crate::run::{Finished, RunOptions, SpawnError};
 use crate::spawn::{collect, outcome, Running, Sandbox, POLL};
 
 impl Sandbox<'_> {
@@ -227,9 +227,9 @@ impl Running {
                 let _ignored = self.process.kill();
                 killed = true;
                 killed_for = Some(if timed_out {
-                    crate::outcome::KilledFor::Timeout
+                    crate::run::KilledFor::Timeout
                 } else {
-                    crate::outcome::KilledFor::Cap
+                    crate::run::KilledFor::Cap
                 });
             }
             tokio::select! {
@@ -268,14 +268,14 @@ impl Running {
         let Some(status) = status else {
             unreachable!("the loop ends only with the status")
         };
-        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
+        let ending = crate::run::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
             status,
             stdout: out,
             stderr: err,
             capped: kept.capped,
             // Only a kill the library made and the program died of.
-            timed_out: ending == crate::outcome::Ending::TimedOut,
+            timed_out: ending == crate::run::Ending::TimedOut,
             elapsed: self.started.elapsed(),
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),

@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::explain::Explanation;
-use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
 use crate::process::{spawn_traced, Pipes, Process};
+use crate::run::{Finished, RunOptions, SpawnError};
 
 /// The descriptor number the launcher's status pipe has in the launcher.
 pub(crate) const STATUS_FD: i32 = 3;
@@ -814,9 +814,9 @@ impl Running {
                 let _ignored = self.process.kill();
                 killed = true;
                 killed_for = Some(if timed_out {
-                    crate::outcome::KilledFor::Timeout
+                    crate::run::KilledFor::Timeout
                 } else {
-                    crate::outcome::KilledFor::Cap
+                    crate::run::KilledFor::Cap
                 });
             }
             let wait = deadline
@@ -839,7 +839,7 @@ impl Running {
             let _ignored = writer.join();
         }
         let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
-        let ending = crate::outcome::Ending::of(status, killed_for, self.process.id());
+        let ending = crate::run::Ending::of(status, killed_for, self.process.id());
         Ok(Finished {
             status,
             stdout: join(stdout),
@@ -847,7 +847,7 @@ impl Running {
             capped: capped.load(Ordering::Relaxed),
             // Only a kill the library made and the program died of: a program that exited as
             // the deadline passed ran to its end.
-            timed_out: ending == crate::outcome::Ending::TimedOut,
+            timed_out: ending == crate::run::Ending::TimedOut,
             elapsed,
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
@@ -934,7 +934,7 @@ impl Running {
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
             // Killed before the program started: the timeout, whatever its status says.
-            ending: crate::outcome::Ending::TimedOut,
+            ending: crate::run::Ending::TimedOut,
         })
     }
 }

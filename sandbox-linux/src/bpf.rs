@@ -60,26 +60,12 @@ type FastSet<K> = HashSet<K, BuildHasherDefault<WordHasher>>;
 
 use seccompiler::sock_filter;
 
-// Instruction codes (linux/bpf_common.h).
-/// `BPF_LD | BPF_W | BPF_ABS`.
-const LD_W_ABS: u16 = 0x20;
-/// `BPF_JMP | BPF_JA`.
-const JMP_JA: u16 = 0x05;
-/// `BPF_JMP | BPF_JEQ | BPF_K`.
-const JMP_JEQ_K: u16 = 0x15;
-/// `BPF_JMP | BPF_JGT | BPF_K`, which only seccompiler's programs use.
-const JMP_JGT_K: u16 = 0x25;
-/// `BPF_JMP | BPF_JGE | BPF_K`.
-const JMP_JGE_K: u16 = 0x35;
-/// `BPF_JMP | BPF_JSET | BPF_K`.
-const JMP_JSET_K: u16 = 0x45;
-/// `BPF_RET | BPF_K`.
-const RET_K: u16 = 0x06;
-/// `BPF_ALU | BPF_AND | BPF_K`, which only seccompiler's programs use.
-const ALU_AND_K: u16 = 0x54;
-
-/// The longest program the kernel accepts (`BPF_MAXINSNS`).
-pub(crate) const MAX_INSTRUCTIONS: usize = 4096;
+// The instruction codes and the length limit, as the evaluator that reads these programs back
+// names them: one definition for the writer and the reader.
+use crate::eval::code::{
+    ALU_AND_K, JMP_JA, JMP_JEQ_K, JMP_JGE_K, JMP_JGT_K, JMP_JSET_K, LD_W_ABS, RET_K,
+};
+pub(crate) use crate::eval::MAX_INSTRUCTIONS;
 
 /// A 32-bit word of `struct seccomp_data` (`int nr; __u32 arch; __u64 ip; __u64 args[6];`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -68,8 +68,9 @@ mod analysis;
 #[cfg(feature = "analysis")]
 pub use analysis::{Known, Reach, Segment, StackReach, StackSegment, Unsupported};
 
-/// Instruction codes (linux/bpf_common.h, linux/filter.h), named as the kernel writes them.
-mod code {
+/// Instruction codes (linux/bpf_common.h, linux/filter.h), named as the kernel writes them; the
+/// program writer (`bpf.rs`) uses the same.
+pub(crate) mod code {
     pub const LD_W_ABS: u16 = 0x20;
     pub const LD_H_ABS: u16 = 0x28;
     pub const LD_B_ABS: u16 = 0x30;

@@ -1044,12 +1044,12 @@ mod cases {
                 &policy,
                 &me,
                 [PROBE_FLAG, "ran"],
-                &crate::outcome::RunOptions::new(),
+                &crate::run::RunOptions::new(),
             );
             Ok(match outcome {
-                Err(crate::outcome::SpawnError::Refused(Refusal::CanaryInsidePolicy {
-                    ..
-                })) => "refused, typed: canary".to_owned(),
+                Err(crate::run::SpawnError::Refused(Refusal::CanaryInsidePolicy { .. })) => {
+                    "refused, typed: canary".to_owned()
+                }
                 Err(other) => format!("another error: {}", text(&other)),
                 Ok(done) => format!(
                     "ran: {}; stdout {:?}; stderr {:?}",
@@ -1294,15 +1294,15 @@ mod cases {
         policy: &Policy,
         args: &[&str],
         input: &str,
-    ) -> std::result::Result<crate::outcome::Finished, crate::outcome::SpawnError> {
+    ) -> std::result::Result<crate::run::Finished, crate::run::SpawnError> {
         let mut all = vec![PROBE_FLAG];
         all.extend_from_slice(args);
-        let options = crate::outcome::RunOptions::new().input(input.as_bytes());
+        let options = crate::run::RunOptions::new().input(input.as_bytes());
         sandbox.run(policy, &env.me, all, &options)
     }
 
     #[cfg(target_os = "linux")]
-    fn show_finished(done: &crate::outcome::Finished) -> String {
+    fn show_finished(done: &crate::run::Finished) -> String {
         format!(
             "{}; stdout {:?}; stderr {:?}",
             done.status,
@@ -1418,7 +1418,7 @@ mod cases {
     pub(super) fn served_refusals_arrive_typed(env: &Env<'_>) -> Result<()> {
         #[cfg(target_os = "linux")]
         {
-            use crate::outcome::SpawnError;
+            use crate::run::SpawnError;
             use std::os::unix::fs::PermissionsExt;
             let sandbox = served(env)?;
             let temp = std::env::temp_dir()
@@ -1440,7 +1440,7 @@ mod cases {
             fs::write(&program, "#!/bin/sh\necho ran\n").map_err(|e| e.to_string())?;
             fs::set_permissions(&program, fs::Permissions::from_mode(0o644))
                 .map_err(|e| e.to_string())?;
-            let options = crate::outcome::RunOptions::new();
+            let options = crate::run::RunOptions::new();
             match sandbox.run(&env.policy()?, &program, [""; 0], &options) {
                 Err(SpawnError::Refused(Refusal::Exec {
                     program: refused, ..
@@ -1518,10 +1518,10 @@ mod cases {
                     std::thread::sleep(std::time::Duration::from_secs(3600));
                 }
             }
-            let options = crate::outcome::RunOptions::new();
+            let options = crate::run::RunOptions::new();
             Ok(
                 match sandbox.run(&policy, &me, [PROBE_FLAG, "ran"], &options) {
-                    Err(crate::outcome::SpawnError::Refused(refusal @ Refusal::Fault { .. })) => {
+                    Err(crate::run::SpawnError::Refused(refusal @ Refusal::Fault { .. })) => {
                         format!("refused, typed: {}", one_line(&refusal))
                     }
                     Err(other) => format!("another error: {}", one_line(&other)),
@@ -1580,7 +1580,7 @@ mod cases {
                 for _ in 0..THREADS {
                     scope.spawn(|| {
                         for _ in 0..LAUNCHES / THREADS {
-                            let options = crate::outcome::RunOptions::new();
+                            let options = crate::run::RunOptions::new();
                             let outcome = match sandbox.run(&policy, program, [""; 0], &options) {
                                 Ok(done) if done.status.code() == Some(0) => continue,
                                 Ok(done) => show_finished(&done),
@@ -1668,10 +1668,10 @@ mod cases {
     pub(super) fn served_a_nul_byte_is_refused_not_split(env: &Env<'_>) -> Result<()> {
         #[cfg(target_os = "linux")]
         {
-            use crate::outcome::SpawnError;
+            use crate::run::SpawnError;
             let sandbox = served(env)?;
             let policy = env.policy()?;
-            let options = crate::outcome::RunOptions::new();
+            let options = crate::run::RunOptions::new();
             let expect_invalid = |what: &str, outcome| match outcome {
                 Err(SpawnError::Spawn(e)) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
                 Err(other) => Err(format!("{what}: {}", text(&other))),
@@ -1756,7 +1756,7 @@ mod cases {
                     &policy,
                     &me,
                     [PROBE_FLAG, "ran"],
-                    &crate::outcome::RunOptions::new(),
+                    &crate::run::RunOptions::new(),
                 )
                 .map_err(|e| format!("a launch after the fork: {}", text(&e)))?;
             if second.stdout != b"ran\n" {
@@ -1831,9 +1831,9 @@ mod cases {
             let id = Path::new("/usr/bin/id");
             let outcome = crate::spawn::Sandbox::new(backend)
                 .with_server(&server)
-                .run(&policy, id, ["-u"], &crate::outcome::RunOptions::new());
+                .run(&policy, id, ["-u"], &crate::run::RunOptions::new());
             Ok(match outcome {
-                Err(crate::outcome::SpawnError::Spawn(e))
+                Err(crate::run::SpawnError::Spawn(e))
                     if e.kind() == std::io::ErrorKind::PermissionDenied =>
                 {
                     "refused: permission denied".to_owned()
@@ -1910,7 +1910,7 @@ mod cases {
                     &policy,
                     &me,
                     [PROBE_FLAG, "ran"],
-                    &crate::outcome::RunOptions::new(),
+                    &crate::run::RunOptions::new(),
                 )
                 .map_err(|e| text(&e))?;
             Ok(format!("ran: {}", String::from_utf8_lossy(&done.stdout)))
@@ -1937,7 +1937,7 @@ mod cases {
             let policy = env.policy()?;
             let server = env.server.as_ref().map_err(Clone::clone)?.id();
             let options =
-                crate::outcome::RunOptions::new().timeout(std::time::Duration::from_millis(200));
+                crate::run::RunOptions::new().timeout(std::time::Duration::from_millis(200));
             let timed = sandbox
                 .run(&policy, &env.me, [PROBE_FLAG, "sleep"], &options)
                 .map_err(|e| text(&e))?;

@@ -14,8 +14,8 @@ use std::time::Duration;
 use crate::backend::{Backend, BackendError, Support};
 use crate::error::CommandError;
 use crate::explain::Explanation;
-use crate::outcome::{Finished, RunOptions, SpawnError};
 use crate::policy::Policy;
+use crate::run::{Finished, RunOptions, SpawnError};
 
 /// Runs programs confined through a backend; on this system, none: every launch is refused
 /// with the backend's reason.
