@@ -96,6 +96,8 @@ mod spawn_stub;
 #[cfg(unix)]
 mod status;
 #[cfg(unix)]
+mod status_channel;
+#[cfg(unix)]
 mod sweep;
 #[cfg(unix)]
 mod sys;

@@ -26,8 +26,8 @@ pub use crate::error::MalformedReport;
 pub use crate::fork::{fork_launch, fork_launch_with_env, fork_launch_with_streams, Forked};
 pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
-pub use crate::spawn::{
+pub use crate::status::ReportedError;
+#[cfg(unix)]
+pub use crate::status_channel::{
     launch_command_reporting, launch_command_reporting_with_env, StatusChannel,
 };
-#[cfg(unix)]
-pub use crate::status::ReportedError;

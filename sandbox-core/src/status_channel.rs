@@ -1,0 +1,140 @@
+//! The raw launch with its report channel: [`launch_command_reporting`] and [`StatusChannel`],
+//! for an expert caller that spawns the launcher itself (a command-line tool passing on its
+//! terminal). The application API, [`Sandbox`](crate::Sandbox), is `spawn.rs`'s.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::path::Path;
+use std::process::Command;
+
+use crate::backend::Backend;
+use crate::canary::Canary;
+use crate::policy::Policy;
+use crate::run::SpawnError;
+use crate::spawn::{collect, status_pipe, STATUS_FD};
+
+/// [`launch_command`](crate::raw::launch_command) with the launcher's report channel, for an expert
+/// caller that must hand the program standard streams of its own choosing (a command-line tool
+/// passing on its terminal), where [`Sandbox`] gives pipes by construction.
+///
+/// The caller spawns the command (keeping the thread that spawned it alive while the program
+/// runs: the program dies with that thread) and then calls [`StatusChannel::outcome`] with the
+/// command, which tells a launcher that refused from a program that ran, whatever the program
+/// prints or exits with.
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::{raw::Canary, Policy, SpawnError};
+///
+/// let policy = Policy::new().allow_read("/usr")?;
+/// let canary = Canary::create()?;
+/// let (mut command, channel) =
+///     sandbox_core::raw::launch_command_reporting(backend(), &policy, &canary, "/usr/bin/true", [""; 0])?;
+/// let mut child = command.spawn()?;
+/// match channel.outcome(command) {
+///     Ok(()) => println!("the program ran and exited with {}", child.wait()?),
+///     Err(SpawnError::Refused(refusal)) => {
+///         child.wait()?;
+///         println!("refused: {}", sandbox_core::one_line(&refusal));
+///     }
+///     Err(other) => return Err(other.into()),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn launch_command_reporting<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+) -> Result<(Command, StatusChannel), SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    launch_command_reporting_with_env(backend, policy, canary, program, args, Vec::new())
+}
+
+/// [`launch_command_reporting`], with `env` set in the program's environment over the few
+/// variables the launcher keeps, as [`Sandbox::env`] sets them.
+pub fn launch_command_reporting_with_env<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+    env: Vec<(OsString, OsString)>,
+) -> Result<(Command, StatusChannel), SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args = collect(args);
+    let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+    let mut command = crate::launch::build(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        args,
+        crate::launch::Extras {
+            launcher: None,
+            status: Some(STATUS_FD),
+            env,
+            dir: None,
+        },
+    )?;
+    crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
+    let launcher = std::path::PathBuf::from(command.get_program());
+    Ok((command, StatusChannel { report, launcher }))
+}
+
+/// The read end of the launcher's report channel of a command built by
+/// [`launch_command_reporting`].
+#[derive(Debug)]
+pub struct StatusChannel {
+    report: std::os::fd::OwnedFd,
+    /// The executable the command starts as the launcher.
+    launcher: std::path::PathBuf,
+}
+
+impl StatusChannel {
+    /// Once `command` has been spawned: drops it (closing this process's copy of the channel's
+    /// write end, which the command holds) and reads the launcher's report to its end. `Ok(())`
+    /// means the launcher executed the program (it said so just before the `exec`);
+    /// [`SpawnError::Refused`] carries the launcher's typed refusal, and the launcher then exits
+    /// with [`REFUSED_EXIT_CODE`](crate::raw::REFUSED_EXIT_CODE) at once;
+    /// [`SpawnError::LauncherEnded`] is a launcher killed before it could do either, and
+    /// [`SpawnError::NotALauncher`] a command whose executable never answered as one.
+    pub fn outcome(self, command: Command) -> Result<(), SpawnError> {
+        drop(command);
+        self.outcome_of_dropped()
+    }
+
+    /// As [`outcome`](Self::outcome), for a command this process no longer holds: one moved
+    /// into a tracer, a thread or a wrapper that has spawned it and dropped it since (an
+    /// explained launch's tracer, once it has been waited for). While a copy of the command
+    /// lives in this process, this waits for that copy to be dropped: it holds the write end.
+    pub fn outcome_of_dropped(self) -> Result<(), SpawnError> {
+        let mut bytes = Vec::new();
+        std::fs::File::from(self.report)
+            .read_to_end(&mut bytes)
+            .map_err(SpawnError::Status)?;
+        match crate::status::read(&bytes) {
+            Ok(crate::status::Said::Executed) => Ok(()),
+            Ok(crate::status::Said::Refused(refusal)) => Err(SpawnError::Refused(refusal)),
+            Ok(crate::status::Said::Nothing) => Err(SpawnError::NotALauncher {
+                launcher: self.launcher,
+                status: None,
+            }),
+            Ok(crate::status::Said::Ended) => Err(SpawnError::LauncherEnded { status: None }),
+            Err(malformed) => Err(SpawnError::Report(malformed)),
+        }
+    }
+}
