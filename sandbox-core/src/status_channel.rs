@@ -15,7 +15,7 @@ use crate::spawn::{collect, status_pipe, STATUS_FD};
 
 /// [`launch_command`](crate::raw::launch_command) with the launcher's report channel, for an expert
 /// caller that must hand the program standard streams of its own choosing (a command-line tool
-/// passing on its terminal), where [`Sandbox`] gives pipes by construction.
+/// passing on its terminal), where [`Sandbox`](crate::Sandbox) gives pipes by construction.
 ///
 /// The caller spawns the command (keeping the thread that spawned it alive while the program
 /// runs: the program dies with that thread) and then calls [`StatusChannel::outcome`] with the
@@ -62,7 +62,7 @@ where
 }
 
 /// [`launch_command_reporting`], with `env` set in the program's environment over the few
-/// variables the launcher keeps, as [`Sandbox::env`] sets them.
+/// variables the launcher keeps, as [`Sandbox::env`](crate::Sandbox::env) sets them.
 pub fn launch_command_reporting_with_env<I, S>(
     backend: &dyn Backend,
     policy: &Policy,
