@@ -2,6 +2,7 @@
 //! prints what the sandbox refused it and the command line that would allow what a policy can
 //! allow.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, ExitStatus};
 
@@ -26,6 +27,7 @@ cfg_if::cfg_if! {
             program: &Path,
             command: Command,
             canary: &Path,
+            env: &BTreeMap<String, String>,
         ) -> Result<ExitStatus, ExplainFailed> {
             let explainer = Explainer::new(policy, program)?;
             let signals = forwarded();
@@ -55,7 +57,7 @@ cfg_if::cfg_if! {
                 }
             }
             if let Some(file) = &run.suggest {
-                learn(run, policy, report, canary, file);
+                learn(run, policy, env, report, canary, file);
             }
             Ok(explained.status)
         }
@@ -63,13 +65,20 @@ cfg_if::cfg_if! {
         /// `--suggest FILE`: writes the learnt profile and says what went into it. The run's
         /// status stays the program's own: a file that could not be written is said on
         /// standard error.
-        fn learn(run: &Run, policy: &Policy, report: &Explanation, canary: &Path, file: &Path) {
+        fn learn(
+            run: &Run,
+            policy: &Policy,
+            env: &BTreeMap<String, String>,
+            report: &Explanation,
+            canary: &Path,
+            file: &Path,
+        ) {
             let kept = crate::profile::kept_clear(canary);
             let kept: Vec<&Path> = kept.iter().map(PathBuf::as_path).collect();
             let learnt = report.learnt(&kept);
             let mut words = vec![run.program.clone()];
             words.extend(run.args.iter().cloned());
-            match crate::profile::write_learnt(file, policy, &learnt, &report.never(), &words) {
+            match crate::profile::write_learnt(file, policy, env, &learnt, &report.never(), &words) {
                 Ok(grants) => {
                     for grant in &grants {
                         eprintln!("explain: learnt: {grant}");
@@ -245,6 +254,7 @@ cfg_if::cfg_if! {
             _program: &Path,
             _command: Command,
             _canary: &Path,
+            _env: &BTreeMap<String, String>,
         ) -> Result<ExitStatus, ExplainFailed> {
             Err(ExplainFailed::Unsupported { json: run.json })
         }

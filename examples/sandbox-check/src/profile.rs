@@ -110,6 +110,7 @@ pub fn kept_clear(canary: &Path) -> Vec<PathBuf> {
 pub fn write_learnt(
     file: &Path,
     policy: &Policy,
+    env: &std::collections::BTreeMap<String, String>,
     learnt: &Learnt,
     never: &[Never],
     program: &[OsString],
@@ -162,7 +163,8 @@ pub fn write_learnt(
             never.why
         ));
     }
-    let profile = Profile::from_policy(&policy);
+    let mut profile = Profile::from_policy(&policy);
+    profile.env = env.clone();
     header.push('\n');
     header.push_str(&profile.to_toml());
     std::fs::write(file, header)?;

@@ -237,6 +237,7 @@ mod launch {
             scratch: scratch_bound,
             env,
         } = crate::profile::effective(&run.read, &run.exec, &run.settings)?;
+        let profile_env = env.clone();
         let env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
             env.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
         let given = Path::new(&run.program);
@@ -275,7 +276,14 @@ mod launch {
                 sandbox_core::SpawnError::Command(e) => Refused::Command(e),
                 other => Refused::Report(other),
             })?;
-            let status = crate::explain::launch(run, &policy, &program, command, canary.path())?;
+            let status = crate::explain::launch(
+                run,
+                &policy,
+                &program,
+                command,
+                canary.path(),
+                &profile_env,
+            )?;
             // The tracer has dropped the command (its write end) by the time it has been waited
             // for, so this reads to the end at once.
             let mut before_exec = false;

@@ -227,3 +227,59 @@ fn the_temporary_folder_and_the_home_are_never_suggested_whole() {
         "{profile}"
     );
 }
+
+/// What the `--policy` profile set beyond paths (its variables, its opt-ins) is in the learnt
+/// profile too, so that running under it runs the same program the same way.
+#[test]
+fn the_learnt_profile_keeps_the_profiles_variables_and_opt_ins() {
+    let tree = Tree::new("keeps");
+    let start = tree.path("start.toml");
+    std::fs::write(
+        &start,
+        "read = [\"/usr\"]\nenv = { APP_MODE = \"learn\" }\n[allow]\nlocal_socket_pairs = true\n",
+    )
+    .unwrap();
+    let learnt = tree.path("learnt.toml");
+    let conf = tree.path("etc/app.conf");
+    let out = check(
+        &tree,
+        &[
+            "--explain",
+            "--suggest",
+            &learnt,
+            "--policy",
+            &start,
+            "--",
+            "/usr/bin/cat",
+            &conf,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let profile = std::fs::read_to_string(&learnt).unwrap();
+    assert!(
+        profile.contains("[env]\nAPP_MODE = \"learn\"\n"),
+        "{profile}"
+    );
+    assert!(
+        profile.contains("[allow]\nlocal_socket_pairs = true\n"),
+        "{profile}"
+    );
+    let code = "import os, socket; socket.socketpair(); print(os.environ['APP_MODE'], open(os.sys.argv[1]).read(), end='')";
+    let out = check(
+        &tree,
+        &[
+            "--policy",
+            &learnt,
+            "--",
+            "/usr/bin/python3",
+            "-I",
+            "-c",
+            code,
+            &conf,
+        ],
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "learn conf\n".to_owned())
+    );
+}
