@@ -7,8 +7,8 @@ KIND is `defaults` (root, Docker's 14 capabilities, its seccomp profile, a writa
 image's writable layer gives), `read-only` (the same with a read-only root and no writable /tmp,
 as `docker run --read-only`), `user` (uid and gid 1000 with no effective capability, as
 `--user 1000`), `sys-admin` (`--cap-add SYS_ADMIN`) or `rootless` (run by an ordinary user: the
-container's root is that user, mapped in a user namespace, as rootless podman makes it). The seccomp profile is the one Debian's
-`containers-common` ships for podman (`/usr/share/containers/seccomp.json`, Docker's profile in
+container's root is that user, mapped in a user namespace, as rootless podman makes it). The seccomp profile is the one Debian 12's
+`golang-github-containers-common` (later: `containers-common`) ships for podman (`/usr/share/containers/seccomp.json`, Docker's profile in
 Docker's format); its rules that depend on capabilities or architectures are resolved here for
 the capabilities the container gets, as Docker does before handing the profile to runc.
 

@@ -224,6 +224,8 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
         prefix.extend(strings(&["kill", extra, "--"]));
         prefix
     };
+    // The nested rows' sandbox: installed where missing, as everything the rows need is.
+    crate::bench::ensure_package(Path::new("/usr/bin/bwrap").exists(), "bwrap", "bubblewrap");
     let bwrap = |tmpfs: bool| {
         let mut prefix = as_user.clone();
         prefix.extend(strings(&[
@@ -343,15 +345,34 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
     list
 }
 
+/// The package that ships `/usr/share/containers/seccomp.json`: Debian 12 calls it
+/// `golang-github-containers-common`, later Debian releases and Ubuntu
+/// `containers-common`. Asked of apt (`apt-cache show`), so that the one this machine's lists
+/// have is installed and no `SKIPPED:` line is printed for the other.
+fn profile_package() -> &'static str {
+    let known = |name: &str| {
+        std::process::Command::new("apt-cache")
+            .args(["show", name])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    ["containers-common", "golang-github-containers-common"]
+        .into_iter()
+        .find(|name| known(name))
+        .unwrap_or("containers-common")
+}
+
 /// The container rows, each `xtask/container.py KIND -- ...`, after installing `runc` and the
-/// profile (`containers-common`) where they are missing.
+/// profile ([`profile_package`]) where they are missing.
 fn containers(as_user: &[String]) -> Vec<Environment> {
     let profile = Path::new("/usr/share/containers/seccomp.json");
     crate::bench::ensure_package(Path::new("/usr/sbin/runc").exists(), "runc", "runc");
     crate::bench::ensure_package(
         profile.exists(),
         "the containers' seccomp profile",
-        "containers-common",
+        profile_package(),
     );
     if !Path::new("/usr/sbin/runc").exists() || !profile.exists() {
         println!(
