@@ -2,7 +2,8 @@
 //! resource limit gives.
 //!
 //! The launcher makes `sandbox-<its pid>` beneath the application's own cgroup, writes the bounds
-//! into it, and moves itself in before confining itself; the program inherits the cgroup through
+//! into it, and moves itself in before confining itself (on cgroup v2, a launcher that is forked,
+//! not executed, is instead created inside a cgroup its parent made: [`ahead`]); the program inherits the cgroup through
 //! `exec` and cannot leave it (moving needs a write to a cgroup file, and it may write none). The
 //! launcher does it, not the parent: the parent of `launch_command` hands back a `Command` and
 //! never learns when the program ends, while the launcher is the one process certain to run.
@@ -30,6 +31,10 @@ use std::path::{Path, PathBuf};
 use crate::backend::Fact;
 use crate::error::LimitError;
 use crate::limits::Limits;
+
+mod ahead;
+
+pub(crate) use ahead::fork_launcher;
 
 /// The start of every launch's cgroup name; the rest is the launcher's process ID.
 pub const PREFIX: &str = "sandbox-";
@@ -281,6 +286,20 @@ pub fn unenforced(limits: &Limits) -> Vec<crate::limits::Unenforced> {
     missing
 }
 
+/// How launchers reach their cgroup v2, where `clone3` creates a forked one inside it.
+pub(crate) const STARTED_INSIDE: &str =
+    "launchers forked by sandbox-check start inside their cgroup v2 \
+     (clone3, CLONE_INTO_CGROUP); executed ones move in";
+/// How launchers reach their cgroup v2, where a seccomp filter refuses `clone3`.
+pub(crate) const CLONE3_REFUSED: &str =
+    "clone3 refused (a seccomp profile): launchers move into their \
+     cgroup v2, a lone launch waiting for an RCU grace period";
+/// How launchers reach their cgroup v2, where the C library is not trusted with a raw clone.
+pub(crate) const RAW_CLONE_UNTRUSTED: &str =
+    "this C library is not trusted with a raw clone (musl, glibc \
+     before 2.25): launchers move into their cgroup v2, a lone launch waiting for an RCU grace \
+     period";
+
 /// What bounds the cgroups give on this machine, as `support()` reports it.
 pub fn fact() -> Fact {
     let limits = Limits::default();
@@ -302,6 +321,18 @@ pub fn fact() -> Fact {
             usable.join(", "),
             dir.display()
         ));
+    }
+    if v2.is_some() {
+        parts.push(
+            if !crate::sys::clone3_answers() {
+                CLONE3_REFUSED
+            } else if !crate::sys::raw_clone_is_sound() {
+                RAW_CLONE_UNTRUSTED
+            } else {
+                STARTED_INSIDE
+            }
+            .to_owned(),
+        );
     }
     let pids_in_v2 = v2.as_ref().is_some_and(|(_, u)| u.contains(&PIDS));
     if let Some(dir) = found.v1_pids.filter(|d| !pids_in_v2 && writable(d)) {
@@ -326,6 +357,37 @@ pub fn fact() -> Fact {
     Fact::new("cgroup", parts.join("; "))
 }
 
+/// The files that set `limits`' bounds in a cgroup v2 with the `usable` controllers, and the
+/// controllers they bound.
+fn v2_files(
+    usable: &[&'static str],
+    limits: &Limits,
+) -> (Vec<(&'static str, String)>, Vec<&'static str>) {
+    let mut files = Vec::new();
+    let mut bounded = Vec::new();
+    if usable.contains(&MEMORY) {
+        if let Some(bytes) = limits.memory {
+            files.push(("memory.max", bytes.to_string()));
+            // Without this, memory files spill into swap beyond memory.max.
+            files.push(("memory.swap.max", "0".to_owned()));
+            bounded.push(MEMORY);
+        }
+    }
+    if usable.contains(&PIDS) {
+        if let Some(tasks) = limits.tasks {
+            files.push(("pids.max", tasks.to_string()));
+            bounded.push(PIDS);
+        }
+    }
+    if usable.contains(&CPU) {
+        if let Some(weight) = limits.cpu_weight {
+            files.push(("cpu.weight", weight.to_string()));
+            bounded.push(CPU);
+        }
+    }
+    (files, bounded)
+}
+
 /// Moves the calling process (the launcher) into a new cgroup with `limits`' bounds, on every
 /// hierarchy that can hold them. Returns the cgroups made.
 pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
@@ -334,30 +396,33 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
     let mut pids_bounded = false;
     let mut memory_bounded = false;
     let mut cpu_bounded = false;
-    if let Some(dir) = &found.v2 {
+    if let Some((path, bounded)) = ahead::joined() {
+        // Created inside it by the process that forked this one: the kernel's word for it.
+        if found.v2.as_deref() != Some(path.as_path()) {
+            return Err(LimitError::Cgroup {
+                step: "starting in the cgroup made ahead",
+                path,
+                source: io::Error::other(format!(
+                    "this process is in {} instead",
+                    found
+                        .v2
+                        .as_deref()
+                        .unwrap_or(Path::new("no cgroup v2"))
+                        .display()
+                )),
+            });
+        }
+        memory_bounded = bounded.contains(&MEMORY);
+        pids_bounded = bounded.contains(&PIDS);
+        cpu_bounded = bounded.contains(&CPU);
+        made.push(path);
+    } else if let Some(dir) = &found.v2 {
         let usable = usable_v2(dir, found.v2_is_root, &wanted(limits), true);
         if !usable.is_empty() {
-            let mut files: Vec<(&'static str, String)> = Vec::new();
-            if usable.contains(&MEMORY) {
-                if let Some(bytes) = limits.memory {
-                    files.push(("memory.max", bytes.to_string()));
-                    // Without this, memory files spill into swap beyond memory.max.
-                    files.push(("memory.swap.max", "0".to_owned()));
-                    memory_bounded = true;
-                }
-            }
-            if usable.contains(&PIDS) {
-                if let Some(tasks) = limits.tasks {
-                    files.push(("pids.max", tasks.to_string()));
-                    pids_bounded = true;
-                }
-            }
-            if usable.contains(&CPU) {
-                if let Some(weight) = limits.cpu_weight {
-                    files.push(("cpu.weight", weight.to_string()));
-                    cpu_bounded = true;
-                }
-            }
+            let (files, bounded) = v2_files(&usable, limits);
+            memory_bounded = bounded.contains(&MEMORY);
+            pids_bounded = bounded.contains(&PIDS);
+            cpu_bounded = bounded.contains(&CPU);
             made.push(make_and_join(dir, &files, Join::Process)?);
         }
     }
@@ -404,6 +469,7 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
 pub fn killed_at_memory_bound(launcher: u32) -> bool {
     let found = Hierarchies::find();
     let name = format!("{PREFIX}{launcher}");
+    let made_ahead = ahead::of_launcher(launcher);
     let counted = |path: PathBuf| {
         std::fs::read_to_string(path).is_ok_and(|text| {
             text.lines().any(|line| {
@@ -413,9 +479,10 @@ pub fn killed_at_memory_bound(launcher: u32) -> bool {
             })
         })
     };
-    found
-        .v2
-        .is_some_and(|dir| counted(dir.join(&name).join("memory.events")))
+    made_ahead.is_some_and(|dir| counted(dir.join("memory.events")))
+        || found
+            .v2
+            .is_some_and(|dir| counted(dir.join(&name).join("memory.events")))
         || found
             .v1_memory
             .is_some_and(|dir| counted(dir.join(&name).join("memory.oom_control")))
@@ -503,14 +570,14 @@ fn alone(tasks: &Path) -> io::Result<()> {
 /// Removes the launches' cgroups in `dir` whose process is gone. A cgroup still holding a
 /// process cannot be removed, so a pid taken again by another process costs nothing but a delay.
 fn sweep(dir: &Path) {
-    let maker = |name: &str| name.strip_prefix(PREFIX)?.parse::<i32>().ok();
-    for path in crate::sweep::left_by_gone_processes(dir, maker) {
+    for path in crate::sweep::left_by_gone_processes(dir, ahead::maker) {
         let _ignored = std::fs::remove_dir(path);
     }
 }
 
 /// Sweeps every hierarchy this application's launches use.
 pub(crate) fn sweep_all() {
+    ahead::remove_emptied();
     let found = Hierarchies::find();
     for dir in [found.v2, found.v1_pids, found.v1_memory, found.v1_cpu]
         .into_iter()

@@ -119,7 +119,13 @@ where
     let (report, status_writer) = crate::spawn::status_pipe().map_err(SpawnError::Status)?;
     // What is buffered here would be written a second time by the child, were it to exit.
     let _ignored = io::stdout().flush();
-    match crate::sys::fork().map_err(SpawnError::Fork)? {
+    // On Linux, created inside its cgroup v2 where there is one to make: a lone launch then
+    // waits for no grace period (cgroup/ahead.rs).
+    #[cfg(target_os = "linux")]
+    let forked = crate::cgroup::fork_launcher(policy.limits());
+    #[cfg(not(target_os = "linux"))]
+    let forked = crate::sys::fork();
+    match forked.map_err(SpawnError::Fork)? {
         crate::sys::ForkSide::Child => {
             if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
                 crate::launch::refuse_forked_at(

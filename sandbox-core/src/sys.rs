@@ -1,7 +1,7 @@
 //! The system calls this crate makes without a safe wrapper: asking a descriptor number the
 //! process does not own for its flags (`nix` asks for a borrowed descriptor, which a number that
-//! may not be open cannot honestly be), the nice value and a child's pidfd (`nix` has no wrapper for
-//! either).
+//! may not be open cannot honestly be), the nice value, a child's pidfd and `clone3` (`nix` has
+//! no wrapper for any of them).
 #![allow(unsafe_code)]
 
 use std::os::fd::RawFd;
@@ -120,6 +120,101 @@ pub fn fork() -> std::io::Result<ForkSide> {
         nix::unistd::ForkResult::Child => Ok(ForkSide::Child),
         nix::unistd::ForkResult::Parent { child } => Ok(ForkSide::Parent(child.as_raw())),
     }
+}
+
+/// `struct clone_args` as Linux reads it, up to `cgroup` (`CLONE_ARGS_SIZE_VER2`, Linux 5.7).
+#[cfg(target_os = "linux")]
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+/// Start the child in the cgroup `clone_args.cgroup` names (Linux 5.7).
+#[cfg(target_os = "linux")]
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+
+/// [`fork`], with the child created inside the cgroup v2 directory `cgroup` (`clone3` with
+/// `CLONE_INTO_CGROUP`): it never migrates, so no write lock of the kernel's
+/// `cgroup_threadgroup_rwsem` is taken and no RCU grace period is waited for. Nothing is
+/// created on an error: `ENOSYS` where `clone3` is refused (a container's seccomp profile, a
+/// kernel before 5.3), `E2BIG` or `EINVAL` before 5.7, `EACCES`, `EBUSY` or `EOPNOTSUPP` from
+/// the cgroup; the caller then forks plainly.
+#[cfg(target_os = "linux")]
+pub fn fork_into_cgroup(cgroup: std::os::fd::BorrowedFd<'_>) -> std::io::Result<ForkSide> {
+    use std::os::fd::AsRawFd;
+    if let Err(refusal) = crate::fds::check_single_thread() {
+        return Err(std::io::Error::other(crate::error::one_line(&refusal)));
+    }
+    let args = CloneArgs {
+        flags: CLONE_INTO_CGROUP,
+        exit_signal: libc::SIGCHLD as u64,
+        cgroup: u64::try_from(cgroup.as_raw_fd()).map_err(std::io::Error::other)?,
+        ..CloneArgs::default()
+    };
+    // SAFETY: as for `fork`: the process has one thread (checked just above), and with no
+    // CLONE_VM, no stack and no TLS given the child is a copy-on-write copy of this process,
+    // returning from this call on its own copy of this stack, as after fork(2). The kernel reads
+    // `size_of::<CloneArgs>()` bytes of `args`, which outlives the call. glibc runs no fork
+    // handlers for a raw clone3; none is needed where no other thread can hold a lock.
+    let answer = unsafe {
+        libc::syscall(
+            libc::SYS_clone3,
+            std::ptr::from_ref(&args),
+            std::mem::size_of::<CloneArgs>(),
+        )
+    };
+    match answer {
+        -1 => Err(std::io::Error::last_os_error()),
+        0 => Ok(ForkSide::Child),
+        pid => Ok(ForkSide::Parent(
+            i32::try_from(pid).map_err(std::io::Error::other)?,
+        )),
+    }
+}
+
+/// Whether a child made by a raw `clone3` may go on running this process's code with the C
+/// library it has. The library caches the thread's ID and a raw clone does not update the
+/// child's copy: glibc 2.25 and later read the ID from the kernel wherever it matters (`raise`,
+/// and so `abort`), while musl and older glibc send `raise`'s signal to the cached ID, the
+/// parent's thread. Only the former is trusted with [`fork_into_cgroup`].
+#[cfg(target_os = "linux")]
+pub fn raw_clone_is_sound() -> bool {
+    #[cfg(target_env = "gnu")]
+    {
+        // SAFETY: gnu_get_libc_version takes nothing and returns a static NUL-terminated string.
+        let version = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+        let mut parts = version
+            .to_str()
+            .unwrap_or("")
+            .split('.')
+            .map(|part| part.parse::<u32>().unwrap_or(0));
+        let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        (major, minor) >= (2, 25)
+    }
+    #[cfg(not(target_env = "gnu"))]
+    false
+}
+
+/// Whether `clone3` reaches the kernel here: asked with a size below the smallest it reads, so
+/// the kernel answers `EINVAL` without reading anything or creating a process, where a seccomp
+/// filter that refuses the call (a container runtime's, answering `ENOSYS` or `EPERM`) answers
+/// otherwise.
+#[cfg(target_os = "linux")]
+pub fn clone3_answers() -> bool {
+    // SAFETY: a size of 0 is rejected before the pointer is read; no process is created.
+    let answer = unsafe { libc::syscall(libc::SYS_clone3, std::ptr::null::<u8>(), 0usize) };
+    answer == -1 && nix::errno::Errno::last() == nix::errno::Errno::EINVAL
 }
 
 /// Makes `fd` descriptor `target` of this process (a forked child's status descriptor or

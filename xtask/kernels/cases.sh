@@ -69,7 +69,16 @@ run rtprio $B sh -c "ulimit -r 99; $SC --exec $B -- $B sh -c 'ulimit -r'"
 
 # The launch's own cgroup (the guest mounts cgroup v2): the program sits in sandbox-<pid> with
 # the default memory and task bounds. Shell built-ins only, since the program can start nothing.
-run cgroup $SC --exec $B --read /proc --read /sys/fs/cgroup -- $B sh -c 'read l < /proc/self/cgroup; echo "${l%-*}"; read m < "/sys/fs/cgroup${l#0::}/memory.max"; echo "memory.max $m"; read p < "/sys/fs/cgroup${l#0::}/pids.max"; echo "pids.max $p"'
+run cgroup $SC --exec $B --read /proc --read /sys/fs/cgroup -- $B sh -c 'read l < /proc/self/cgroup; echo "${l%%-*}"; read m < "/sys/fs/cgroup${l#0::}/memory.max"; echo "memory.max $m"; read p < "/sys/fs/cgroup${l#0::}/pids.max"; echo "pids.max $p"'
+
+# Whether a launch moves a process into its cgroup: the kernel's cgroup_attach_task event fires
+# for every move (cgroup.procs, or a thread by `tasks`), never for a process created inside a
+# cgroup (clone3 with CLONE_INTO_CGROUP). The control moves a shell by cgroup.procs: one event.
+# Then a whole launch, its cgroup made by sandbox-check and the launcher created inside it where
+# the build trusts its C library with a raw clone (x86_64's glibc): no event into a launch's
+# cgroup. aarch64's musl build forks plainly and the launcher moves itself in: one.
+run attach-control $B sh -c "$B mount -t tracefs nodev /sys/kernel/tracing; T=/sys/kernel/tracing; echo 1 > \$T/events/cgroup/cgroup_attach_task/enable; echo > \$T/trace; $B mkdir /sys/fs/cgroup/moved; $B sh -c 'echo \$\$ > /sys/fs/cgroup/moved/cgroup.procs'; $B grep -c 'dst_path=/moved ' \$T/trace"
+run attach $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $SC --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
 
 # Memory held in a memory file counts in no RLIMIT_AS, only in the launch's memory cgroup: with a
 # 64 MiB bound the program, not sandbox-check, is killed on the way to 128 MiB; unconfined it

@@ -611,13 +611,29 @@ fn build_guest(tally: &mut Tally, root: &Path, cache: &Path, arch: Arch) -> Resu
     if let Some(linker) = arch.linker() {
         env.push((linker_var.as_str(), linker));
     }
+    // x86_64's is built as the released one is (static glibc, `cargo xtask dist`): a launcher
+    // forked into its cgroup (clone3) is trusted to glibc only, so a musl build would leave that
+    // path unbooted. Debian has no static glibc for arm64 on this host, so aarch64's is musl.
+    let (checked_target, flags) = match arch {
+        Arch::X86_64 => {
+            let (target, flags) = crate::dist::static_build()?;
+            (target, Some(flags))
+        }
+        Arch::Aarch64 => (target.to_owned(), None),
+    };
+    if let Some(flags) = &flags {
+        env.push(("RUSTFLAGS", flags.as_str()));
+    }
     cmd::run(
         tally,
         "cargo",
-        &["build", "-p", "sandbox-check", "--target", target],
+        &["build", "-p", "sandbox-check", "--target", &checked_target],
         &env,
     )?;
-    let sandbox_check = target_dir.join(target).join("debug").join("sandbox-check");
+    let sandbox_check = target_dir
+        .join(&checked_target)
+        .join("debug")
+        .join("sandbox-check");
     check_static(&sandbox_check, arch)?;
 
     let build = cache.join("build");
@@ -940,9 +956,20 @@ fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
     };
     // The guest mounts cgroup v2 at /sys/fs/cgroup and runs as its root, so every controller
     // the launch bounds is there to write.
+    // x86_64's sandbox-check is static glibc, aarch64's musl (`build_guest`).
+    let joins = match arch {
+        Arch::X86_64 => {
+            "launchers forked by sandbox-check start inside their cgroup v2 (clone3, \
+             CLONE_INTO_CGROUP); executed ones move in"
+        }
+        Arch::Aarch64 => {
+            "this C library is not trusted with a raw clone (musl, glibc before 2.25): \
+             launchers move into their cgroup v2, a lone launch waiting for an RCU grace period"
+        }
+    };
     format!(
         "backend: linux; arch: {}; kernel: {release}; {landlock}; cgroup: {} in \
-         /sys/fs/cgroup/ (cgroup v2)",
+         /sys/fs/cgroup/ (cgroup v2); {joins}",
         arch.name(),
         GUEST_CGROUP_CONTROLLERS
     )
@@ -1068,6 +1095,16 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
         (
             "cgroup",
             launch(0, &["0::/sandbox", "memory.max 1073741824", "pids.max 256"]),
+        ),
+        ("attach-control", exactly(0, &["1"])),
+        // grep -c prints 0 and exits 1 when no line matches: no move into a launch's cgroup.
+        (
+            "attach",
+            match (&refused, arch) {
+                (Some(line), _) => Want::Exactly(1, vec![line.clone(), "0".to_owned()]),
+                (None, Arch::X86_64) => exactly(1, &["0"]),
+                (None, Arch::Aarch64) => exactly(0, &["1"]),
+            },
         ),
         ("memfd-control", exactly(0, &["memfd: holds 128 MiB"])),
         (
