@@ -115,28 +115,74 @@ where
         },
         std::process::id(),
     )?;
+    fork_request(backend, request, streams, StreamsFrom::Exec)
+}
+
+/// When a forked launch sequence takes the streams it was given as its standard streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StreamsFrom {
+    /// At the program's `exec`: the sequence's own refusal goes to the streams it inherited
+    /// (`sandbox-check`'s terminal).
+    Exec,
+    /// At once, as a launcher started with them as its standard streams has them: its refusal
+    /// line goes where the program's standard error would (the library's pipe).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Start,
+}
+
+/// Forks the launch sequence of `request` (whose parent is this process and whose status
+/// descriptor is [`STATUS_FD`]), the child taking those of `streams` that are given as its
+/// standard streams at `exec`: [`fork_launch_with_streams`] and the library's own launches from
+/// a single-threaded process ([`Sandbox::start`](crate::Sandbox)), which the child takes as its
+/// standard streams `from` the moment said.
+pub(crate) fn fork_request(
+    backend: &dyn Backend,
+    request: crate::wire::Request,
+    streams: [Option<OwnedFd>; 3],
+    from: StreamsFrom,
+) -> Result<Forked, SpawnError> {
     crate::fds::check_single_thread().map_err(SpawnError::Refused)?;
     let (report, status_writer) = crate::spawn::status_pipe().map_err(SpawnError::Status)?;
+    // The child puts its status descriptor at STATUS_FD before the streams at 0 to 2: a stream
+    // held there (a pipe made first, at the lowest free number) would be lost under it.
+    let streams = above_status(streams).map_err(SpawnError::Spawn)?;
     // What is buffered here would be written a second time by the child, were it to exit.
     let _ignored = io::stdout().flush();
     // On Linux, created inside its cgroup v2 where there is one to make: a lone launch then
     // waits for no grace period (cgroup/ahead.rs).
     #[cfg(target_os = "linux")]
-    let forked = crate::cgroup::fork_launcher(policy.limits());
+    let forked = crate::cgroup::fork_launcher(request.policy.limits());
     #[cfg(not(target_os = "linux"))]
     let forked = crate::sys::fork();
     match forked.map_err(SpawnError::Fork)? {
         crate::sys::ForkSide::Child => {
+            // A launcher started by `exec` runs none of this process's signal handlers; nor
+            // does this copy of it, until its own `exec` resets them anyway.
+            crate::sys::default_caught_signals();
             if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
                 crate::launch::refuse_forked_at(
                     status_writer.as_raw_fd(),
                     &crate::Refusal::Descriptors(e),
                 );
             }
-            // Held until `exec`, where they become 0, 1 and 2; the launcher's own refusal goes
-            // to the streams it inherited.
             let streams = streams.map(|stream| stream.map(std::os::fd::IntoRawFd::into_raw_fd));
-            crate::launch::set_program_streams(streams);
+            match from {
+                // Held until `exec`, where they become 0, 1 and 2.
+                StreamsFrom::Exec => crate::launch::set_program_streams(streams),
+                // Every stream is above STATUS_FD (`above_status`), so no copy lands on a
+                // stream not yet copied.
+                StreamsFrom::Start => {
+                    for (target, fd) in (0..).zip(streams) {
+                        let Some(fd) = fd else { continue };
+                        if let Err(e) = crate::sys::dup_onto(fd, target) {
+                            crate::launch::refuse_forked_at(
+                                STATUS_FD,
+                                &crate::Refusal::Descriptors(e),
+                            );
+                        }
+                    }
+                }
+            }
             crate::launch::run_forked(backend, request)
         }
         crate::sys::ForkSide::Parent(pid) => {
@@ -144,10 +190,23 @@ where
             Ok(Forked {
                 pid,
                 report: Some(report),
-                waited: false,
+                ended: None,
             })
         }
     }
+}
+
+/// `streams`, each moved above [`STATUS_FD`] where it is at or below it (close-on-exec).
+fn above_status(streams: [Option<OwnedFd>; 3]) -> io::Result<[Option<OwnedFd>; 3]> {
+    let [a, b, c] = streams;
+    let lift = |stream: Option<OwnedFd>| match stream {
+        Some(fd) if fd.as_raw_fd() <= STATUS_FD => {
+            use std::os::fd::AsFd;
+            crate::sys::dup_above(fd.as_fd(), STATUS_FD).map(Some)
+        }
+        other => Ok(other),
+    };
+    Ok([lift(a)?, lift(b)?, lift(c)?])
 }
 
 /// A launch sequence running in a child of this process, started by [`fork_launch`]: then the
@@ -158,7 +217,8 @@ where
 pub struct Forked {
     pid: i32,
     report: Option<OwnedFd>,
-    waited: bool,
+    /// How the child ended, once waited for: from then on its process ID may be another's.
+    ended: Option<ExitStatus>,
 }
 
 impl Forked {
@@ -192,18 +252,37 @@ impl Forked {
         }
     }
 
+    /// The status pipe's read end, for a caller that reads the report itself: [`Forked::outcome`]
+    /// then answers `Ok(())`.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_report(&mut self) -> Option<OwnedFd> {
+        self.report.take()
+    }
+
+    /// The child's exit status if it has ended, without waiting.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        self.reap(true)
+    }
+
     /// Waits for the child to end and returns its exit status.
     pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        self.reap(false)?
+            .ok_or_else(|| io::Error::other("waitpid answered no child"))
+    }
+
+    fn reap(&mut self, nohang: bool) -> io::Result<Option<ExitStatus>> {
         use std::os::unix::process::ExitStatusExt;
-        let (_, raw) = crate::sys::wait_raw(self.pid, false)?
-            .ok_or_else(|| io::Error::other("waitpid answered no child"))?;
-        self.waited = true;
-        Ok(ExitStatus::from_raw(raw))
+        if self.ended.is_none() {
+            self.ended =
+                crate::sys::wait_raw(self.pid, nohang)?.map(|(_, raw)| ExitStatus::from_raw(raw));
+        }
+        Ok(self.ended)
     }
 
     /// Kills the child (SIGKILL), unless it has been waited for. Wait for it afterwards.
     pub fn kill(&self) -> io::Result<()> {
-        if self.waited {
+        if self.ended.is_some() {
             return Ok(());
         }
         // Not yet reaped, so the process ID is still this child's.
@@ -217,7 +296,7 @@ impl Forked {
 
 impl Drop for Forked {
     fn drop(&mut self) {
-        if !self.waited {
+        if self.ended.is_none() {
             let _ignored = self.kill();
             let _ignored = self.wait();
         }

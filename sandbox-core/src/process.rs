@@ -1,6 +1,6 @@
-//! The launched program as the parent holds it: a child that std waits for, or, for an
-//! explained launch, one that a thread of its own spawned, follows with the backend's
-//! [`Tracer`] and reaps.
+//! The launched program as the parent holds it: a child that std waits for; for an explained
+//! launch, one that a thread of its own spawned, follows with the backend's [`Tracer`] and reaps;
+//! a child of the launch server; or a fork of this process that ran the launch sequence itself.
 
 use std::io;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus};
@@ -85,6 +85,10 @@ pub(crate) enum Process {
     /// A child of the launch server, which waits for it and kills it on request.
     #[cfg(target_os = "linux")]
     Served(crate::server::Served),
+    /// A fork of this process that runs the launch sequence itself, no launcher executed
+    /// (a launch from a single-threaded process: `Sandbox::start`).
+    #[cfg(target_os = "linux")]
+    Forked(crate::fork::Forked),
 }
 
 type Followed = Result<(ExitStatus, Explanation), ExplainError>;
@@ -121,6 +125,8 @@ impl Process {
             Process::Traced(traced) => traced.pid,
             #[cfg(target_os = "linux")]
             Process::Served(served) => served.id(),
+            #[cfg(target_os = "linux")]
+            Process::Forked(forked) => forked.id(),
         }
     }
 
@@ -130,6 +136,8 @@ impl Process {
             Process::Traced(traced) => traced.join(),
             #[cfg(target_os = "linux")]
             Process::Served(served) => served.wait(),
+            #[cfg(target_os = "linux")]
+            Process::Forked(forked) => forked.wait(),
         }
     }
 
@@ -144,6 +152,8 @@ impl Process {
             }
             #[cfg(target_os = "linux")]
             Process::Served(served) => served.try_wait(),
+            #[cfg(target_os = "linux")]
+            Process::Forked(forked) => forked.try_wait(),
         }
     }
 
@@ -165,6 +175,8 @@ impl Process {
             }
             #[cfg(target_os = "linux")]
             Process::Served(served) => served.kill(),
+            #[cfg(target_os = "linux")]
+            Process::Forked(forked) => forked.kill(),
         }
     }
 
@@ -172,7 +184,7 @@ impl Process {
         match self {
             Process::Plain(_) => None,
             #[cfg(target_os = "linux")]
-            Process::Served(_) => None,
+            Process::Served(_) | Process::Forked(_) => None,
             Process::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
         }
     }

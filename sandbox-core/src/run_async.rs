@@ -330,18 +330,25 @@ async fn read_report(report: OwnedFd) -> io::Result<Vec<u8>> {
 /// A descriptor that becomes readable when `child` exits, where the system gives one. Only a
 /// child not yet reaped is asked for one: a reaped child's process ID may be another process's.
 fn pidfd(process: &mut Process) -> Option<AsyncFd<OwnedFd>> {
-    // Only this process's own child: a served program is the server's, and a traced one is
+    // Only this process's own children: a served program is the server's, and a traced one is
     // reaped by its tracer's thread, so their exit is looked for every [`POLL`] instead.
-    let Process::Plain(child) = process else {
-        return None;
+    let running = match process {
+        Process::Plain(child) => matches!(child.try_wait(), Ok(None)),
+        #[cfg(target_os = "linux")]
+        Process::Forked(forked) => matches!(forked.try_wait(), Ok(None)),
+        _ => false,
     };
-    if !matches!(child.try_wait(), Ok(None)) {
+    if !running {
         return None;
     }
+    let pid = process.id();
     #[cfg(target_os = "linux")]
-    return crate::sys::pidfd_watch(child.id()).ok();
+    return crate::sys::pidfd_watch(pid).ok();
     #[cfg(not(target_os = "linux"))]
-    None
+    {
+        let _no_pidfd_here = pid;
+        None
+    }
 }
 
 /// Waits for `child` to end and reaps it: on its pidfd where there is one, otherwise looking

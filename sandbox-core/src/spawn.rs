@@ -269,6 +269,19 @@ impl<'b> Sandbox<'b> {
                     (running, report)
                 });
         }
+        // A process with one thread forks the launch sequence instead of executing a launcher:
+        // one `exec` fewer, and on cgroup v2 a launcher created inside its cgroup. A process
+        // with threads cannot fork soundly, and a launcher chosen by the caller is executed.
+        #[cfg(target_os = "linux")]
+        if tracer.is_none() && self.launcher.is_none() && crate::fds::check_single_thread().is_ok()
+        {
+            return self
+                .start_forked(policy, program, args, canary, started)
+                .map(|(mut running, report)| {
+                    running.unenforced = unenforced;
+                    (running, report)
+                });
+        }
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
         let mut command = crate::launch::build(
             self.backend,
@@ -305,6 +318,63 @@ impl<'b> Sandbox<'b> {
             started,
             unenforced,
             launcher,
+            scratch: None,
+            _canary: canary,
+        };
+        Ok((running, report))
+    }
+
+    /// [`Sandbox::start`] by forking this process, which has a single thread: the child runs the
+    /// launch sequence and executes the program, as `sandbox-check` does
+    /// ([`fork_launch`](crate::raw::fork_launch)). The program dies when the thread that forked
+    /// it exits (its parent-death signal), as with any launch: here the calling thread, the
+    /// process's only one, whose end is the process's.
+    #[cfg(target_os = "linux")]
+    fn start_forked(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: Vec<OsString>,
+        canary: Canary,
+        started: Instant,
+    ) -> Result<(Running, OwnedFd), SpawnError> {
+        let request = crate::launch::request(
+            self.backend,
+            policy,
+            &canary,
+            program,
+            args,
+            crate::launch::Extras {
+                launcher: None,
+                status: Some(STATUS_FD),
+                env: self.env.clone(),
+                dir: self.dir.clone(),
+            },
+            std::process::id(),
+        )?;
+        let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
+        let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;
+        let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
+        let mut forked = crate::fork::fork_request(
+            self.backend,
+            request,
+            [Some(stdin), Some(stdout), Some(stderr)],
+            crate::fork::StreamsFrom::Start,
+        )?;
+        let report = forked
+            .take_report()
+            .ok_or_else(|| SpawnError::Status(io::Error::other("the fork left no report")))?;
+        let running = Running {
+            stdin: Some(ChildStdin::from(stdin_writer)),
+            stdout: Some(ChildStdout::from(stdout_reader)),
+            stderr: Some(ChildStderr::from(stderr_reader)),
+            process: Process::Forked(forked),
+            waited: false,
+            started,
+            // Set by `start`, which read them.
+            unenforced: Vec::new(),
+            // A fork of this application's own executable.
+            launcher: std::env::current_exe().unwrap_or_default(),
             scratch: None,
             _canary: canary,
         };

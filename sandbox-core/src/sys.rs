@@ -217,6 +217,17 @@ pub fn clone3_answers() -> bool {
     answer == -1 && nix::errno::Errno::last() == nix::errno::Errno::EINVAL
 }
 
+/// A close-on-exec copy of `fd` at the lowest free number above `floor`.
+pub fn dup_above(
+    fd: std::os::fd::BorrowedFd<'_>,
+    floor: RawFd,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let copy = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(floor + 1))?;
+    // SAFETY: fcntl just made `copy` for this process, and nothing else holds it.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(copy) })
+}
+
 /// Makes `fd` descriptor `target` of this process (a forked child's status descriptor or
 /// standard stream), without close-on-exec. The old number stays open, for the caller to close.
 pub fn dup_onto(fd: RawFd, target: RawFd) -> std::io::Result<()> {
@@ -342,6 +353,30 @@ pub fn reset_signal_handlers() {
         // SAFETY: the default action and "ignore" run no code of this process, so no handler
         // can observe a state it does not expect.
         let _ignored = unsafe { sigaction(signal, &action) };
+    }
+}
+
+/// Sets every signal this process catches back to its default action, leaving ignored ones
+/// ignored: what `exec` does to a process's signal actions, for a forked child that runs the
+/// launch sequence before its own `exec` and must run none of its parent's handlers meanwhile.
+pub fn default_caught_signals() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    for signal in Signal::iterator() {
+        if matches!(signal, Signal::SIGKILL | Signal::SIGSTOP) {
+            continue;
+        }
+        // SAFETY: an all-zero `sigaction` is a valid value for the kernel to overwrite.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        // SAFETY: a null new action only reads the current one into `old`, a live local.
+        if unsafe { libc::sigaction(signal as libc::c_int, std::ptr::null(), &mut old) } != 0 {
+            continue;
+        }
+        if old.sa_sigaction == libc::SIG_DFL || old.sa_sigaction == libc::SIG_IGN {
+            continue;
+        }
+        // SAFETY: the default action runs no code of this process.
+        let _ignored = unsafe { sigaction(signal, &default) };
     }
 }
 

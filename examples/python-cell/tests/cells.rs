@@ -374,3 +374,36 @@ fn a_cell_says_which_bounds_it_ran_without_and_why() {
         );
     }
 }
+
+/// A cold cell is launched by a fork of python-cell that runs the launch sequence itself (a
+/// single-threaded application executes no launcher): a descriptor python-cell inherited
+/// without close-on-exec must still not reach the cell. The control, python3 started the same
+/// way unconfined, holds it.
+#[test]
+fn a_descriptor_python_cell_inherited_never_reaches_a_cold_cell() {
+    let probe =
+        "import os\ntry:\n    os.fstat(7)\n    r = 'open'\nexcept OSError as e:\n    r = e.errno\n";
+    // sh opens /etc/hostname as 7 (no close-on-exec) and becomes the program.
+    let holding_7 = |program: &str, args: &[&str]| {
+        let mut command = std::process::Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg("exec 7</etc/hostname; exec \"$0\" \"$@\"")
+            .arg(program)
+            .args(args)
+            .stdin(std::process::Stdio::null());
+        command
+    };
+    let control = run(
+        holding_7(
+            "/usr/bin/python3",
+            &["-I", "-c", &format!("{probe}print(r)")],
+        ),
+        None,
+    );
+    assert_eq!(control.stdout, "open\n");
+    let cell = format!("{probe}r");
+    let got = run(holding_7(env!("CARGO_BIN_EXE_python-cell"), &[&cell]), None);
+    assert_eq!(got.stdout, "9\n");
+    assert_eq!(got.code, Some(0));
+}
