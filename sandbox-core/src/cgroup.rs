@@ -58,19 +58,55 @@ struct Hierarchies {
     v1_cpu: Option<PathBuf>,
 }
 
+/// Where each hierarchy is mounted, read once per process: `/proc/self/mountinfo` is the
+/// larger half of finding the cgroups, which a launch did five times, and a process's mounts of
+/// the cgroup file systems are made at boot and do not move.
+#[derive(Debug, Default)]
+struct Mounts {
+    v2: Option<PathBuf>,
+    pids: Option<PathBuf>,
+    memory: Option<PathBuf>,
+    cpu: Option<PathBuf>,
+}
+
+impl Mounts {
+    fn of_this_process() -> &'static Mounts {
+        static MOUNTS: std::sync::OnceLock<Mounts> = std::sync::OnceLock::new();
+        MOUNTS.get_or_init(|| {
+            std::fs::read_to_string("/proc/self/mountinfo")
+                .map(|text| Mounts::parse(&text))
+                .unwrap_or_default()
+        })
+    }
+
+    /// From a process's `/proc/<pid>/mountinfo`.
+    fn parse(mountinfo: &str) -> Self {
+        let v1 = |controller: &str| {
+            mount_point(mountinfo, |fstype, options| {
+                fstype == "cgroup" && options.split(',').any(|o| o == controller)
+            })
+        };
+        Mounts {
+            v2: mount_point(mountinfo, |fstype, _| fstype == "cgroup2"),
+            pids: v1(PIDS),
+            memory: v1(MEMORY),
+            cpu: v1(CPU),
+        }
+    }
+}
+
 impl Hierarchies {
+    /// This process's cgroups, read again at each call: a forked launcher created inside its
+    /// cgroup is no longer where its parent was.
     fn find() -> Self {
-        match (
-            std::fs::read_to_string("/proc/self/cgroup"),
-            std::fs::read_to_string("/proc/self/mountinfo"),
-        ) {
-            (Ok(cgroups), Ok(mounts)) => Self::parse(&cgroups, &mounts),
-            _ => Self::default(),
+        match std::fs::read_to_string("/proc/self/cgroup") {
+            Ok(cgroups) => Self::parse(&cgroups, Mounts::of_this_process()),
+            Err(_) => Self::default(),
         }
     }
 
-    /// From a process's `/proc/<pid>/cgroup` and `/proc/<pid>/mountinfo`.
-    fn parse(cgroups: &str, mounts: &str) -> Self {
+    /// From a process's `/proc/<pid>/cgroup` and its mounts.
+    fn parse(cgroups: &str, mounts: &Mounts) -> Self {
         let mut found = Self::default();
         for line in cgroups.lines() {
             let mut parts = line.splitn(3, ':');
@@ -88,19 +124,15 @@ impl Hierarchies {
                     _ => relative,
                 };
                 found.v2_is_root = relative.is_empty();
-                found.v2 =
-                    mount_point(mounts, |fstype, _| fstype == "cgroup2").map(|m| m.join(relative));
+                found.v2 = mounts.v2.as_ref().map(|m| m.join(relative));
             } else {
-                for (controller, slot) in [
-                    (PIDS, &mut found.v1_pids),
-                    (MEMORY, &mut found.v1_memory),
-                    (CPU, &mut found.v1_cpu),
+                for (controller, mount, slot) in [
+                    (PIDS, &mounts.pids, &mut found.v1_pids),
+                    (MEMORY, &mounts.memory, &mut found.v1_memory),
+                    (CPU, &mounts.cpu, &mut found.v1_cpu),
                 ] {
                     if controllers.split(',').any(|c| c == controller) {
-                        *slot = mount_point(mounts, |fstype, options| {
-                            fstype == "cgroup" && options.split(',').any(|o| o == controller)
-                        })
-                        .map(|m| m.join(relative));
+                        *slot = mount.as_ref().map(|m| m.join(relative));
                     }
                 }
             }
@@ -597,7 +629,10 @@ mod tests {
 
     #[test]
     fn the_application_s_cgroups_are_found_on_either_hierarchy() {
-        let found = Hierarchies::parse("8:pids:/a/b\n4:memory:/x\n0::/user.slice/app\n", MOUNTINFO);
+        let found = Hierarchies::parse(
+            "8:pids:/a/b\n4:memory:/x\n0::/user.slice/app\n",
+            &Mounts::parse(MOUNTINFO),
+        );
         assert_eq!(
             found.v2,
             Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice/app"))
@@ -608,12 +643,15 @@ mod tests {
             Some(PathBuf::from("/sys/fs/cgroup/pids/a/b"))
         );
         // A process moved into a delegated cgroup's leaf launches beside it.
-        let moved = Hierarchies::parse("0::/user.slice/app/sandbox-leaf\n", MOUNTINFO);
+        let moved = Hierarchies::parse(
+            "0::/user.slice/app/sandbox-leaf\n",
+            &Mounts::parse(MOUNTINFO),
+        );
         assert_eq!(
             moved.v2,
             Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice/app"))
         );
-        let root = Hierarchies::parse("0::/\n", MOUNTINFO);
+        let root = Hierarchies::parse("0::/\n", &Mounts::parse(MOUNTINFO));
         assert!(root.v2_is_root);
         assert_eq!(root.v1_pids, None);
     }
