@@ -180,6 +180,17 @@ impl Process {
         }
     }
 
+    /// Whether a process of the launch was killed by the kernel at its memory bound: asked of
+    /// the server for a served launch (it removed the cgroup), of the cgroup otherwise (before
+    /// it is swept).
+    pub(crate) fn killed_at_memory_bound(&self) -> bool {
+        match self {
+            #[cfg(target_os = "linux")]
+            Process::Served(served) => served.killed_at_memory_bound(),
+            _ => crate::limits::killed_at_memory_bound(self.id()),
+        }
+    }
+
     pub(crate) fn explanation(&self) -> Option<&Explanation> {
         match self {
             Process::Plain(_) => None,

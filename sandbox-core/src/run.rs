@@ -174,17 +174,19 @@ pub(crate) enum KilledFor {
 #[cfg(unix)]
 impl Ending {
     /// The ending of a program that ended with `status`, after the library killed it for
-    /// `killed_for` (if it did), whose launcher had process ID `launcher`. Asked before its
-    /// cgroup is swept.
-    pub(crate) fn of(status: ExitStatus, killed_for: Option<KilledFor>, launcher: u32) -> Self {
+    /// `killed_for` (if it did); `at_memory_bound` says whether the kernel killed a process of
+    /// it at its memory bound, asked only of a SIGKILL and before its cgroup is swept.
+    pub(crate) fn of(
+        status: ExitStatus,
+        killed_for: Option<KilledFor>,
+        at_memory_bound: impl FnOnce() -> bool,
+    ) -> Self {
         use std::os::unix::process::ExitStatusExt;
         const SIGKILL: i32 = 9;
         match (status.signal(), killed_for) {
             (Some(SIGKILL), Some(KilledFor::Timeout)) => Ending::TimedOut,
             (Some(SIGKILL), Some(KilledFor::Cap)) => Ending::OutputCapped,
-            (Some(SIGKILL), None) if crate::limits::killed_at_memory_bound(launcher) => {
-                Ending::MemoryLimit
-            }
+            (Some(SIGKILL), None) if at_memory_bound() => Ending::MemoryLimit,
             (Some(signal), _) => Ending::Signalled(signal),
             (None, _) => Ending::Exited(status.code().unwrap_or(-1)),
         }

@@ -268,7 +268,8 @@ impl Running {
         let Some(status) = status else {
             unreachable!("the loop ends only with the status")
         };
-        let ending = crate::run::Ending::of(status, killed_for, self.process.id());
+        let ending =
+            crate::run::Ending::of(status, killed_for, || self.process.killed_at_memory_bound());
         Ok(Finished {
             status,
             stdout: out,

@@ -51,6 +51,9 @@ const STARTED: u8 = b'p';
 const NOT_FORKED: u8 = b'f';
 /// Server to application: the child has ended; its raw wait status follows.
 const EXITED: u8 = b'x';
+/// Server to application: the child has ended with a process of it killed at its memory bound
+/// (the server reads its cgroup before removing it); its raw wait status follows.
+const EXITED_AT_MEMORY_BOUND: u8 = b'm';
 /// Application to server, on a launch's socket: kill the program.
 const KILL: u8 = b'k';
 /// The descriptors a launch message carries: its socket, standard input, output, error, status.
@@ -239,6 +242,7 @@ impl Server {
                 pid: value,
                 socket: mine,
                 status: None,
+                at_memory_bound: false,
             }),
             NOT_FORKED => Err(io::Error::from_raw_os_error(value)),
             _ => Err(io::Error::other("the launch server answered out of turn")),
@@ -268,6 +272,8 @@ pub(crate) struct Served {
     pid: i32,
     socket: UnixStream,
     status: Option<ExitStatus>,
+    /// Whether the server said a process of the launch was killed at its memory bound.
+    at_memory_bound: bool,
 }
 
 impl Served {
@@ -323,10 +329,18 @@ impl Served {
         self.exited(tag, value)
     }
 
+    /// Whether a process of the launch was killed at its memory bound, as the server said when
+    /// it ended (its cgroup, which the server made and removed, is gone by then).
+    pub(crate) fn killed_at_memory_bound(&self) -> bool {
+        self.at_memory_bound
+    }
+
     fn exited(&mut self, tag: u8, raw: i32) -> io::Result<ExitStatus> {
         use std::os::unix::process::ExitStatusExt;
-        if tag != EXITED {
-            return Err(io::Error::other("the launch server answered out of turn"));
+        match tag {
+            EXITED => {}
+            EXITED_AT_MEMORY_BOUND => self.at_memory_bound = true,
+            _ => return Err(io::Error::other("the launch server answered out of turn")),
         }
         let status = ExitStatus::from_raw(raw);
         self.status = Some(status);
@@ -483,7 +497,14 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
             while let Ok(Some((pid, raw))) = crate::sys::wait_raw(-1, true) {
                 if let Some(at) = launches.iter().position(|l| l.pid == pid) {
                     let mut launch = launches.swap_remove(at);
-                    send_message(&mut launch.socket, EXITED, raw);
+                    // Read before the cgroup this server made ahead for it goes.
+                    let tag = if crate::cgroup::killed_at_memory_bound(pid.unsigned_abs()) {
+                        EXITED_AT_MEMORY_BOUND
+                    } else {
+                        EXITED
+                    };
+                    crate::cgroup::remove_emptied_ahead();
+                    send_message(&mut launch.socket, tag, raw);
                 }
             }
         }
@@ -543,6 +564,7 @@ fn shut_down(launches: &mut Vec<Underway>) -> ! {
     for launch in launches.drain(..) {
         let _ignored = crate::sys::wait_raw(launch.pid, false);
     }
+    crate::cgroup::remove_emptied_ahead();
     crate::sys::exit_now(0)
 }
 
@@ -566,7 +588,15 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
     let mut bytes = vec![0u8; length];
     socket.read_exact(&mut bytes).ok()?;
     let args = split(&bytes);
-    match crate::sys::fork() {
+    // Decoded here, not in the child, so that the child can be created inside a cgroup made for
+    // its bounds (cgroup/ahead.rs); a request that does not decode is refused by the child, as
+    // a launcher refuses it.
+    let request = wire::decode(args.clone());
+    let forked = match &request {
+        Ok(request) => crate::cgroup::fork_launcher(request.policy.limits()),
+        Err(_) => crate::sys::fork(),
+    };
+    match forked {
         Ok(crate::sys::ForkSide::Child) => {
             let targets: [(&OwnedFd, RawFd); 4] = [
                 (&stdin, 0),
@@ -581,7 +611,10 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
                     crate::sys::exit_now(crate::launch::REFUSED_EXIT_CODE)
                 }
             }
-            crate::launch::run_forked_encoded(backend, args)
+            match request {
+                Ok(request) => crate::launch::run_forked(backend, request),
+                Err(_) => crate::launch::run_forked_encoded(backend, args),
+            }
         }
         Ok(crate::sys::ForkSide::Parent(pid)) => {
             drop((stdin, stdout, stderr, status));

@@ -783,7 +783,8 @@ impl Running {
             let _ignored = writer.join();
         }
         let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
-        let ending = crate::run::Ending::of(status, killed_for, self.process.id());
+        let ending =
+            crate::run::Ending::of(status, killed_for, || self.process.killed_at_memory_bound());
         Ok(Finished {
             status,
             stdout: join(stdout),

@@ -156,6 +156,7 @@ cases! {
     served_a_server_started_without_standard_streams_serves: SERVED,
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
+    served_a_kill_at_the_memory_bound_is_named: SERVED,
 }
 
 /// Where the launch server runs its cases: a backend that confines, on Linux (the server is
@@ -496,6 +497,16 @@ mod probe {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             },
             ["exit", code] => ExitCode::from(code.parse::<u8>().unwrap_or(1)),
+            // Touches MIB mebibytes, page by page, then says so.
+            ["fill", mib] => {
+                let bytes = mib.parse::<usize>().unwrap_or(0) << 20;
+                let mut held = vec![0u8; bytes];
+                for page in held.chunks_mut(4096) {
+                    page[0] = 1;
+                }
+                println!("held {}", held.iter().step_by(4096).count() >> 8);
+                ExitCode::SUCCESS
+            }
             ["exec-self"] => {
                 let error = match std::env::current_exe() {
                     Ok(me) => Command::new(me).args([PROBE_FLAG, "exit", "5"]).exec(),
@@ -1780,6 +1791,51 @@ mod cases {
                 println!("failed: {why}");
                 ExitCode::FAILURE
             }
+        }
+    }
+
+    /// A served program killed by the kernel at its memory bound ends as
+    /// [`Ending::MemoryLimit`](crate::Ending::MemoryLimit): the server, which made its cgroup and
+    /// removes it, reads the kill there first and says so. The control, unbounded, holds the
+    /// memory.
+    pub(super) fn served_a_kill_at_the_memory_bound_is_named(env: &Env<'_>) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            if !crate::limits::memory_is_bounded() {
+                println!("SKIPPED: no cgroup memory controller here to kill at the bound");
+                return Ok(());
+            }
+            let sandbox = served(env)?;
+            let policy = env.policy()?;
+            let bounded = |memory: Option<u64>| {
+                let mut limits = *policy.limits();
+                limits.memory = memory;
+                policy.clone().with_limits(limits)
+            };
+            let control = run_served(&sandbox, env, &bounded(None), &["fill", "96"], "")
+                .map_err(|e| text(&e))?;
+            if control.ending != crate::Ending::Exited(0) || control.stdout != b"held 96\n" {
+                return Err(format!(
+                    "unbounded, the program should hold 96 MiB: {}",
+                    show_finished(&control)
+                ));
+            }
+            let done = run_served(&sandbox, env, &bounded(Some(48 << 20)), &["fill", "96"], "")
+                .map_err(|e| text(&e))?;
+            if done.ending == crate::Ending::MemoryLimit {
+                Ok(())
+            } else {
+                Err(format!(
+                    "bounded to 48 MiB, expected the memory bound's kill, got {:?}: {}",
+                    done.ending,
+                    show_finished(&done)
+                ))
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _unused = env;
+            no_server()
         }
     }
 

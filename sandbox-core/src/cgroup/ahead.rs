@@ -90,7 +90,7 @@ pub(super) fn of_launcher(pid: u32) -> Option<PathBuf> {
 
 /// Removes the cgroups made ahead whose launch has ended (empty: a cgroup still holding a
 /// process cannot be removed, and stays listed).
-pub(super) fn remove_emptied() {
+pub(crate) fn remove_emptied() {
     lock(&MADE).retain(|(_, path)| match std::fs::remove_dir(path) {
         Ok(()) => false,
         Err(e) => e.kind() != io::ErrorKind::NotFound,
