@@ -338,47 +338,19 @@ impl<'b> Sandbox<'b> {
         canary: Canary,
         started: Instant,
     ) -> Result<(Running, OwnedFd), SpawnError> {
-        let request = crate::launch::request(
-            self.backend,
-            policy,
-            &canary,
-            program,
-            args,
-            crate::launch::Extras {
-                launcher: None,
-                status: Some(STATUS_FD),
-                env: self.env.clone(),
-                dir: self.dir.clone(),
-            },
-            std::process::id(),
-        )?;
-        let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
-        let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;
-        let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
-        let mut forked = crate::fork::fork_request(
-            self.backend,
-            request,
-            [Some(stdin), Some(stdout), Some(stderr)],
-            crate::fork::StreamsFrom::Start,
-        )?;
-        let report = forked
-            .take_report()
-            .ok_or_else(|| SpawnError::Status(io::Error::other("the fork left no report")))?;
-        let running = Running {
-            stdin: Some(ChildStdin::from(stdin_writer)),
-            stdout: Some(ChildStdout::from(stdout_reader)),
-            stderr: Some(ChildStderr::from(stderr_reader)),
-            process: Process::Forked(forked),
-            waited: false,
-            started,
-            // Set by `start`, which read them.
-            unenforced: Vec::new(),
-            // A fork of this application's own executable.
-            launcher: std::env::current_exe().unwrap_or_default(),
-            scratch: None,
-            _canary: canary,
-        };
-        Ok((running, report))
+        let request = self.own_request(policy, program, args, &canary, std::process::id())?;
+        self.start_child(request, canary, started, |request, stdio| {
+            let mut forked = crate::fork::fork_request(
+                self.backend,
+                request,
+                stdio.map(Some),
+                crate::fork::StreamsFrom::Start,
+            )?;
+            let report = forked
+                .take_report()
+                .ok_or_else(|| SpawnError::Status(io::Error::other("the fork left no report")))?;
+            Ok((Process::Forked(forked), report))
+        })
     }
 
     /// [`Sandbox::start`] through the launch server.
@@ -392,10 +364,31 @@ impl<'b> Sandbox<'b> {
         canary: Canary,
         started: Instant,
     ) -> Result<(Running, OwnedFd), SpawnError> {
-        let request = crate::launch::request(
+        let request = self.own_request(policy, program, args, &canary, server.id())?;
+        self.start_child(request, canary, started, |request, stdio| {
+            let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+            let served = server
+                .launch(&request, stdio, status_writer)
+                .map_err(SpawnError::Spawn)?;
+            Ok((Process::Served(served), report))
+        })
+    }
+
+    /// The request of a launch whose launcher is this executable (forked, or the server's
+    /// fork) and whose parent is `parent`.
+    #[cfg(target_os = "linux")]
+    fn own_request(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: Vec<OsString>,
+        canary: &Canary,
+        parent: u32,
+    ) -> Result<crate::wire::Request, SpawnError> {
+        Ok(crate::launch::request(
             self.backend,
             policy,
-            &canary,
+            canary,
             program,
             args,
             crate::launch::Extras {
@@ -404,25 +397,34 @@ impl<'b> Sandbox<'b> {
                 env: self.env.clone(),
                 dir: self.dir.clone(),
             },
-            server.id(),
-        )?;
-        let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+            parent,
+        )?)
+    }
+
+    /// A launch that executes no launcher of its own: its program's three pipes, and the
+    /// [`Running`] of the process `start` makes of `request` and them, with the report it reads.
+    #[cfg(target_os = "linux")]
+    fn start_child(
+        &self,
+        request: crate::wire::Request,
+        canary: Canary,
+        started: Instant,
+        start: impl FnOnce(crate::wire::Request, [OwnedFd; 3]) -> Result<(Process, OwnedFd), SpawnError>,
+    ) -> Result<(Running, OwnedFd), SpawnError> {
         let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
         let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;
         let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
-        let served = server
-            .launch(&request, [stdin, stdout, stderr], status_writer)
-            .map_err(SpawnError::Spawn)?;
+        let (process, report) = start(request, [stdin, stdout, stderr])?;
         let running = Running {
             stdin: Some(ChildStdin::from(stdin_writer)),
             stdout: Some(ChildStdout::from(stdout_reader)),
             stderr: Some(ChildStderr::from(stderr_reader)),
-            process: Process::Served(served),
+            process,
             waited: false,
             started,
             // Set by `start`, which read them.
             unenforced: Vec::new(),
-            // A fork of the server, which is this application's own executable.
+            // A fork of this application's own executable, or of its server.
             launcher: std::env::current_exe().unwrap_or_default(),
             scratch: None,
             _canary: canary,
