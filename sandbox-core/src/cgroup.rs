@@ -320,8 +320,8 @@ pub fn unenforced(limits: &Limits) -> Vec<crate::limits::Unenforced> {
 
 /// How launchers reach their cgroup v2, where `clone3` creates a forked one inside it.
 pub(crate) const STARTED_INSIDE: &str =
-    "launchers forked by sandbox-check start inside their cgroup v2 \
-     (clone3, CLONE_INTO_CGROUP); executed ones move in";
+    "forked launchers (sandbox-check's, a single-threaded application's, the launch server's) \
+     start inside their cgroup v2 (clone3, CLONE_INTO_CGROUP); executed ones move in";
 /// How launchers reach their cgroup v2, where a seccomp filter refuses `clone3`.
 pub(crate) const CLONE3_REFUSED: &str =
     "clone3 refused (a seccomp profile): launchers move into their \

@@ -959,8 +959,9 @@ fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
     // x86_64's sandbox-check is static glibc, aarch64's musl (`build_guest`).
     let joins = match arch {
         Arch::X86_64 => {
-            "launchers forked by sandbox-check start inside their cgroup v2 (clone3, \
-             CLONE_INTO_CGROUP); executed ones move in"
+            "forked launchers (sandbox-check's, a single-threaded application's, the launch \
+             server's) start inside their cgroup v2 (clone3, CLONE_INTO_CGROUP); executed ones \
+             move in"
         }
         Arch::Aarch64 => {
             "this C library is not trusted with a raw clone (musl, glibc before 2.25): \
@@ -1279,6 +1280,8 @@ mod tests {
                 "rtprio-control",
                 "rtprio",
                 "cgroup",
+                "attach-control",
+                "attach",
                 "memfd-control",
                 "memfd",
                 "delegated",
