@@ -37,6 +37,14 @@ const EXIT_POLL_FIRST: Duration = Duration::from_micros(50);
 
 /// Runs programs confined through a backend.
 ///
+/// How a launch starts depends on the process, never on what it promises. With a launch server
+/// ([`Sandbox::with_server`]) it is a fork of the server. Otherwise, on Linux, a process that has
+/// one thread at the call, asked for no explanation and named no launcher forks the launch
+/// sequence itself, as `sandbox-check` does: one `exec` fewer, and on cgroup v2 the child is
+/// created inside its bounded cgroup. Any other launch executes a launcher, this application's
+/// own executable unless [`Sandbox::with_launcher`] names another. A forked launch's program
+/// dies when the calling thread exits, which in a process of one thread is the process's end.
+///
 /// ```no_run
 /// use sandbox_core::{Backend, Policy, RunOptions, Sandbox};
 ///
