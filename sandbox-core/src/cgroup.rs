@@ -34,7 +34,10 @@ use crate::limits::Limits;
 
 mod ahead;
 
-pub(crate) use ahead::{fork_launcher, remove_emptied as remove_emptied_ahead};
+pub(crate) use ahead::{
+    forget_inherited as forget_inherited_ahead, fork_launcher,
+    remove_emptied as remove_emptied_ahead,
+};
 
 /// The start of every launch's cgroup name; the rest is the launcher's process ID.
 pub const PREFIX: &str = "sandbox-";

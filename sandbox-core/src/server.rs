@@ -425,6 +425,7 @@ struct Underway {
 /// The server's side: never returns, and runs none of the application's code.
 fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
     crate::sys::reset_signal_handlers();
+    crate::cgroup::forget_inherited_ahead();
     std::panic::set_hook(Box::new(|_| crate::sys::exit_now(1)));
     if nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).is_err()
         || std::os::unix::process::parent_id() != app

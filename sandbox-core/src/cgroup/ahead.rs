@@ -97,6 +97,13 @@ pub(crate) fn remove_emptied() {
     });
 }
 
+/// Forgets the cgroups this process inherited the list of, in a fork that makes its own (the
+/// launch server): those are its parent's to read and remove, and one removed here would take
+/// the parent's answer to "killed at the memory bound?" with it.
+pub(crate) fn forget_inherited() {
+    lock(&MADE).clear();
+}
+
 /// The process that made the launch cgroup `name`: the launcher for `sandbox-<pid>`, the maker
 /// for `sandbox-<pid>-<sequence>`.
 pub(super) fn maker(name: &str) -> Option<i32> {
