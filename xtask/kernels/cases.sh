@@ -91,3 +91,10 @@ run memfd $SC --memory 64M --exec /probe -- /probe memfd 128
 # becomes its sandbox-check sits in it. The launch moves it into a leaf once, enables the
 # controllers, and the memory bound holds as above.
 run delegated $B sh -c "echo '+memory +pids' > /sys/fs/cgroup/cgroup.subtree_control; $B chmod 1777 /tmp; $B mkdir /sys/fs/cgroup/delegated; cd /sys/fs/cgroup/delegated; $B chown 1000:1000 . cgroup.procs cgroup.subtree_control cgroup.threads; echo \$\$ > cgroup.procs; exec /probe as-user 1000 $SC --memory 64M --exec /probe -- /probe memfd 128"
+
+# The shipped profiles' work (x86_64 guests only, which hold the host's programs): each program
+# unconfined, then under `sandbox-check --policy` with its profile. Written by the host
+# (xtask/src/kernels/profiles.rs), which traced what each work opens and packed exactly that.
+if [ -f /profiles.sh ]; then
+    . /profiles.sh
+fi

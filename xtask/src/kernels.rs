@@ -12,7 +12,9 @@
 //!
 //! On every kernel, `core_pattern` is then a pipe to a helper that leaves a marker: an
 //! unconfined crash starts it, a confined one must not (the launcher's core limit of 1); and a
-//! full root's real-time priority limit of 99 reaches the program as 0.
+//! full root's real-time priority limit of 99 reaches the program as 0. On x86_64, the shipped
+//! profiles' work runs last: the host's python3, perl, node and sqlite3 under their profiles
+//! (`profiles.rs`).
 //!
 //! The guest runs the same commands on every kernel (`xtask/kernels/cases.sh`); this file says
 //! what each must print, line for line, and with which exit status. Every refused action has an
@@ -33,6 +35,8 @@ use std::time::{Duration, Instant};
 
 use crate::cmd::{self, Failed, Tally};
 
+mod profiles;
+
 /// PID 1 of the guest.
 const INIT: &str = include_str!("../kernels/init");
 /// The commands run on every kernel.
@@ -40,7 +44,7 @@ const CASES: &str = include_str!("../kernels/cases.sh");
 /// The core-dump helper `core_pattern` names in the crash cases: it only leaves a marker.
 const CORE_HELPER: &str = "#!/bin/busybox sh\n/bin/busybox touch /tmp/core-helper-ran-$1\n";
 /// How long one boot may take, cases included, before it is stopped and failed. A boot with its
-/// cases takes 5 to 8 s here, on either architecture.
+/// cases takes 12 to 20 s here on x86_64 (which runs the profiles' programs), 7 to 10 on aarch64.
 const BOOT_TIMEOUT: Duration = Duration::from_secs(240);
 /// The Landlock-less `lsm=` of case 2: Debian's list without `landlock`.
 const LSM_WITHOUT_LANDLOCK: &str = "lsm=lockdown,yama,integrity,apparmor";
@@ -226,6 +230,8 @@ pub fn run() -> Result<(), Failed> {
         .map_err(|e| failed(format!("creating {}: {e}", cache.display())))?;
     let mut tally = Tally::default();
 
+    // The profiles' work runs the host's python3, perl, node and sqlite3 (profiles.rs).
+    crate::ci::ensure_python()?;
     let images = fetch(&mut tally, &cache)?;
     let fetched = started.elapsed();
     let mut guests = Vec::new();
@@ -324,7 +330,13 @@ fn installed(package: &str) -> bool {
 /// Installs the host's packages and fetches the kernels and the arm64 busybox where the cache
 /// lacks them.
 fn fetch(tally: &mut Tally, cache: &Path) -> Result<Vec<Image>, Failed> {
-    let host_packages = ["qemu-system-x86", "qemu-system-arm", "busybox-static"];
+    // strace finds what the profiles' work opens (profiles.rs).
+    let host_packages = [
+        "qemu-system-x86",
+        "qemu-system-arm",
+        "busybox-static",
+        "strace",
+    ];
     let missing: Vec<&str> = host_packages
         .iter()
         .copied()
@@ -690,6 +702,10 @@ fn build_guest(tally: &mut Tally, root: &Path, cache: &Path, arch: Arch) -> Resu
     cpio.file("init", 0o755, INIT.as_bytes());
     cpio.file("cases.sh", 0o644, CASES.as_bytes());
     cpio.file("core-helper", 0o755, CORE_HELPER.as_bytes());
+    if arch == Arch::X86_64 {
+        let script = profiles::pack(&mut cpio, root, &build, &sandbox_check)?;
+        cpio.file("profiles.sh", 0o644, script.as_bytes());
+    }
     std::fs::write(&initramfs, cpio.finish())
         .map_err(|e| failed(format!("writing {}: {e}", initramfs.display())))?;
     println!(
@@ -756,6 +772,10 @@ impl Cpio {
         self.entry(name, 0o100000 | perm, (0, 0), data);
     }
 
+    fn symlink(&mut self, name: &str, target: &str) {
+        self.entry(name, 0o120777, (0, 0), target.as_bytes());
+    }
+
     fn finish(mut self) -> Vec<u8> {
         self.inode = 0;
         self.entry("TRAILER!!!", 0, (0, 0), &[]);
@@ -771,10 +791,16 @@ fn boot_guest(arch: Arch, image: &Image, guest: &Guest, extra: &str) -> Result<S
         .trim()
         .to_owned();
     let mut args: Vec<String> = machine.iter().map(|s| (*s).to_owned()).collect();
+    // The initramfs is unpacked into a tmpfs of half the memory: x86_64's holds the profiles'
+    // programs and their files too (about 120 MiB, node alone 95).
+    let memory = match arch {
+        Arch::X86_64 => "1024",
+        Arch::Aarch64 => "512",
+    };
     args.extend(
         [
             "-m",
-            "512",
+            memory,
             "-smp",
             "1",
             "-nographic",
@@ -1019,7 +1045,7 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
                 .collect(),
         ),
     };
-    vec![
+    let mut steps = vec![
         (
             "uname",
             Want::Exactly(0, vec![format!("{release} {}", arch.name())]),
@@ -1122,7 +1148,26 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
                 &["sandbox-check: the program was killed by signal 9 (SIGKILL) at its memory bound of 67108864 bytes"],
             ),
         ),
-    ]
+    ];
+    if arch == Arch::X86_64 {
+        let guest = |(exit, ls): (i32, &[&str])| {
+            (
+                exit,
+                ls.iter().map(|l| profiles::in_guest(l)).collect::<Vec<_>>(),
+            )
+        };
+        for work in profiles::WORKS {
+            let (exit, ls) = guest(work.control);
+            steps.push((work.control_id, Want::Exactly(exit, ls)));
+            let (exit, ls) = guest(work.confined);
+            let want = match &refused {
+                Some(line) => Want::Exactly(97, vec![line.clone()]),
+                None => Want::Exactly(exit, ls),
+            };
+            steps.push((work.id, want));
+        }
+    }
+    steps
 }
 
 /// Each check of one boot, named, and whether it held.
@@ -1266,28 +1311,30 @@ mod tests {
         let cut = &full[..full.find("@@end process exit=").expect("there")];
         let failed = failures(cut);
         let steps: Vec<&str> = failed.iter().map(|(s, _)| s.as_str()).collect();
-        assert_eq!(
-            steps,
-            [
-                "process",
-                "probe-control",
-                "probe",
-                "core-pattern",
-                "crash-control",
-                "helper-control",
-                "crash",
-                "helper",
-                "rtprio-control",
-                "rtprio",
-                "cgroup",
-                "attach-control",
-                "attach",
-                "memfd-control",
-                "memfd",
-                "delegated",
-                "the guest reached `@@done@@`"
-            ]
-        );
+        let mut missing = vec![
+            "process",
+            "probe-control",
+            "probe",
+            "core-pattern",
+            "crash-control",
+            "helper-control",
+            "crash",
+            "helper",
+            "rtprio-control",
+            "rtprio",
+            "cgroup",
+            "attach-control",
+            "attach",
+            "memfd-control",
+            "memfd",
+            "delegated",
+        ];
+        // x86_64's guest runs the profiles' work last.
+        for work in profiles::WORKS {
+            missing.extend([work.control_id, work.id]);
+        }
+        missing.push("the guest reached `@@done@@`");
+        assert_eq!(steps, missing);
         assert!(failed[0].1.contains("no `@@end` marker"), "{failed:?}");
         assert!(failed[1].1.contains("no `@@begin` marker"), "{failed:?}");
         assert_eq!(
