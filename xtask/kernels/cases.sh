@@ -80,6 +80,15 @@ run cgroup $SC --exec $B --read /proc --read /sys/fs/cgroup -- $B sh -c 'read l 
 run attach-control $B sh -c "$B mount -t tracefs nodev /sys/kernel/tracing; T=/sys/kernel/tracing; echo 1 > \$T/events/cgroup/cgroup_attach_task/enable; echo > \$T/trace; $B mkdir /sys/fs/cgroup/moved; $B sh -c 'echo \$\$ > /sys/fs/cgroup/moved/cgroup.procs'; $B grep -c 'dst_path=/moved ' \$T/trace"
 run attach $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $SC --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
 
+# The same count for the library's own launches (threaded-launcher, an application of it): a
+# launch server's child and a single-threaded application's forked launch sequence are created
+# inside their cgroup as sandbox-check's launcher is; an application with threads cannot fork
+# soundly, executes a launcher, and that launcher moves itself in.
+TL=/threaded-launcher
+run attach-served $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via server --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
+run attach-forked $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via sandbox --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
+run attach-threaded $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via sandbox --threads 2 --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
+
 # Memory held in a memory file counts in no RLIMIT_AS, only in the launch's memory cgroup: with a
 # 64 MiB bound the program, not sandbox-check, is killed on the way to 128 MiB; unconfined it
 # holds them.

@@ -639,14 +639,24 @@ fn build_guest(tally: &mut Tally, root: &Path, cache: &Path, arch: Arch) -> Resu
     cmd::run(
         tally,
         "cargo",
-        &["build", "-p", "sandbox-check", "--target", &checked_target],
+        &[
+            "build",
+            "-p",
+            "sandbox-check",
+            "-p",
+            "threaded-launcher",
+            "--target",
+            &checked_target,
+        ],
         &env,
     )?;
-    let sandbox_check = target_dir
-        .join(&checked_target)
-        .join("debug")
-        .join("sandbox-check");
+    let built = target_dir.join(&checked_target).join("debug");
+    let sandbox_check = built.join("sandbox-check");
     check_static(&sandbox_check, arch)?;
+    // An application of the library (`Sandbox::run`, alone, with threads, or through a launch
+    // server), for the attach steps.
+    let threaded_launcher = built.join("threaded-launcher");
+    check_static(&threaded_launcher, arch)?;
 
     let build = cache.join("build");
     std::fs::create_dir_all(&build)
@@ -698,6 +708,7 @@ fn build_guest(tally: &mut Tally, root: &Path, cache: &Path, arch: Arch) -> Resu
         |p: &Path| std::fs::read(p).map_err(|e| failed(format!("reading {}: {e}", p.display())));
     cpio.file("bin/busybox", 0o755, &read(&busybox)?);
     cpio.file("sandbox-check", 0o755, &read(&sandbox_check)?);
+    cpio.file("threaded-launcher", 0o755, &read(&threaded_launcher)?);
     cpio.file("probe", 0o755, &read(&probe)?);
     cpio.file("init", 0o755, INIT.as_bytes());
     cpio.file("cases.sh", 0o644, CASES.as_bytes());
@@ -964,6 +975,11 @@ fn refusal(landlock: Landlock) -> Option<String> {
     Some(format!("sandbox: refused: confinement: {reason}"))
 }
 
+/// How the library names, in one line, the refusal `sandbox-check` prints as `line`.
+fn library_refusal(line: &str) -> String {
+    line.trim_start_matches("sandbox: ").to_owned()
+}
+
 /// The self-test's first line: what the backend found.
 fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
     let landlock = match landlock {
@@ -1034,6 +1050,20 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
     let launch = |exit: i32, ls: &[&str]| match &refused {
         Some(line) => Want::Exactly(97, vec![line.clone()]),
         None => exactly(exit, ls),
+    };
+    // threaded-launcher's line for one launch through the library, then how many processes
+    // moved into a launch's cgroup (grep -c: 0 and exit 1 when none did).
+    // On a refusing kernel the launch is refused where it would have run, after the same moves
+    // (an executed launcher moves itself in before it finds Landlock unusable).
+    let library_launch = |moved: bool| {
+        let first = match &refused {
+            Some(line) => format!("launch 0: failed: {}", library_refusal(line)),
+            None => "launch 0: exit Some(0), signal None, stdout \"\", stderr \"\"".to_owned(),
+        };
+        Want::Exactly(
+            i32::from(!moved),
+            vec![first, if moved { "1" } else { "0" }.to_owned()],
+        )
     };
     let facts = facts(arch, release, boot.landlock);
     let self_test = match &refused {
@@ -1133,6 +1163,18 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
                 (None, Arch::Aarch64) => exactly(0, &["1"]),
             },
         ),
+        // A served launch and a single-threaded application's are created inside their cgroup
+        // where sandbox-check's launcher is; an application with threads executes a launcher,
+        // which moves itself in on every build.
+        (
+            "attach-served",
+            library_launch(arch == Arch::Aarch64 && refused.is_none()),
+        ),
+        (
+            "attach-forked",
+            library_launch(arch == Arch::Aarch64 && refused.is_none()),
+        ),
+        ("attach-threaded", library_launch(true)),
         ("memfd-control", exactly(0, &["memfd: holds 128 MiB"])),
         (
             "memfd",
@@ -1325,6 +1367,9 @@ mod tests {
             "cgroup",
             "attach-control",
             "attach",
+            "attach-served",
+            "attach-forked",
+            "attach-threaded",
             "memfd-control",
             "memfd",
             "delegated",

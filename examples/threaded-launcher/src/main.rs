@@ -11,6 +11,12 @@
 //! ends, handing the child to the main thread to wait for: the parent-death signal belongs to
 //! the thread that started the launcher, so the program dies when that thread ends.
 //!
+//! `--via sandbox` launches through the application API instead (`Sandbox::run`: a process
+//! with threads executes a launcher, one without forks the launch sequence), and `--via server`
+//! through a launch server started before any thread (`Sandbox::with_server`); `--exec PATH`
+//! adds an executable path to the policy. The kernels' guests use them to count which launches
+//! move a process into a cgroup.
+//!
 //! As a launcher, with `THREADED_LAUNCHER_EARLY_THREADS=K` in its environment, it starts K idle
 //! threads before calling `handle_args`, as an application that calls it too late would. The
 //! Linux backend must refuse that launch. With `THREADED_LAUNCHER_EARLY_FILES=1` as well, each of
@@ -94,11 +100,24 @@ mod parent {
         Policy,
     };
 
+    /// Which of the library's ways a launch takes.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Via {
+        /// `raw::launch_command`, the launcher executed by a `std::process::Command`.
+        Raw,
+        /// `Sandbox::run`.
+        Sandbox,
+        /// `Sandbox::with_server(..).run`.
+        Server,
+    }
+
     struct Args {
         threads: usize,
         launches: usize,
         detach_after: Option<Duration>,
+        via: Via,
         read: Vec<PathBuf>,
+        exec: Vec<PathBuf>,
         program: PathBuf,
         args: Vec<OsString>,
     }
@@ -108,7 +127,9 @@ mod parent {
             threads: 0,
             launches: 1,
             detach_after: None,
+            via: Via::Raw,
             read: Vec::new(),
+            exec: Vec::new(),
             program: PathBuf::new(),
             args: Vec::new(),
         };
@@ -122,7 +143,7 @@ mod parent {
         loop {
             let arg = args.next().ok_or(
                 "usage: threaded-launcher [--threads N] [--launches M] [--detach-after-ms T] \
-                 [--read PATH]... -- PROGRAM [ARG]...",
+                 [--via raw|sandbox|server] [--read PATH]... [--exec PATH]... -- PROGRAM [ARG]...",
             )?;
             match arg.to_str() {
                 Some("--threads") => parsed.threads = number(args.next())?,
@@ -131,9 +152,20 @@ mod parent {
                     let ms = number(args.next())?;
                     parsed.detach_after = Some(Duration::from_millis(ms as u64));
                 }
+                Some("--via") => {
+                    parsed.via = match args.next().as_deref().and_then(|v| v.to_str()) {
+                        Some("raw") => Via::Raw,
+                        Some("sandbox") => Via::Sandbox,
+                        Some("server") => Via::Server,
+                        _ => return Err("--via takes raw, sandbox or server".to_owned()),
+                    }
+                }
                 Some("--read") => parsed
                     .read
                     .push(args.next().ok_or("--read takes a path")?.into()),
+                Some("--exec") => parsed
+                    .exec
+                    .push(args.next().ok_or("--exec takes a path")?.into()),
                 Some("--") => break,
                 _ => return Err(format!("unknown argument {arg:?}")),
             }
@@ -190,6 +222,14 @@ mod parent {
             policy = policy
                 .allow_read(path)
                 .map_err(|e| sandbox_core::one_line(&e))?;
+        }
+        for path in &args.exec {
+            policy = policy
+                .allow_exec(path)
+                .map_err(|e| sandbox_core::one_line(&e))?;
+        }
+        if args.via != Via::Raw {
+            return through_sandbox(&args, &policy);
         }
         // The first count waits until every idle thread has started: a thread still starting is
         // not the quiet state the last count compares with. (Under `cargo xtask ci --stress` the
@@ -252,6 +292,53 @@ mod parent {
             }
         }
         println!("descriptors: {before} -> {}", descriptors()?);
+        Ok(())
+    }
+
+    /// `--via sandbox` and `--via server`: the launches through the application API, from
+    /// threads started after the server.
+    fn through_sandbox(args: &Args, policy: &Policy) -> Result<(), String> {
+        let backend = sandbox_linux::LinuxBackend;
+        let line = |e: &(dyn std::error::Error + 'static)| sandbox_core::one_line(e);
+        let server = match args.via {
+            Via::Server => Some(sandbox_core::Server::start(&backend).map_err(|e| line(&e))?),
+            _ => None,
+        };
+        let idle = args.threads;
+        let (ready, started) = std::sync::mpsc::channel();
+        for _ in 0..idle {
+            super::idle_thread(Some(ready.clone()));
+        }
+        drop(ready);
+        for _ in 0..idle {
+            started
+                .recv()
+                .map_err(|_| "an idle thread ended before it started".to_owned())?;
+        }
+        let mut sandbox = sandbox_core::Sandbox::new(&backend);
+        if let Some(server) = &server {
+            sandbox = sandbox.with_server(server);
+        }
+        for i in 0..args.launches {
+            match sandbox.run(
+                policy,
+                &args.program,
+                &args.args,
+                &sandbox_core::RunOptions::new(),
+            ) {
+                Ok(done) => {
+                    use std::os::unix::process::ExitStatusExt;
+                    println!(
+                        "launch {i}: exit {:?}, signal {:?}, stdout {:?}, stderr {:?}",
+                        done.status.code(),
+                        done.status.signal(),
+                        String::from_utf8_lossy(&done.stdout),
+                        String::from_utf8_lossy(&done.stderr),
+                    );
+                }
+                Err(e) => println!("launch {i}: failed: {}", line(&e)),
+            }
+        }
         Ok(())
     }
 }
