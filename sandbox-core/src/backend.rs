@@ -2,7 +2,7 @@
 //! ([`Backend`]), what a backend is handed ([`Launch`]) and answers ([`Support`],
 //! [`BackendError`]), and the parts of the launch it may reuse: the enforcement check
 //! ([`check`]), the launcher's arguments ([`wire`]), the phases and their fault injection
-//! ([`phases`]), and, with the `conformance` feature, the suite every backend runs.
+//! ([`phases`]). The suite every backend runs is the crate `sandbox-conformance`;
 //! `docs/backends.md` states the whole contract.
 //!
 //! These items live in a module of their own, named for what its reader writes, so that an
@@ -13,8 +13,6 @@
 use std::fmt;
 
 pub mod check;
-#[cfg(feature = "conformance")]
-pub mod conformance;
 mod decoded;
 pub mod identity;
 pub mod phases;

@@ -34,7 +34,7 @@ pub fn check_single_thread() -> Result<(), Refusal> {
 
 /// Closes every descriptor above standard error but `keep` (the status descriptor, which is
 /// close-on-exec by the time the program runs), then checks that none is left.
-// The launch server and the conformance suite use it, which exist on Linux only.
+// The launch server uses it, which exists on Linux only.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub fn close_inherited(keep: Option<RawFd>) -> Result<(), Refusal> {
     close_inherited_but(&keep.into_iter().collect::<Vec<_>>())

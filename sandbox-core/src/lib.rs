@@ -56,7 +56,7 @@
 //! # Elsewhere
 //!
 //! - [`backend`]: for backend authors: the contract, what a backend is handed, the enforcement
-//!   check, the wire format, the phases and (feature `conformance`) the suite every backend runs.
+//!   check, the wire format and the phases (the suite every backend runs is `sandbox-conformance`).
 //! - [`raw`]: the launcher's raw command, for experts, with its pitfalls.
 #![deny(unsafe_code)]
 

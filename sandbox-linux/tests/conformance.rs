@@ -1,4 +1,4 @@
-//! The conformance suite (`sandbox_core::backend::conformance`) with the Linux backend: on a kernel with
+//! The conformance suite (`sandbox_conformance`) with the Linux backend: on a kernel with
 //! Landlock ABI 3 or later every case runs; on an older one the launcher must refuse, and the
 //! cases that need confinement are reported as skipped.
 
@@ -9,7 +9,7 @@ const LIBRARIES: &[&str] = &["/usr", "/lib", "/lib64", "/lib32"];
 
 #[cfg(target_os = "linux")]
 fn main() -> std::process::ExitCode {
-    sandbox_core::backend::conformance::main(&sandbox_linux::LinuxBackend, LIBRARIES)
+    sandbox_conformance::main(&sandbox_linux::LinuxBackend, LIBRARIES)
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -1,4 +1,4 @@
-//! The conformance suite (`sandbox_core::backend::conformance`) with the macOS backend.
+//! The conformance suite (`sandbox_conformance`) with the macOS backend.
 //!
 //! On macOS every case runs (compiled for `aarch64-apple-darwin` and `x86_64-apple-darwin`; not
 //! yet run on a Mac). Anywhere else the backend answers `NoBackend`, and the suite runs what
@@ -7,5 +7,5 @@
 //! libraries, so the suite grants no library folder.
 
 fn main() -> std::process::ExitCode {
-    sandbox_core::backend::conformance::main(&sandbox_macos::MacosBackend, &[])
+    sandbox_conformance::main(&sandbox_macos::MacosBackend, &[])
 }

@@ -112,7 +112,7 @@ pub fn run() -> Result<(), Failed> {
         // writing): a test that fails only on a busy machine fails here.
         step(&mut tally, "cargo", &["xtask", "ci", "--stress"], &[])?;
         step(&mut tally, "cargo", &["test", "--workspace", "--doc"], &[])?;
-        // sandbox-core's optional features (the async API under `tokio`, the conformance suite):
+        // sandbox-core's optional features (the async API under `tokio`, policies as TOML files):
         // its lints, unit tests, doctests and API tests with them on.
         step(
             &mut tally,
