@@ -10,18 +10,17 @@
 //! [`handle_args`](crate::handle_args)) come first at the crate root. The [`Backend`] trait is
 //! also at the root, because an application names it: it holds a `&dyn Backend`.
 
-use std::fmt;
-
 pub mod check;
 mod decoded;
 pub mod identity;
 pub mod phases;
 pub mod wire;
 
-pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
-pub use crate::limits::{
+pub use crate::bounds::{
     bounds_fact, killed_at_memory_bound, memory_is_bounded, required, unenforced,
 };
+pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
+pub use crate::fact::Fact;
 pub use decoded::Launch;
 
 use crate::explain::{ExplainError, Tracer};
@@ -114,40 +113,6 @@ pub trait Backend: Send + Sync {
         Err(ExplainError::Unsupported {
             backend: self.name(),
         })
-    }
-}
-
-/// One fact behind a [`Support`] answer, such as `landlock ABI` = `7`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fact {
-    /// What the fact is about.
-    pub name: &'static str,
-    /// What was found.
-    pub value: String,
-}
-
-impl Fact {
-    /// A fact named `name` with `value`.
-    pub fn new(name: &'static str, value: impl Into<String>) -> Self {
-        Self {
-            name,
-            value: value.into(),
-        }
-    }
-
-    /// The two facts every backend's answer starts with: the operating system and the
-    /// architecture this was built for, as Rust names them (`os: linux`, `arch: x86_64`).
-    pub fn system() -> Vec<Fact> {
-        vec![
-            Fact::new("os", std::env::consts::OS),
-            Fact::new("arch", std::env::consts::ARCH),
-        ]
-    }
-}
-
-impl fmt::Display for Fact {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.name, self.value)
     }
 }
 

@@ -28,8 +28,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::backend::Fact;
 use crate::error::LimitError;
+use crate::fact::Fact;
 use crate::limits::Limits;
 
 mod ahead;

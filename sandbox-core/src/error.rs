@@ -275,7 +275,7 @@ impl BackendError {
     pub(crate) fn reported(code: Option<String>, message: String) -> Self {
         Self {
             code: code.clone().map(std::borrow::Cow::Owned),
-            source: Box::new(crate::status::ReportedError { code, message }),
+            source: Box::new(ReportedError { code, message }),
         }
     }
 
@@ -502,6 +502,18 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
             }
         })
         .collect()
+}
+
+/// A backend's error as the launcher reported it: its kind's code, where the backend gave one
+/// ([`BackendError::code`]), and its text, one line.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+#[non_exhaustive]
+pub struct ReportedError {
+    /// The stable name of the error's kind.
+    pub code: Option<String>,
+    /// The error and its causes, as [`one_line`](crate::one_line) wrote them.
+    pub message: String,
 }
 
 /// A report from the launcher that is not one this build writes.

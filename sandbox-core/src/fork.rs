@@ -11,9 +11,9 @@ use std::process::ExitStatus;
 
 use crate::backend::Backend;
 use crate::canary::Canary;
+use crate::pipes::STATUS_FD;
 use crate::policy::Policy;
 use crate::run::SpawnError;
-use crate::spawn::STATUS_FD;
 
 /// Forks this process and runs the launch sequence for `program` in the child, which inherits
 /// this process's standard streams and environment (as a launcher would) and ends by executing
@@ -99,7 +99,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let args = crate::spawn::collect(args);
+    let args = crate::run::collect(args);
     // The child's parent is this process, as a launcher's would be.
     let request = crate::launch::request(
         backend,
@@ -141,8 +141,8 @@ pub(crate) fn fork_request(
     streams: [Option<OwnedFd>; 3],
     from: StreamsFrom,
 ) -> Result<Forked, SpawnError> {
-    crate::fds::check_single_thread().map_err(SpawnError::Refused)?;
-    let (report, status_writer) = crate::spawn::status_pipe().map_err(SpawnError::Status)?;
+    crate::threads::check_single_thread().map_err(SpawnError::Refused)?;
+    let (report, status_writer) = crate::pipes::status_pipe().map_err(SpawnError::Status)?;
     // The child puts its status descriptor at STATUS_FD before the streams at 0 to 2: a stream
     // held there (a pipe made first, at the lowest free number) would be lost under it.
     let streams = above_status(streams).map_err(SpawnError::Spawn)?;

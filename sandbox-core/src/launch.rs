@@ -465,7 +465,7 @@ fn sequence(
         None => {}
     }
     phases.enter("descriptors")?;
-    crate::fds::check_single_thread()?;
+    crate::threads::check_single_thread()?;
     match stage {
         Stage::Launch => {
             let mut keep: Vec<i32> = launch_status().into_iter().collect();

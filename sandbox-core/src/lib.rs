@@ -61,6 +61,7 @@
 #![deny(unsafe_code)]
 
 pub mod backend;
+mod bounds;
 mod canary;
 #[cfg(target_os = "linux")]
 mod cgroup;
@@ -70,12 +71,15 @@ mod command;
 pub mod env;
 mod error;
 pub mod explain;
+mod fact;
 #[cfg(unix)]
 mod fds;
 #[cfg(unix)]
 mod fork;
 mod launch;
 mod limits;
+#[cfg(unix)]
+mod pipes;
 mod policy;
 #[cfg(unix)]
 mod process;
@@ -101,6 +105,8 @@ mod status_channel;
 mod sweep;
 #[cfg(unix)]
 mod sys;
+#[cfg(unix)]
+mod threads;
 
 // The launch sequence names these as it did before they moved under `backend`.
 use backend::{check, identity, phases, wire};

@@ -217,31 +217,6 @@ const CPU_WEIGHT: &str = "cpu_weight";
 const NICE: &str = "nice";
 const OOM_SCORE_ADJ: &str = "oom_score_adj";
 
-/// What bounds memory, tasks and CPU on this machine beyond the resource limits: on Linux the
-/// launch's cgroup, where the application has one it may write, or the note that memory is bounded
-/// only by the resource limits. A backend's [`Backend::support`](crate::Backend::support) reports
-/// it among its facts.
-pub fn bounds_fact() -> crate::backend::Fact {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::fact();
-    #[cfg(not(target_os = "linux"))]
-    crate::backend::Fact::new(
-        "cgroup",
-        "none on this system: memory is bounded only by the resource limits",
-    )
-}
-
-/// Whether [`Limits::memory`] is enforced on this machine (a cgroup v2 memory controller the
-/// application may write, on Linux). Where it is not, memory is bounded only by the resource
-/// limits, which leave memory files and kernel memory out: a caller that asked for a bound can
-/// refuse to run without one.
-pub fn memory_is_bounded() -> bool {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::memory_bounded();
-    #[cfg(not(target_os = "linux"))]
-    false
-}
-
 /// A bound of [`Limits`] that a launch asked for and this machine does not enforce, and why:
 /// every launch's report carries these ([`Finished::unenforced`](crate::Finished::unenforced),
 /// `sandbox-check --json`), not only the self-test.
@@ -252,56 +227,6 @@ pub struct Unenforced {
     pub bound: &'static str,
     /// Why it is not enforced here, and so what would enforce it.
     pub reason: &'static str,
-}
-
-/// The bounds of `limits` that are asked for and that this machine does not enforce: memory
-/// without a cgroup memory controller this application may write, tasks without a `pids` one.
-/// The resource limits (descriptors, signals, locked memory, CPU time) hold on every Unix.
-pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::unenforced(limits);
-    #[cfg(not(target_os = "linux"))]
-    {
-        let reason = "this system has no cgroups";
-        [
-            ("memory", limits.memory.is_some()),
-            ("tasks", limits.tasks.is_some()),
-        ]
-        .into_iter()
-        .filter(|(_, asked)| *asked)
-        .map(|(bound, _)| Unenforced { bound, reason })
-        .collect()
-    }
-}
-
-/// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
-/// set to other than their default, and not named in [`Limits::best_effort`]. A launch must be
-/// refused while this is not empty: a bound someone asked for is never dropped in silence.
-pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
-    let default = Limits::default();
-    unenforced
-        .iter()
-        .filter(|missing| match missing.bound {
-            "memory" => limits.memory != default.memory && !limits.best_effort.memory,
-            "tasks" => limits.tasks != default.tasks && !limits.best_effort.tasks,
-            _ => false,
-        })
-        .copied()
-        .collect()
-}
-
-/// Whether the kernel killed a process of the launch whose launcher had process ID `launcher` at
-/// its memory bound ([`Limits::memory`]). Ask after the program has been waited for and before
-/// its canary is dropped, which removes the launch's cgroup. Always `false` where no cgroup
-/// bounds memory.
-pub fn killed_at_memory_bound(launcher: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::killed_at_memory_bound(launcher);
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = launcher;
-        false
-    }
 }
 
 /// Sets the process-wide limits on the calling process (the launcher, before confinement): the

@@ -187,7 +187,7 @@ impl Process {
         match self {
             #[cfg(target_os = "linux")]
             Process::Served(served) => served.killed_at_memory_bound(),
-            _ => crate::limits::killed_at_memory_bound(self.id()),
+            _ => crate::bounds::killed_at_memory_bound(self.id()),
         }
     }
 

@@ -22,11 +22,10 @@
 pub use crate::canary::{temporary_folders, Canary};
 pub use crate::error::CanaryError;
 pub use crate::error::MalformedReport;
+pub use crate::error::ReportedError;
 #[cfg(unix)]
 pub use crate::fork::{fork_launch, fork_launch_with_env, fork_launch_with_streams, Forked};
 pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
-#[cfg(unix)]
-pub use crate::status::ReportedError;
 #[cfg(unix)]
 pub use crate::status_channel::{
     launch_command_reporting, launch_command_reporting_with_env, StatusChannel,

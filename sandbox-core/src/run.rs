@@ -326,3 +326,15 @@ fn ended(status: &Option<std::process::ExitStatus>) -> String {
         _ => String::new(),
     }
 }
+
+/// The program's arguments, owned.
+#[cfg(unix)]
+pub(crate) fn collect<I, S>(args: I) -> Vec<std::ffi::OsString>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    args.into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect()
+}

@@ -29,8 +29,9 @@ use tokio::net::unix::pipe;
 
 use crate::policy::Policy;
 use crate::process::Process;
+use crate::run::collect;
 use crate::run::{Finished, RunOptions, SpawnError};
-use crate::spawn::{collect, outcome, Running, Sandbox, POLL};
+use crate::spawn::{outcome, Running, Sandbox, POLL};
 
 impl Sandbox<'_> {
     /// [`Sandbox::spawn`], awaiting the launcher's report instead of blocking on it: returns once

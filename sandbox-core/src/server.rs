@@ -161,7 +161,7 @@ impl Server {
     /// Forks the launch server. This process must have a single thread.
     pub fn start(backend: &dyn Backend) -> Result<Server, ServerError> {
         use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
-        crate::fds::check_single_thread().map_err(ServerError::Threads)?;
+        crate::threads::check_single_thread().map_err(ServerError::Threads)?;
         let (app_end, server_end) = socketpair(
             AddressFamily::Unix,
             SockType::SeqPacket,
@@ -603,7 +603,7 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
                 (&stdin, 0),
                 (&stdout, 1),
                 (&stderr, 2),
-                (&status, crate::spawn::STATUS_FD),
+                (&status, crate::pipes::STATUS_FD),
             ];
             // The targets are taken in order, and 0 to 2 are the server's /dev/null, never a
             // received descriptor, so no copy overwrites one not yet made.

@@ -19,12 +19,10 @@ use std::time::{Duration, Instant};
 use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::explain::Explanation;
+use crate::pipes::{status_pipe, STATUS_FD};
 use crate::policy::Policy;
 use crate::process::{spawn_traced, Pipes, Process};
-use crate::run::{Finished, RunOptions, SpawnError};
-
-/// The descriptor number the launcher's status pipe has in the launcher.
-pub(crate) const STATUS_FD: i32 = 3;
+use crate::run::{collect, Finished, RunOptions, SpawnError};
 
 /// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
 pub(crate) const POLL: Duration = Duration::from_millis(10);
@@ -250,8 +248,8 @@ impl<'b> Sandbox<'b> {
         let started = Instant::now();
         // A bound the application asked for is never silently dropped.
         // Read once: what the report carries, and what refuses the launch.
-        let unenforced = crate::limits::unenforced(policy.limits());
-        let missing = crate::limits::required(policy.limits(), &unenforced);
+        let unenforced = crate::bounds::unenforced(policy.limits());
+        let missing = crate::bounds::required(policy.limits(), &unenforced);
         if !missing.is_empty() {
             return Err(SpawnError::Unenforceable { missing });
         }
@@ -281,7 +279,9 @@ impl<'b> Sandbox<'b> {
         // one `exec` fewer, and on cgroup v2 a launcher created inside its cgroup. A process
         // with threads cannot fork soundly, and a launcher chosen by the caller is executed.
         #[cfg(target_os = "linux")]
-        if tracer.is_none() && self.launcher.is_none() && crate::fds::check_single_thread().is_ok()
+        if tracer.is_none()
+            && self.launcher.is_none()
+            && crate::threads::check_single_thread().is_ok()
         {
             return self
                 .start_forked(policy, program, args, canary, started)
@@ -502,17 +502,6 @@ fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::R
     }
 }
 
-/// The program's arguments, owned.
-pub(crate) fn collect<I, S>(args: I) -> Vec<OsString>
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    args.into_iter()
-        .map(|a| a.as_ref().to_os_string())
-        .collect()
-}
-
 /// What the launcher's `report` says of the launch `running` started: nothing (the `exec` closed
 /// the channel unwritten) leaves the program running; a refusal kills and reaps the launcher, which
 /// is exiting anyway, before its canary goes.
@@ -544,41 +533,6 @@ pub(crate) fn outcome(
         Ok(crate::status::Said::Executed) => unreachable!("returned above"),
         Err(malformed) => SpawnError::Report(malformed),
     })
-}
-
-/// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
-pub(crate) fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    let (read, write) = new_pipe()?;
-    // In an application started with its standard streams closed the ends take 0 to 2, where
-    // a child's own standard streams are put before its status descriptor is: the write end
-    // would be lost under one of them, and the refusal written into the program's output.
-    // `try_clone` takes the lowest number from 3 up.
-    let above = |fd: std::os::fd::OwnedFd| {
-        use std::os::fd::AsRawFd;
-        if fd.as_raw_fd() > 2 {
-            Ok(fd)
-        } else {
-            fd.try_clone()
-        }
-    };
-    Ok((above(read)?, above(write)?))
-}
-
-/// A pipe whose ends are both close-on-exec, wherever the system puts them.
-fn new_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    #[cfg(not(target_vendor = "apple"))]
-    return Ok(nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?);
-    // macOS has no pipe2: the flag follows at once (a fork by another thread in between would
-    // give its child the ends until that child's own exec, as std's own pipes do there).
-    #[cfg(target_vendor = "apple")]
-    {
-        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
-        let (read, write) = nix::unistd::pipe()?;
-        for fd in [&read, &write] {
-            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
-        }
-        Ok((read, write))
-    }
 }
 
 /// Reads `stream` to its end into `kept`, keeping no more than `cap` bytes across every stream

@@ -20,18 +20,6 @@ use crate::error::{
     BackendError, CheckFailure, LimitError, MalformedReport, PolicyError, Refusal, WireError,
 };
 
-/// A backend's error as the launcher reported it: its kind's code, where the backend gave one
-/// ([`BackendError::code`]), and its text, one line.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-#[non_exhaustive]
-pub struct ReportedError {
-    /// The stable name of the error's kind.
-    pub code: Option<String>,
-    /// The error and its causes, as [`one_line`](crate::one_line) wrote them.
-    pub message: String,
-}
-
 /// The byte a launcher writes first on its status descriptor: it is a launcher, and has started.
 pub(crate) const STARTED: u8 = b'S';
 /// The byte it writes just before it executes the program: anything after it is the refusal of

@@ -9,9 +9,10 @@ use std::process::Command;
 
 use crate::backend::Backend;
 use crate::canary::Canary;
+use crate::pipes::{status_pipe, STATUS_FD};
 use crate::policy::Policy;
+use crate::run::collect;
 use crate::run::SpawnError;
-use crate::spawn::{collect, status_pipe, STATUS_FD};
 
 /// [`launch_command`](crate::raw::launch_command) with the launcher's report channel, for an expert
 /// caller that must hand the program standard streams of its own choosing (a command-line tool

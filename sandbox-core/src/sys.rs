@@ -109,7 +109,7 @@ pub enum ForkSide {
 /// (it allocates, takes locks), which after a fork is sound only where no other thread could
 /// have held a lock at the moment of the fork. Fails without forking otherwise.
 pub fn fork() -> std::io::Result<ForkSide> {
-    if let Err(refusal) = crate::fds::check_single_thread() {
+    if let Err(refusal) = crate::threads::check_single_thread() {
         return Err(std::io::Error::other(crate::error::one_line(&refusal)));
     }
     // SAFETY: the process has one thread (checked just above on Linux, and nothing in this crate
@@ -153,7 +153,7 @@ const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 #[cfg(target_os = "linux")]
 pub fn fork_into_cgroup(cgroup: std::os::fd::BorrowedFd<'_>) -> std::io::Result<ForkSide> {
     use std::os::fd::AsRawFd;
-    if let Err(refusal) = crate::fds::check_single_thread() {
+    if let Err(refusal) = crate::threads::check_single_thread() {
         return Err(std::io::Error::other(crate::error::one_line(&refusal)));
     }
     let args = CloneArgs {

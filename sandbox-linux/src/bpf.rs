@@ -62,10 +62,10 @@ use seccompiler::sock_filter;
 
 // The instruction codes and the length limit, as the evaluator that reads these programs back
 // names them: one definition for the writer and the reader.
-use crate::eval::code::{
+pub(crate) use crate::opcodes::MAX_INSTRUCTIONS;
+use crate::opcodes::{
     ALU_AND_K, JMP_JA, JMP_JEQ_K, JMP_JGE_K, JMP_JGT_K, JMP_JSET_K, LD_W_ABS, RET_K,
 };
-pub(crate) use crate::eval::MAX_INSTRUCTIONS;
 
 /// A 32-bit word of `struct seccomp_data` (`int nr; __u32 arch; __u64 ip; __u64 args[6];`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

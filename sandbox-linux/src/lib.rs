@@ -59,6 +59,8 @@ pub mod limits;
 #[cfg(target_os = "linux")]
 mod namespace;
 #[cfg(target_os = "linux")]
+mod opcodes;
+#[cfg(target_os = "linux")]
 pub mod rules;
 #[cfg(target_os = "linux")]
 mod sys;

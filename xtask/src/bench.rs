@@ -176,20 +176,6 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The host's target triple, as `rustc -vV` reports it.
-pub fn host_triple() -> Result<String, Failed> {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
-    let output = Command::new(&rustc)
-        .arg("-vV")
-        .output()
-        .map_err(|e| Failed(format!("{rustc} -vV: {e}")))?;
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .find_map(|line| line.strip_prefix("host: "))
-        .map(str::to_owned)
-        .ok_or_else(|| Failed(format!("{rustc} -vV named no host")))
-}
-
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))

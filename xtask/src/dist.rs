@@ -19,12 +19,26 @@ use crate::cmd::Failed;
 /// The target and `RUSTFLAGS` of a static PIE build for this host, `RUSTFLAGS` from the
 /// environment kept.
 pub fn static_build() -> Result<(String, String), Failed> {
-    let target = crate::bench::host_triple()?;
+    let target = host_triple()?;
     let flags = std::env::var("RUSTFLAGS").unwrap_or_default();
     let flags = format!("{flags} -C target-feature=+crt-static -C relocation-model=pie")
         .trim()
         .to_owned();
     Ok((target, flags))
+}
+
+/// The host's target triple, as `rustc -vV` reports it.
+pub fn host_triple() -> Result<String, Failed> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let output = Command::new(&rustc)
+        .arg("-vV")
+        .output()
+        .map_err(|e| Failed(format!("{rustc} -vV: {e}")))?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(str::to_owned)
+        .ok_or_else(|| Failed(format!("{rustc} -vV named no host")))
 }
 
 /// Builds the released `sandbox-check` and checks that it is a static PIE.

@@ -11,6 +11,8 @@ mod cmd;
 mod dist;
 mod docs;
 mod fuzz;
+#[cfg(test)]
+mod imports;
 mod kernels;
 #[cfg(target_os = "linux")]
 mod matrix;

@@ -1,0 +1,42 @@
+//! The launch's pipes: the number the status pipe's write end has in the launcher, and pipes
+//! whose ends are close-on-exec and stay clear of the standard streams.
+
+use std::io;
+
+/// The descriptor number the launcher's status pipe has in the launcher.
+pub(crate) const STATUS_FD: i32 = 3;
+
+/// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
+pub(crate) fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    let (read, write) = new_pipe()?;
+    // In an application started with its standard streams closed the ends take 0 to 2, where
+    // a child's own standard streams are put before its status descriptor is: the write end
+    // would be lost under one of them, and the refusal written into the program's output.
+    // `try_clone` takes the lowest number from 3 up.
+    let above = |fd: std::os::fd::OwnedFd| {
+        use std::os::fd::AsRawFd;
+        if fd.as_raw_fd() > 2 {
+            Ok(fd)
+        } else {
+            fd.try_clone()
+        }
+    };
+    Ok((above(read)?, above(write)?))
+}
+
+/// A pipe whose ends are both close-on-exec, wherever the system puts them.
+fn new_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    #[cfg(not(target_vendor = "apple"))]
+    return Ok(nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?);
+    // macOS has no pipe2: the flag follows at once (a fork by another thread in between would
+    // give its child the ends until that child's own exec, as std's own pipes do there).
+    #[cfg(target_vendor = "apple")]
+    {
+        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+        let (read, write) = nix::unistd::pipe()?;
+        for fd in [&read, &write] {
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
+        }
+        Ok((read, write))
+    }
+}
