@@ -126,6 +126,19 @@ fn show(output: &Output) -> String {
     )
 }
 
+/// `policy` reading `libraries` too, those that are folders (a symbolic link, a merged `/usr`'s
+/// `/lib`, is left out: the folder it points into covers it).
+fn reading_libraries(mut policy: Policy, libraries: &[&str]) -> Result<Policy> {
+    for folder in libraries
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+    {
+        policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
+    }
+    Ok(policy)
+}
+
 /// The launch was refused with exactly `sandbox: refused: <reason>`, status 97, and the
 /// program printed nothing, so it did not run.
 fn refused(output: &Output, reason: &str) -> Result<()> {

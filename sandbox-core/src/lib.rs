@@ -1,9 +1,11 @@
 //! Runs a program you do not trust in a helper process that confines itself, and proves the
-//! confinement holds, before the program starts. This crate is the platform-neutral half: what
-//! the program may reach ([`Policy`]), the way an application runs it ([`Sandbox`]), and the launch
-//! sequence; a backend crate (`sandbox-linux`, `sandbox-macos`, `sandbox-unsupported`) supplies
-//! the confinement through the [`Backend`] trait, so a library that only runs programs needs
-//! this crate alone and takes a `&dyn Backend`.
+//! confinement holds, before the program starts. This crate is the half that does not confine:
+//! what the program may reach ([`Policy`]), the way an application runs it ([`Sandbox`]), and the
+//! launch sequence; a backend crate (`sandbox-linux`, `sandbox-macos`, `sandbox-freebsd`,
+//! `sandbox-unsupported`) supplies the confinement through the [`Backend`] trait, so a library
+//! that only runs programs needs this crate alone and takes a `&dyn Backend`. It is not yet free
+//! of one system's mechanisms: Linux's cgroups, scratch mount, pidfd waits and launch server
+//! still live here, behind `target_os` gates, until the backend contract can carry them.
 //!
 //! # In an application
 //!

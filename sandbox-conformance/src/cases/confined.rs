@@ -45,14 +45,8 @@ pub(crate) fn no_streams_refusal(backend: &dyn Backend, libraries: &[&str]) -> E
         let temp = std::env::temp_dir()
             .canonicalize()
             .map_err(|e| e.to_string())?;
-        let mut policy = Policy::new().allow_read(&temp).map_err(|e| text(&e))?;
-        for folder in libraries
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-        {
-            policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
-        }
+        let policy = Policy::new().allow_read(&temp).map_err(|e| text(&e))?;
+        let policy = reading_libraries(policy, libraries)?;
         let _closed = (nix::unistd::close(0), nix::unistd::close(1));
         let outcome = sandbox_core::Sandbox::new(backend).run(
             &policy,

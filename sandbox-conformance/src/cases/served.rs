@@ -223,14 +223,7 @@ pub(crate) fn server_once(backend: &dyn Backend, libraries: &[&str], hold: bool)
         let me = std::env::current_exe()
             .and_then(|e| e.canonicalize())
             .map_err(|e| e.to_string())?;
-        let mut policy = Policy::new();
-        for folder in libraries
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-        {
-            policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
-        }
+        let policy = reading_libraries(Policy::new(), libraries)?;
         let sandbox = sandbox_core::Sandbox::new(backend).with_server(&server);
         if hold {
             // Prints the server's and the program's process IDs, and waits to be killed.
@@ -447,14 +440,7 @@ pub(crate) fn server_forked(backend: &dyn Backend, libraries: &[&str]) -> ExitCo
         let me = std::env::current_exe()
             .and_then(|e| e.canonicalize())
             .map_err(|e| e.to_string())?;
-        let mut policy = Policy::new();
-        for folder in libraries
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-        {
-            policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
-        }
+        let policy = reading_libraries(Policy::new(), libraries)?;
         let mut running = sandbox_core::Sandbox::new(backend)
             .with_server(&server)
             .spawn(&policy, &me, [PROBE_FLAG, "sleep"])
@@ -584,14 +570,7 @@ pub(crate) fn server_setuid(backend: &dyn Backend, libraries: &[&str]) -> ExitCo
         setgroups(&[gid]).map_err(|e| format!("setgroups: {e}"))?;
         setresgid(gid, gid, gid).map_err(|e| format!("setresgid: {e}"))?;
         setresuid(uid, uid, uid).map_err(|e| format!("setresuid: {e}"))?;
-        let mut policy = Policy::new();
-        for folder in libraries
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-        {
-            policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
-        }
+        let policy = reading_libraries(Policy::new(), libraries)?;
         let id = Path::new("/usr/bin/id");
         let outcome = sandbox_core::Sandbox::new(backend)
             .with_server(&server)
@@ -658,14 +637,7 @@ pub(crate) fn server_no_streams(backend: &dyn Backend, libraries: &[&str]) -> Ex
         let me = std::env::current_exe()
             .and_then(|e| e.canonicalize())
             .map_err(|e| e.to_string())?;
-        let mut policy = Policy::new();
-        for folder in libraries
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-        {
-            policy = policy.allow_read(&folder).map_err(|e| text(&e))?;
-        }
+        let policy = reading_libraries(Policy::new(), libraries)?;
         let done = sandbox_core::Sandbox::new(backend)
             .with_server(&server)
             .run(
