@@ -194,19 +194,22 @@ mod parent {
             let result = self.child.wait_with_output();
             drop(self.canary);
             match result {
-                Ok(output) => {
-                    use std::os::unix::process::ExitStatusExt;
-                    format!(
-                        "exit {:?}, signal {:?}, stdout {:?}, stderr {:?}",
-                        output.status.code(),
-                        output.status.signal(),
-                        String::from_utf8_lossy(&output.stdout),
-                        String::from_utf8_lossy(&output.stderr),
-                    )
-                }
+                Ok(output) => ended(output.status, &output.stdout, &output.stderr),
                 Err(e) => format!("failed: waiting: {e}"),
             }
         }
+    }
+
+    /// How a launch ended and what it printed, as one line says it.
+    fn ended(status: std::process::ExitStatus, stdout: &[u8], stderr: &[u8]) -> String {
+        use std::os::unix::process::ExitStatusExt;
+        format!(
+            "exit {:?}, signal {:?}, stdout {:?}, stderr {:?}",
+            status.code(),
+            status.signal(),
+            String::from_utf8_lossy(stdout),
+            String::from_utf8_lossy(stderr),
+        )
     }
 
     fn descriptors() -> Result<usize, String> {
@@ -327,13 +330,9 @@ mod parent {
                 &sandbox_core::RunOptions::new(),
             ) {
                 Ok(done) => {
-                    use std::os::unix::process::ExitStatusExt;
                     println!(
-                        "launch {i}: exit {:?}, signal {:?}, stdout {:?}, stderr {:?}",
-                        done.status.code(),
-                        done.status.signal(),
-                        String::from_utf8_lossy(&done.stdout),
-                        String::from_utf8_lossy(&done.stderr),
+                        "launch {i}: {}",
+                        ended(done.status, &done.stdout, &done.stderr)
                     );
                 }
                 Err(e) => println!("launch {i}: failed: {}", line(&e)),
