@@ -3,8 +3,8 @@
 //!
 //! The enforcement check only means something inside a confined process, so the suite does what
 //! an application does: the test binary is its own launcher and its own confined program. Its
-//! `main` calls [`main`], which runs [`handle_args`](sandbox_core::handle_args) first (a launcher run
-//! never returns), runs a probe when the binary was started as the confined program
+//! `main` calls [`main`], which runs [`handle_args`](sandbox_core::handle_args) first (a
+//! launcher run never returns), runs a probe when the binary was started as the confined program
 //! ([`PROBE_FLAG`]), and otherwise runs the cases: it launches itself through the backend, and
 //! compares what each launch printed and how it exited with what the contract says, exactly.
 //!

@@ -36,51 +36,55 @@ pub(crate) fn close_above_standard_error() {
     }
 }
 
-// Only the launch server's cases fork, and the server is Linux's.
+/// A fork, a wait and `_exit`: only the launch server's cases fork, and the server is Linux's.
 #[cfg(target_os = "linux")]
-/// Which side of a fork this is.
-pub(crate) enum ForkSide {
-    /// The new process.
-    Child,
-    /// This process, with the new one's ID.
-    Parent(libc::pid_t),
-}
-
-// Only the launch server's cases fork, and the server is Linux's.
-#[cfg(target_os = "linux")]
-/// Forks this process. The only caller runs before the suite starts a thread (a run of the
-/// suite's binary for one case), and its child only drops a value and calls [`exit_now`].
-pub(crate) fn fork() -> std::io::Result<ForkSide> {
-    // SAFETY: the caller's process has one thread, so the child inherits no lock another thread
-    // held, and it runs only a drop and `_exit`.
-    match unsafe { libc::fork() } {
-        -1 => Err(std::io::Error::last_os_error()),
-        0 => Ok(ForkSide::Child),
-        pid => Ok(ForkSide::Parent(pid)),
+pub(crate) mod forking {
+    /// Which side of a fork this is.
+    pub(crate) enum ForkSide {
+        /// The new process.
+        Child,
+        /// This process, with the new one's ID.
+        Parent(libc::pid_t),
     }
-}
 
-// Only the launch server's cases fork, and the server is Linux's.
-#[cfg(target_os = "linux")]
-/// Waits for the child `pid` and returns its raw wait status.
-pub(crate) fn wait_raw(pid: libc::pid_t) -> std::io::Result<i32> {
-    loop {
-        let mut status = 0;
-        // SAFETY: the pointer is to a live local integer that waitpid fills in.
-        if unsafe { libc::waitpid(pid, &mut status, 0) } > 0 {
-            return Ok(status);
+    /// Forks this process, which must have a single thread (a run of the suite's binary for one
+    /// case); the child only drops a value and calls [`exit_now`]. Fails without forking
+    /// otherwise.
+    pub(crate) fn fork() -> std::io::Result<ForkSide> {
+        let threads = std::fs::read_dir("/proc/self/task")?.count();
+        if threads != 1 {
+            return Err(std::io::Error::other(format!(
+                "{threads} threads: the child would inherit locks they may hold"
+            )));
         }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::Interrupted {
-            return Err(error);
+        // SAFETY: the process has one thread (counted just above; the caller starts none in
+        // between), so the child inherits no lock another thread held; it runs only a drop and
+        // `_exit`.
+        match unsafe { libc::fork() } {
+            -1 => Err(std::io::Error::last_os_error()),
+            0 => Ok(ForkSide::Child),
+            pid => Ok(ForkSide::Parent(pid)),
         }
     }
-}
 
-// Only the launch server's cases fork, and the server is Linux's.
-#[cfg(target_os = "linux")]
-/// Ends this process at once, running no handler and flushing nothing.
-pub(crate) fn exit_now(code: i32) -> ! {
-    // SAFETY: _exit takes an integer and never returns.
-    unsafe { libc::_exit(code) }
+    /// Waits for the child `pid` and returns its raw wait status.
+    pub(crate) fn wait_raw(pid: libc::pid_t) -> std::io::Result<i32> {
+        loop {
+            let mut status = 0;
+            // SAFETY: the pointer is to a live local integer that waitpid fills in.
+            if unsafe { libc::waitpid(pid, &mut status, 0) } > 0 {
+                return Ok(status);
+            }
+            let error = std::io::Error::last_os_error();
+            if error.kind() != std::io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+    }
+
+    /// Ends this process at once, running no handler and flushing nothing.
+    pub(crate) fn exit_now(code: i32) -> ! {
+        // SAFETY: _exit takes an integer and never returns.
+        unsafe { libc::_exit(code) }
+    }
 }

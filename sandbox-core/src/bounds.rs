@@ -18,7 +18,7 @@ pub fn bounds_fact() -> Fact {
     )
 }
 
-/// Whether [`Limits::memory`](crate::Limits::memory) is enforced on this machine (a cgroup v2 memory controller the
+/// Whether [`Limits::memory`] is enforced on this machine (a cgroup v2 memory controller the
 /// application may write, on Linux). Where it is not, memory is bounded only by the resource
 /// limits, which leave memory files and kernel memory out: a caller that asked for a bound can
 /// refuse to run without one.
@@ -50,7 +50,7 @@ pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
 }
 
 /// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
-/// set to other than their default, and not named in [`Limits::best_effort`](crate::Limits::best_effort). A launch must be
+/// set to other than their default, and not named in [`Limits::best_effort`]. A launch must be
 /// refused while this is not empty: a bound someone asked for is never dropped in silence.
 pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
     let default = Limits::default();
@@ -66,7 +66,7 @@ pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
 }
 
 /// Whether the kernel killed a process of the launch whose launcher had process ID `launcher` at
-/// its memory bound ([`Limits::memory`](crate::Limits::memory)). Ask after the program has been waited for and before
+/// its memory bound ([`Limits::memory`]). Ask after the program has been waited for and before
 /// its canary is dropped, which removes the launch's cgroup. Always `false` where no cgroup
 /// bounds memory.
 pub fn killed_at_memory_bound(launcher: u32) -> bool {

@@ -445,15 +445,16 @@ pub(crate) fn server_forked(backend: &dyn Backend, libraries: &[&str]) -> ExitCo
             .with_server(&server)
             .spawn(&policy, &me, [PROBE_FLAG, "sleep"])
             .map_err(|e| text(&e))?;
-        match crate::sys::fork().map_err(|e| format!("forking: {e}"))? {
-            crate::sys::ForkSide::Child => {
+        use crate::sys::forking::{exit_now, fork, wait_raw, ForkSide};
+        match fork().map_err(|e| format!("forking: {e}"))? {
+            ForkSide::Child => {
                 // The launch is the parent's to end; only the server's copy is dropped here.
                 std::mem::forget(running);
                 drop(server);
-                crate::sys::exit_now(0)
+                exit_now(0)
             }
-            crate::sys::ForkSide::Parent(pid) => {
-                crate::sys::wait_raw(pid).map_err(|e| format!("waiting: {e}"))?;
+            ForkSide::Parent(pid) => {
+                wait_raw(pid).map_err(|e| format!("waiting: {e}"))?;
             }
         }
         // The server answers a launch only once it has read the one before.
@@ -491,8 +492,8 @@ pub(crate) fn server_forked(backend: &dyn Backend, libraries: &[&str]) -> ExitCo
 }
 
 /// A served program killed by the kernel at its memory bound ends as
-/// [`Ending::MemoryLimit`](sandbox_core::Ending::MemoryLimit): the server, which made its cgroup and
-/// removes it, reads the kill there first and says so. The control, unbounded, holds the
+/// [`Ending::MemoryLimit`](sandbox_core::Ending::MemoryLimit): the server, which made its cgroup
+/// and removes it, reads the kill there first and says so. The control, unbounded, holds the
 /// memory.
 pub(crate) fn served_a_kill_at_the_memory_bound_is_named(env: &Env<'_>) -> Result<()> {
     #[cfg(target_os = "linux")]
