@@ -164,6 +164,7 @@ cases! {
     served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
     served_the_program_dies_with_the_application: SERVED,
     served_a_kill_at_the_memory_bound_is_named: SERVED,
+    served_a_child_parked_before_its_request_takes_its_bounds: SERVED,
 }
 
 /// Where the launch server runs its cases: a backend that confines, on Linux (the server is

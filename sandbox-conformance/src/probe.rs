@@ -216,6 +216,30 @@ pub(super) fn run(backend: &dyn Backend, args: &[OsString]) -> ExitCode {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         },
         ["exit", code] => ExitCode::from(code.parse::<u8>().unwrap_or(1)),
+        // Starts up to N threads that wait for ever, says how many started and how the first
+        // that did not failed, then waits too: a bound on tasks shows as the count.
+        ["threads", most] => {
+            let mut started = 0;
+            let mut failed = "none".to_owned();
+            // The errno's number: a name would need a table.
+            for _ in 0..most.parse::<usize>().unwrap_or(0) {
+                match std::thread::Builder::new()
+                    .stack_size(64 << 10)
+                    .spawn(|| loop {
+                        std::thread::park();
+                    }) {
+                    Ok(_) => started += 1,
+                    Err(e) => {
+                        failed = e.raw_os_error().map_or("?".to_owned(), |n| n.to_string());
+                        break;
+                    }
+                }
+            }
+            println!("started {started} {failed}");
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
         // Touches MIB mebibytes, page by page, then says so.
         ["fill", mib] => {
             let bytes = mib.parse::<usize>().unwrap_or(0) << 20;

@@ -33,11 +33,13 @@ use crate::fact::Fact;
 use crate::limits::Limits;
 
 mod ahead;
+mod parked;
 
 pub(crate) use ahead::{
-    forget_inherited as forget_inherited_ahead, fork_launcher,
+    forget_inherited as forget_inherited_ahead, fork_launcher, fork_parked,
     remove_emptied as remove_emptied_ahead,
 };
+pub(crate) use parked::park;
 
 /// The start of every launch's cgroup name; the rest is the launcher's process ID.
 pub const PREFIX: &str = "sandbox-";
@@ -426,27 +428,16 @@ fn v2_files(
 /// Moves the calling process (the launcher) into a new cgroup with `limits`' bounds, on every
 /// hierarchy that can hold them. Returns the cgroups made.
 pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
+    if let Some(joined) = parked::take() {
+        return parked::bound(joined, limits);
+    }
     let found = Hierarchies::find();
     let mut made = Vec::new();
     let mut pids_bounded = false;
     let mut memory_bounded = false;
     let mut cpu_bounded = false;
     if let Some((path, bounded)) = ahead::joined() {
-        // Created inside it by the process that forked this one: the kernel's word for it.
-        if found.v2.as_deref() != Some(path.as_path()) {
-            return Err(LimitError::Cgroup {
-                step: "starting in the cgroup made ahead",
-                path,
-                source: io::Error::other(format!(
-                    "this process is in {} instead",
-                    found
-                        .v2
-                        .as_deref()
-                        .unwrap_or(Path::new("no cgroup v2"))
-                        .display()
-                )),
-            });
-        }
+        started_inside(&path, &found)?;
         memory_bounded = bounded.contains(&MEMORY);
         pids_bounded = bounded.contains(&PIDS);
         cpu_bounded = bounded.contains(&CPU);
@@ -461,40 +452,81 @@ pub(crate) fn enter(limits: &Limits) -> Result<Vec<PathBuf>, LimitError> {
             made.push(make_and_join(dir, &files, Join::Process)?);
         }
     }
-    if let (Some(tasks), Some(dir), false) = (limits.tasks, &found.v1_pids, pids_bounded) {
+    for (controller, dir, bounded) in [
+        (PIDS, &found.v1_pids, pids_bounded),
+        (MEMORY, &found.v1_memory, memory_bounded),
+        (CPU, &found.v1_cpu, cpu_bounded),
+    ] {
+        let (Some(dir), Some(files), false) = (dir, v1_files(controller, limits), bounded) else {
+            continue;
+        };
         if writable(dir) {
-            made.push(make_and_join(
-                dir,
-                &[("pids.max", tasks.to_string())],
-                Join::OwnThread,
-            )?);
+            made.push(make_and_join(dir, &files, Join::OwnThread)?);
         }
     }
-    if let (Some(bytes), Some(dir), false) = (limits.memory, &found.v1_memory, memory_bounded) {
-        if writable(dir) {
-            let files = [
+    Ok(made)
+}
+
+/// Fails unless this process's cgroup v2 is `path`, the cgroup it was created inside: the
+/// kernel's word for it, not the parent's.
+fn started_inside(path: &Path, found: &Hierarchies) -> Result<(), LimitError> {
+    if found.v2.as_deref() == Some(path) {
+        return Ok(());
+    }
+    Err(LimitError::Cgroup {
+        step: "starting in the cgroup made ahead",
+        path: path.to_path_buf(),
+        source: io::Error::other(format!(
+            "this process is in {} instead",
+            found
+                .v2
+                .as_deref()
+                .unwrap_or(Path::new("no cgroup v2"))
+                .display()
+        )),
+    })
+}
+
+/// The files that set `limits`' bound on the cgroup v1 hierarchy of `controller`; `None` where
+/// `limits` sets none there.
+fn v1_files(controller: &str, limits: &Limits) -> Option<Vec<(&'static str, String)>> {
+    match controller {
+        PIDS => limits
+            .tasks
+            .map(|tasks| vec![("pids.max", tasks.to_string())]),
+        MEMORY => limits.memory.map(|bytes| {
+            vec![
                 ("memory.limit_in_bytes", bytes.to_string()),
                 // Memory and swap together: without it, pages spill into swap past the bound.
                 ("memory.memsw.limit_in_bytes", bytes.to_string()),
                 ("memory.swappiness", "0".to_owned()),
-            ];
-            made.push(make_and_join(dir, &files, Join::OwnThread)?);
-        }
-    }
-    if let (Some(weight), Some(dir), false) = (limits.cpu_weight, &found.v1_cpu, cpu_bounded) {
-        if writable(dir) {
-            // v1's shares are v2's weight scaled from a default of 100 to one of 1024. Beneath
-            // a cpu cgroup the program is in no autogroup, so the share holds against other
-            // sessions too, which the nice value alone does not (docs/sandbox.md).
+            ]
+        }),
+        // v1's shares are v2's weight scaled from a default of 100 to one of 1024. Beneath a
+        // cpu cgroup the program is in no autogroup, so the share holds against other sessions
+        // too, which the nice value alone does not (docs/sandbox.md).
+        CPU => limits.cpu_weight.map(|weight| {
             let shares = (u64::from(weight) * 1024 / 100).max(2);
-            made.push(make_and_join(
-                dir,
-                &[("cpu.shares", shares.to_string())],
-                Join::OwnThread,
-            )?);
-        }
+            vec![("cpu.shares", shares.to_string())]
+        }),
+        _ => None,
     }
-    Ok(made)
+}
+
+/// Writes `files` into the cgroup `dir`, leaving out those this kernel does not have of
+/// [`OPTIONAL`].
+fn write_bounds(dir: &Path, files: &[(&'static str, String)]) -> Result<(), LimitError> {
+    files
+        .iter()
+        .filter(|(name, _)| !OPTIONAL.contains(name) || dir.join(name).exists())
+        .try_for_each(|(name, value)| {
+            let path = dir.join(name);
+            std::fs::write(&path, value).map_err(|source| LimitError::Cgroup {
+                step: "setting",
+                path,
+                source,
+            })
+        })
 }
 
 /// Whether the launch whose launcher had process ID `launcher` had a process killed by the
@@ -561,24 +593,17 @@ fn make_and_join(
         }
         other => other.map_err(fail("making the cgroup", &child))?,
     }
-    let result = files
-        .iter()
-        .filter(|(name, _)| !OPTIONAL.contains(name) || child.join(name).exists())
-        .try_for_each(|(name, value)| {
-            let path = child.join(name);
-            std::fs::write(&path, value).map_err(fail("setting", &path))
-        })
-        .and_then(|()| match join {
-            Join::Process => {
-                let procs = child.join("cgroup.procs");
-                std::fs::write(&procs, pid.to_string()).map_err(fail("moving into", &procs))
-            }
-            Join::OwnThread => {
-                let tasks = child.join("tasks");
-                std::fs::write(&tasks, "0").map_err(fail("moving into", &tasks))?;
-                alone(&tasks).map_err(fail("moving the whole launcher into", &tasks))
-            }
-        });
+    let result = write_bounds(&child, files).and_then(|()| match join {
+        Join::Process => {
+            let procs = child.join("cgroup.procs");
+            std::fs::write(&procs, pid.to_string()).map_err(fail("moving into", &procs))
+        }
+        Join::OwnThread => {
+            let tasks = child.join("tasks");
+            std::fs::write(&tasks, "0").map_err(fail("moving into", &tasks))?;
+            alone(&tasks).map_err(fail("moving the whole launcher into", &tasks))
+        }
+    });
     if let Err(e) = result {
         let _ignored = std::fs::remove_dir(&child);
         return Err(e);

@@ -1,7 +1,8 @@
-//! The launch server: a process the application forks once at start, which forks one clean child
-//! per launch; each child runs the whole launch sequence (descriptors, confinement, the
-//! enforcement check against its own canary) and executes the program. No launch pays for a
-//! launcher `exec`.
+//! The launch server: a process the application forks once at start, which runs each launch in a
+//! clean child of its own; each child runs the whole launch sequence (descriptors, confinement,
+//! the enforcement check against its own canary) and executes the program. No launch pays for a
+//! launcher `exec`, and a launch handed to a child forked ahead ([`pool`]) pays neither for the
+//! fork nor for joining its cgroups.
 //!
 //! What it may do and hold, and why:
 //!
@@ -16,10 +17,11 @@
 //!   dies.
 //! - It holds only its end of the control socket (a socket pair made before the fork, so only the
 //!   application can speak to it), a signalfd for its children, and, per launch under way, the
-//!   launch's socket. Standard streams are `/dev/null`. Every other descriptor is closed at start.
+//!   launch's socket, and per parked child its socket to it. Standard streams are `/dev/null`.
+//!   Every other descriptor is closed at start.
 //! - A launch brings its descriptors (a socket for the launch, standard input, output and error,
-//!   the status pipe) with `SCM_RIGHTS`; the server hands them to the child it forks and closes
-//!   its copies at once, so a pipe's end-of-file comes when the program's does. The child puts
+//!   the status pipe) with `SCM_RIGHTS`; the server hands them to a parked child (passing them
+//!   on the same way) or to the child it forks, and closes its copies at once, so a pipe's end-of-file comes when the program's does. The child puts
 //!   them at 0 to 3 and the sequence closes every other descriptor (the control socket, the
 //!   signalfd, every other launch's socket) before it confines: the program holds nothing of the
 //!   server's nor of another launch's.
@@ -34,14 +36,19 @@
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::net::UnixStream;
 use std::process::ExitStatus;
 
 use crate::backend::Backend;
 use crate::error::Refusal;
+use crate::sys::ForkSide;
 use crate::wire::{self, Request};
+
+mod pool;
+
+use pool::Pool;
 
 /// The first byte of a launch message on the control socket.
 const LAUNCH: u8 = b'L';
@@ -179,11 +186,11 @@ impl Server {
         let credentials = Credentials::now().map_err(ServerError::Credentials)?;
         let _ignored = io::stdout().flush();
         match crate::sys::fork().map_err(ServerError::Fork)? {
-            crate::sys::ForkSide::Child => {
+            ForkSide::Child => {
                 drop(app_end);
                 serve(backend, server_end, app)
             }
-            crate::sys::ForkSide::Parent(pid) => {
+            ForkSide::Parent(pid) => {
                 drop(server_end);
                 Ok(Server {
                     control: app_end,
@@ -451,8 +458,18 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
         crate::sys::exit_now(1)
     };
     let mut launches: Vec<Underway> = Vec::new();
+    let mut pool = Pool::default();
+    while pool.wants() {
+        pool.fill_one(backend);
+    }
     loop {
         use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        // Idle for a while with the pool short: a child is parked now, while no launch starts.
+        let timeout = if pool.wants() {
+            PollTimeout::try_from(pool::REFILL_AFTER).unwrap_or(PollTimeout::NONE)
+        } else {
+            PollTimeout::NONE
+        };
         let (control_ready, signals_ready, ready) = {
             let mut fds = vec![
                 PollFd::new(control.as_fd(), PollFlags::POLLIN),
@@ -466,9 +483,10 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
                     .iter()
                     .map(|&i| PollFd::new(launches[i].socket.as_fd(), PollFlags::POLLIN)),
             );
-            match poll(&mut fds, PollTimeout::NONE) {
+            match poll(&mut fds, timeout) {
+                Ok(0) => pool.fill_one(backend),
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                Err(_) => shut_down(&mut launches),
+                Err(_) => shut_down(&mut launches, &mut pool),
             }
             let is_ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
             let ready: Vec<usize> = watched
@@ -496,6 +514,9 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
         if signals_ready {
             while let Ok(Some(_)) = signals.read_signal() {}
             while let Ok(Some((pid, raw))) = crate::sys::wait_raw(-1, true) {
+                if pool.reaped(pid) {
+                    continue;
+                }
                 if let Some(at) = launches.iter().position(|l| l.pid == pid) {
                     let mut launch = launches.swap_remove(at);
                     // Read before the cgroup this server made ahead for it goes.
@@ -513,7 +534,7 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
             let mut tag = [0u8; 1];
             match crate::sys::recv_with_fds(control.as_fd(), &mut tag) {
                 Ok((1, fds)) if tag[0] == LAUNCH && fds.len() == LAUNCH_FDS => {
-                    if let Some(launch) = start_launch(backend, fds) {
+                    if let Some(launch) = start_launch(backend, &mut pool, fds) {
                         launches.push(launch);
                     }
                 }
@@ -521,7 +542,7 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
                 Ok((n, _)) if n > 0 => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 // The application closed the control socket, or died.
-                _ => shut_down(&mut launches),
+                _ => shut_down(&mut launches, &mut pool),
             }
         }
     }
@@ -557,8 +578,9 @@ fn kill(pid: i32) {
     );
 }
 
-/// Kills every launch under way, reaps them, and ends the server.
-fn shut_down(launches: &mut Vec<Underway>) -> ! {
+/// Kills every launch under way and every parked child, reaps them, and ends the server.
+fn shut_down(launches: &mut Vec<Underway>, pool: &mut Pool) -> ! {
+    pool.empty();
     for launch in launches.iter() {
         kill(launch.pid);
     }
@@ -569,16 +591,9 @@ fn shut_down(launches: &mut Vec<Underway>) -> ! {
     crate::sys::exit_now(0)
 }
 
-/// Reads the launch's request and forks its child; `None` when the launch came to nothing (the
-/// application is told on the launch's socket, or sees it close).
-fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
-    let mut fds = fds.into_iter();
-    let (Some(socket), Some(stdin), Some(stdout), Some(stderr), Some(status)) =
-        (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
-    else {
-        return None;
-    };
-    let mut socket = UnixStream::from(socket);
+/// Reads a request's length and bytes from `socket`: `None` if it ends early or claims more than
+/// a launch's arguments can be.
+fn read_request(socket: &mut UnixStream) -> Option<Vec<u8>> {
     let mut length = [0u8; 8];
     socket.read_exact(&mut length).ok()?;
     let length = usize::try_from(u64::from_le_bytes(length)).ok()?;
@@ -588,36 +603,45 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
     }
     let mut bytes = vec![0u8; length];
     socket.read_exact(&mut bytes).ok()?;
-    let args = split(&bytes);
-    // Decoded here, not in the child, so that the child can be created inside a cgroup made for
-    // its bounds (cgroup/ahead.rs); a request that does not decode is refused by the child, as
-    // a launcher refuses it.
-    let request = wire::decode(args.clone());
-    let forked = match &request {
-        Ok(request) => crate::cgroup::fork_launcher(request.policy.limits()),
-        Err(_) => crate::sys::fork(),
-    };
-    match forked {
-        Ok(crate::sys::ForkSide::Child) => {
-            let targets: [(&OwnedFd, RawFd); 4] = [
-                (&stdin, 0),
-                (&stdout, 1),
-                (&stderr, 2),
-                (&status, crate::pipes::STATUS_FD),
-            ];
-            // The targets are taken in order, and 0 to 2 are the server's /dev/null, never a
-            // received descriptor, so no copy overwrites one not yet made.
-            for (fd, target) in targets {
-                if crate::sys::dup_onto(fd.as_raw_fd(), target).is_err() {
-                    crate::sys::exit_now(crate::launch::REFUSED_EXIT_CODE)
-                }
-            }
-            match request {
-                Ok(request) => crate::launch::run_forked(backend, request),
-                Err(_) => crate::launch::run_forked_encoded(backend, args),
-            }
+    Some(bytes)
+}
+
+/// In a launch's child: its standard input, output, error and status pipe become descriptors 0
+/// to 3, or the child ends refused. The targets are taken in order, and 0 to 2 are the server's
+/// `/dev/null`, never a received descriptor, so no copy overwrites one not yet made.
+fn take_streams([stdin, stdout, stderr, status]: [&OwnedFd; 4]) {
+    let targets = [
+        (stdin, 0),
+        (stdout, 1),
+        (stderr, 2),
+        (status, crate::pipes::STATUS_FD),
+    ];
+    for (fd, target) in targets {
+        if crate::sys::dup_onto(fd.as_raw_fd(), target).is_err() {
+            crate::sys::exit_now(crate::launch::REFUSED_EXIT_CODE)
         }
-        Ok(crate::sys::ForkSide::Parent(pid)) => {
+    }
+}
+
+/// Reads the launch's request and hands it to a parked child, or forks one for it; `None` when
+/// the launch came to nothing (the application is told on the launch's socket, or sees it
+/// close).
+fn start_launch(backend: &dyn Backend, pool: &mut Pool, fds: Vec<OwnedFd>) -> Option<Underway> {
+    let mut fds = fds.into_iter();
+    let (Some(socket), Some(stdin), Some(stdout), Some(stderr), Some(status)) =
+        (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
+    else {
+        return None;
+    };
+    let mut socket = UnixStream::from(socket);
+    let bytes = read_request(&mut socket)?;
+    let streams = [&stdin, &stdout, &stderr, &status];
+    let started = match pool.hand_off(&bytes, streams) {
+        Some(pid) => Ok(pid),
+        None => fork_for(backend, &bytes, streams),
+    };
+    match started {
+        Ok(pid) => {
             drop((stdin, stdout, stderr, status));
             send_message(&mut socket, STARTED, pid);
             Some(Underway {
@@ -633,6 +657,30 @@ fn start_launch(backend: &dyn Backend, fds: Vec<OwnedFd>) -> Option<Underway> {
                 e.raw_os_error().unwrap_or(libc::EAGAIN),
             );
             None
+        }
+    }
+}
+
+/// Forks a child for the request `bytes` when none is parked, and returns its process ID; the
+/// child takes `streams` and runs the launch.
+fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::Result<i32> {
+    let args = split(bytes);
+    // Decoded here, not in the child, so that the child can be created inside a cgroup made for
+    // its bounds (cgroup/ahead.rs); a request that does not decode is refused by the child, as
+    // a launcher refuses it.
+    let request = wire::decode(args.clone());
+    let forked = match &request {
+        Ok(request) => crate::cgroup::fork_launcher(request.policy.limits()),
+        Err(_) => crate::sys::fork(),
+    }?;
+    match forked {
+        ForkSide::Parent(pid) => Ok(pid),
+        ForkSide::Child => {
+            take_streams(streams);
+            match request {
+                Ok(request) => crate::launch::run_forked(backend, request),
+                Err(_) => crate::launch::run_forked_encoded(backend, args),
+            }
         }
     }
 }

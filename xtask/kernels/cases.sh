@@ -83,9 +83,12 @@ run attach $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $SC --exec $B -- $
 # The same count for the library's own launches (threaded-launcher, an application of it): a
 # launch server's child and a single-threaded application's forked launch sequence are created
 # inside their cgroup as sandbox-check's launcher is; an application with threads cannot fork
-# soundly, executes a launcher, and that launcher moves itself in.
+# soundly, executes a launcher, and that launcher moves itself in. The served launch, 300 ms
+# after the server started, runs in a child the server parked: where that child had to move into
+# its cgroup (aarch64's musl build), it moved while parked, named sandbox-parked, and those moves
+# are left out of the count: none is on a launch's way.
 TL=/threaded-launcher
-run attach-served $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via server --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
+run attach-served $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via server --settle-ms 300 --exec $B -- $B true; $B grep 'dst_path=/sandbox-' \$T/trace | $B grep -vc 'comm=sandbox-parked'"
 run attach-forked $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via sandbox --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
 run attach-threaded $B sh -c "T=/sys/kernel/tracing; echo > \$T/trace; $TL --via sandbox --threads 2 --exec $B -- $B true; $B grep -c 'dst_path=/sandbox-' \$T/trace"
 

@@ -13,8 +13,9 @@
 //!
 //! `--via sandbox` launches through the application API instead (`Sandbox::run`: a process
 //! with threads executes a launcher, one without forks the launch sequence), and `--via server`
-//! through a launch server started before any thread (`Sandbox::with_server`); `--exec PATH`
-//! adds an executable path to the policy. The kernels' guests use them to count which launches
+//! through a launch server started before any thread (`Sandbox::with_server`), with
+//! `--settle-ms T` waiting T milliseconds after starting it; `--exec PATH` adds an executable
+//! path to the policy. The kernels' guests use them to count which launches
 //! move a process into a cgroup.
 //!
 //! As a launcher, with `THREADED_LAUNCHER_EARLY_THREADS=K` in its environment, it starts K idle
@@ -115,6 +116,8 @@ mod parent {
         threads: usize,
         launches: usize,
         detach_after: Option<Duration>,
+        /// How long to wait after starting the server before the first launch.
+        settle: Duration,
         via: Via,
         read: Vec<PathBuf>,
         exec: Vec<PathBuf>,
@@ -127,6 +130,7 @@ mod parent {
             threads: 0,
             launches: 1,
             detach_after: None,
+            settle: Duration::ZERO,
             via: Via::Raw,
             read: Vec::new(),
             exec: Vec::new(),
@@ -138,12 +142,13 @@ mod parent {
             value
                 .and_then(|v| v.into_string().ok())
                 .and_then(|v| v.parse::<usize>().ok())
-                .ok_or("--threads, --launches and --detach-after-ms take a number")
+                .ok_or("--threads, --launches, --detach-after-ms and --settle-ms take a number")
         };
         loop {
             let arg = args.next().ok_or(
                 "usage: threaded-launcher [--threads N] [--launches M] [--detach-after-ms T] \
-                 [--via raw|sandbox|server] [--read PATH]... [--exec PATH]... -- PROGRAM [ARG]...",
+                 [--via raw|sandbox|server] [--settle-ms T] [--read PATH]... [--exec PATH]... \
+                 -- PROGRAM [ARG]...",
             )?;
             match arg.to_str() {
                 Some("--threads") => parsed.threads = number(args.next())?,
@@ -151,6 +156,10 @@ mod parent {
                 Some("--detach-after-ms") => {
                     let ms = number(args.next())?;
                     parsed.detach_after = Some(Duration::from_millis(ms as u64));
+                }
+                Some("--settle-ms") => {
+                    let ms = number(args.next())?;
+                    parsed.settle = Duration::from_millis(ms as u64);
                 }
                 Some("--via") => {
                     parsed.via = match args.next().as_deref().and_then(|v| v.to_str()) {
@@ -307,6 +316,9 @@ mod parent {
             Via::Server => Some(sandbox_core::Server::start(&backend).map_err(|e| line(&e))?),
             _ => None,
         };
+        // As a long-running application's later launches do, the first finds the server idle,
+        // its children parked.
+        std::thread::sleep(args.settle);
         let idle = args.threads;
         let (ready, started) = std::sync::mpsc::channel();
         for _ in 0..idle {

@@ -327,7 +327,10 @@ pub(crate) fn served_a_thousand_launches_four_at_a_time_leave_nothing(env: &Env<
                 "canaries: {canaries_before} before, {canaries_after} after"
             ));
         }
-        let left = children(server)?;
+        let left: Vec<String> = launch_children(server)?
+            .iter()
+            .map(u32::to_string)
+            .collect();
         if !left.is_empty() {
             return Err(format!("the server still has children: {left:?}"));
         }
@@ -536,6 +539,215 @@ pub(crate) fn served_a_kill_at_the_memory_bound_is_named(env: &Env<'_>) -> Resul
     }
 }
 
+/// A launch handed to a child the server parked before the request takes the request's bounds,
+/// which the parked child joined its cgroups without: bounded to 7 tasks, the program starts 6
+/// threads and the seventh fails with `EAGAIN`; its cgroups hold the request's numbers; and,
+/// where memory is bounded, a program bounded to 48 MiB that touches 96 is killed at the bound.
+/// Each launch's program is checked to be one of the children parked before it was asked for.
+pub(crate) fn served_a_child_parked_before_its_request_takes_its_bounds(
+    env: &Env<'_>,
+) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::BufRead;
+        let sandbox = served(env)?;
+        let server = env.server.as_ref().map_err(Clone::clone)?.id();
+        let policy = env.policy()?;
+        let mut limits = *policy.limits();
+        (limits.tasks, limits.cpu_weight, limits.memory) = (Some(7), Some(37), Some(200 << 20));
+        // Where a bound is not enforced the launch still runs, and that part says SKIPPED.
+        limits.best_effort = sandbox_core::BestEffort::ALL;
+        let parked = parked_children(server, 2)?;
+        let mut running = sandbox
+            .spawn(
+                &policy.clone().with_limits(limits),
+                &env.me,
+                [PROBE_FLAG, "threads", "64"],
+            )
+            .map_err(|e| text(&e))?;
+        let pid = running.id();
+        let mut line = String::new();
+        let read = running
+            .stdout
+            .take()
+            .ok_or("no standard output".to_owned())
+            .and_then(|out| {
+                std::io::BufReader::new(out)
+                    .read_line(&mut line)
+                    .map_err(|e| e.to_string())
+            });
+        let bounds = read.and_then(|_| cgroup_bounds(pid));
+        let _ignored = running.kill();
+        let _ignored = running.wait();
+        let bounds = bounds?;
+        if !parked.contains(&pid) {
+            return Err(format!(
+                "the program {pid} is not one of the children parked before it: {parked:?}"
+            ));
+        }
+        let fact = sandbox_core::backend::bounds_fact().value;
+        let tasks_bounded = fact.contains("pids in");
+        let expected = if tasks_bounded {
+            format!("started 6 {}\n", libc::EAGAIN)
+        } else {
+            println!("SKIPPED: the tasks bound, not enforced here: {fact}");
+            "started 64 none\n".to_owned()
+        };
+        if line != expected {
+            return Err(format!(
+                "bounded to 7 tasks, the program said {line:?}, not {expected:?}"
+            ));
+        }
+        for (file, value) in [
+            ("pids.max", "7"),
+            ("cpu.shares", "378"),
+            ("cpu.weight", "37"),
+            ("memory.limit_in_bytes", "209715200"),
+            ("memory.max", "209715200"),
+        ] {
+            if let Some(found) = bounds.iter().find(|(name, _)| name == file) {
+                if found.1 != value {
+                    return Err(format!("the launch's {file} is {:?}, not {value}", found.1));
+                }
+            }
+        }
+        if tasks_bounded && !bounds.iter().any(|(name, _)| name == "pids.max") {
+            return Err(format!("no pids.max in the launch's cgroups: {bounds:?}"));
+        }
+        if !sandbox_core::backend::memory_is_bounded() {
+            println!("SKIPPED: the memory bound's kill, no cgroup memory controller here");
+            return Ok(());
+        }
+        let parked = parked_children(server, 2)?;
+        limits.memory = Some(48 << 20);
+        let running = sandbox
+            .spawn(
+                &policy.with_limits(limits),
+                &env.me,
+                [PROBE_FLAG, "fill", "96"],
+            )
+            .map_err(|e| text(&e))?;
+        let pid = running.id();
+        let done = running
+            .finish(&sandbox_core::RunOptions::new())
+            .map_err(|e| text(&e))?;
+        if !parked.contains(&pid) {
+            return Err(format!(
+                "the program {pid} is not one of the children parked before it: {parked:?}"
+            ));
+        }
+        if done.ending != sandbox_core::Ending::MemoryLimit {
+            return Err(format!(
+                "bounded to 48 MiB, expected the memory bound's kill, got {:?}: {}",
+                done.ending,
+                show_finished(&done)
+            ));
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _unused = env;
+        no_server()
+    }
+}
+
+/// Waits (up to 10 s) until the launch server `server` has `count` children parked, and returns
+/// them.
+#[cfg(target_os = "linux")]
+fn parked_children(server: u32, count: usize) -> Result<Vec<u32>> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let children = children_of(server)?;
+        let launches = launch_children(server)?;
+        let parked: Vec<u32> = children
+            .into_iter()
+            .filter(|pid| !launches.contains(pid))
+            .collect();
+        if parked.len() >= count {
+            return Ok(parked);
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!(
+                "the server has {} children parked after 10 s, not {count}",
+                parked.len()
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The bound files of the launch cgroups (`sandbox-...`) the process `pid` is in, read where the
+/// hierarchies are mounted: `(name, contents)` for each of `pids.max`, `memory.max`, `memory.limit_in_bytes`,
+/// `cpu.weight` and `cpu.shares` found there.
+#[cfg(target_os = "linux")]
+fn cgroup_bounds(pid: u32) -> Result<Vec<(String, String)>> {
+    let cgroups = fs::read_to_string(format!("/proc/{pid}/cgroup")).map_err(|e| e.to_string())?;
+    let mountinfo = fs::read_to_string("/proc/self/mountinfo").map_err(|e| e.to_string())?;
+    // (root, mount point, file system type, super options) of each cgroup mount.
+    let mounts: Vec<(&str, &str, &str, &str)> = mountinfo
+        .lines()
+        .filter_map(|line| {
+            let (before, after) = line.split_once(" - ")?;
+            let fields: Vec<&str> = before.split(' ').collect();
+            let rest: Vec<&str> = after.split(' ').collect();
+            Some((
+                *fields.get(3)?,
+                *fields.get(4)?,
+                *rest.first()?,
+                *rest.get(2)?,
+            ))
+        })
+        .filter(|(_, _, fstype, _)| fstype.starts_with("cgroup"))
+        .collect();
+    let mut found = Vec::new();
+    for line in cgroups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let mount = mounts.iter().find(|(_, _, fstype, options)| {
+            if controllers.is_empty() {
+                *fstype == "cgroup2"
+            } else {
+                *fstype == "cgroup"
+                    && controllers
+                        .split(',')
+                        .all(|c| options.split(',').any(|o| o == c))
+            }
+        });
+        let Some((root, point, _, _)) = mount else {
+            continue;
+        };
+        // Only the launch's own cgroups: elsewhere it sits in its application's, unbounded.
+        if !path
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.starts_with("sandbox-"))
+        {
+            continue;
+        }
+        let inside = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .trim_start_matches('/');
+        let dir = Path::new(point).join(inside);
+        for name in [
+            "pids.max",
+            "memory.max",
+            "memory.limit_in_bytes",
+            "cpu.weight",
+            "cpu.shares",
+        ] {
+            if let Ok(value) = fs::read_to_string(dir.join(name)) {
+                found.push((name.to_owned(), value.trim().to_owned()));
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// The server keeps the user and groups the application had when it started it: an
 /// application started as root that starts the server and then becomes another user (a
 /// daemon dropping its privileges) gets its launches refused, rather than run as root, where
@@ -695,7 +907,7 @@ pub(crate) fn served_a_timeout_a_kill_and_a_drop_end_the_program(env: &Env<'_>) 
         if Path::new(&format!("/proc/{pid}")).exists() {
             return Err(format!("the dropped launch's program {pid} is still there"));
         }
-        let children = children_of(server)?;
+        let children = launch_children(server)?;
         if !children.is_empty() {
             return Err(format!("the server still has children: {children:?}"));
         }
@@ -708,8 +920,8 @@ pub(crate) fn served_a_timeout_a_kill_and_a_drop_end_the_program(env: &Env<'_>) 
     }
 }
 
-/// An application killed (SIGKILL, no chance to clean up) takes its server and the program
-/// the server started with it.
+/// An application killed (SIGKILL, no chance to clean up) takes its server, the program the
+/// server started with it and the children it keeps parked.
 pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Result<()> {
     #[cfg(target_os = "linux")]
     {
@@ -729,11 +941,16 @@ pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Res
             .split_whitespace()
             .filter_map(|w| w.parse().ok())
             .collect();
-        let _ignored = child.kill();
-        let _ignored = child.wait();
         let [server, program] = pids[..] else {
+            let _ignored = child.kill();
+            let _ignored = child.wait();
             return Err(format!("the application said {line:?}"));
         };
+        // The server's children parked for later launches go too: they are not confined.
+        let parked = parked_children(server, 1);
+        let _ignored = child.kill();
+        let _ignored = child.wait();
+        let parked = parked?;
         // Gone means no entry, or a zombie waiting for a parent that is not this process.
         let gone = |pid: u32| {
             fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
@@ -742,10 +959,11 @@ pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Res
             })
         };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while !(gone(server) && gone(program)) {
+        while !(gone(server) && gone(program) && parked.iter().all(|&pid| gone(pid))) {
             if std::time::Instant::now() > deadline {
                 return Err(format!(
-                    "server {server} or program {program} outlived the application"
+                    "server {server}, program {program} or a parked child of {parked:?} \
+                     outlived the application"
                 ));
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
@@ -757,6 +975,29 @@ pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Res
         let _unused = env;
         no_server()
     }
+}
+
+/// The children of the launch server `server` that are launches (zombies included): all but
+/// those parked, waiting for a request, named `sandbox-parked`; fails if more are parked than
+/// the server keeps (two).
+#[cfg(target_os = "linux")]
+fn launch_children(server: u32) -> Result<Vec<u32>> {
+    let (parked, launches): (Vec<u32>, Vec<u32>) =
+        children_of(server)?.into_iter().partition(|pid| {
+            let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let state = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            comm.trim_end() == "sandbox-parked"
+                && state
+                    .rsplit_once(") ")
+                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        });
+    if parked.len() > 2 {
+        return Err(format!(
+            "the server has {} children parked: {parked:?}",
+            parked.len()
+        ));
+    }
+    Ok(launches)
 }
 
 /// The processes whose parent is `pid` (zombies included): from the kernel's `children`

@@ -51,6 +51,19 @@ struct Ahead {
 /// this machine has one this process may write and `clone3` answers, and plainly otherwise.
 /// This process must have a single thread, as for [`crate::sys::fork`].
 pub(crate) fn fork_launcher(limits: &Limits) -> io::Result<ForkSide> {
+    fork_inside(Some(limits))
+}
+
+/// Forks a launch server's parked child ([`super::parked`]): inside a cgroup v2 made for it with
+/// no bounds yet, which its launch writes once its request has come, where this machine has one
+/// (the controllers are those the default [`Limits`] bound); plainly otherwise.
+pub(crate) fn fork_parked() -> io::Result<ForkSide> {
+    fork_inside(None)
+}
+
+/// [`fork_launcher`] with `limits`' bounds, or with none for [`fork_parked`]; in the child,
+/// [`joined`] names the cgroup and the controllers bounded there, or usable there.
+fn fork_inside(limits: Option<&Limits>) -> io::Result<ForkSide> {
     if !crate::sys::raw_clone_is_sound() {
         return crate::sys::fork();
     }
@@ -78,6 +91,11 @@ pub(crate) fn fork_launcher(limits: &Limits) -> io::Result<ForkSide> {
 /// The cgroup made ahead this process was created in, with the controllers bounded there.
 pub(super) fn joined() -> Option<(PathBuf, Vec<&'static str>)> {
     lock(&JOINED).clone()
+}
+
+/// [`joined`], forgotten here: a parked child takes it over as unbounded.
+pub(super) fn take_joined() -> Option<(PathBuf, Vec<&'static str>)> {
+    lock(&JOINED).take()
 }
 
 /// The cgroup made ahead for the launcher `pid`, if this process made one.
@@ -118,17 +136,27 @@ pub(super) fn maker(name: &str) -> Option<i32> {
     pid.parse().ok()
 }
 
-/// Makes this process's next cgroup ahead in its cgroup v2 with `limits`' bounds, where one is
-/// usable; `None` otherwise, or on any failure (the launcher then tries, and refuses by name).
-fn make(limits: &Limits) -> Option<Ahead> {
+/// Makes this process's next cgroup ahead in its cgroup v2 with `limits`' bounds (none for
+/// `None`, the controllers usable for the default [`Limits`] listed), where one is usable;
+/// `None` otherwise, or on any failure (the launcher then tries, and refuses by name).
+fn make(limits: Option<&Limits>) -> Option<Ahead> {
     let found = Hierarchies::find();
     let parent = found.v2.as_deref()?;
-    let usable = usable_v2(parent, found.v2_is_root, &wanted(limits), true);
+    let default = Limits::default();
+    let usable = usable_v2(
+        parent,
+        found.v2_is_root,
+        &wanted(limits.unwrap_or(&default)),
+        true,
+    );
     if usable.is_empty() {
         return None;
     }
     super::sweep(parent);
-    let (files, bounded) = v2_files(&usable, limits);
+    let (files, bounded) = match limits {
+        Some(limits) => v2_files(&usable, limits),
+        None => (Vec::new(), usable),
+    };
     let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let path = parent.join(format!("{PREFIX}{}-{sequence}", std::process::id()));
     if std::fs::create_dir(&path).is_err() {
@@ -164,7 +192,7 @@ fn bound_and_open(path: &Path, files: &[(&'static str, String)]) -> io::Result<O
 
 /// A lock that a panic elsewhere cannot poison for good: the lists stay consistent whatever
 /// happened to the holder, since each change is one push, one assignment or one `retain`.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
