@@ -7,7 +7,9 @@
 //! (`SANDBOX_TIMINGS=1`); times the steps of confinement and of the enforcement check one by one
 //! in a child of its own; grows the policy from 1 to 1,000 read paths; runs a Python workload and a
 //! compiled one of system calls confined and unconfined; reads the launcher's peak memory; and
-//! times Python cells, cold and warm (`--only python-cell` runs those rows alone).
+//! times Python cells, cold and warm (`--only python-cell` runs those rows alone); and runs what a
+//! downstream application runs, a CSV conversion through `python3` and `/usr/bin/true` with the
+//! default limits and with none (`--only downstream`).
 //!
 //! `cargo xtask bench` builds it in release mode and runs it. It reports; it never fails on a
 //! missed goal. It is not a test, and nothing in it asserts a time.
@@ -15,6 +17,8 @@
 
 #[cfg(target_os = "linux")]
 mod calls;
+#[cfg(target_os = "linux")]
+mod downstream;
 #[cfg(target_os = "linux")]
 mod launches;
 #[cfg(target_os = "linux")]

@@ -19,7 +19,9 @@ usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--dynamic] [OPTIONS] builds
   --python-cell PATH    the python-cell of the Python cell rows (default: beside this executable)
   --cell-runs N         cold python-cell and bare python3 runs each, interleaved (default 100)
   --warm-runs N         runs of 1,000 warm cells, and of a timeout then the next cell (default 5)
-  --only python-cell    the Python cell rows and their goals alone";
+  --downstream-runs N   CSV conversions of each kind, and `true` launches of each limits (default 100)
+  --only python-cell    the Python cell rows and their goals alone
+  --only downstream     the downstream rows (CSV to JSON, default limits against none) alone";
 
 /// How much to measure.
 #[derive(Debug, Clone)]
@@ -52,6 +54,10 @@ pub struct Options {
     pub warm_runs: usize,
     /// Only the Python cell rows (`--only python-cell`).
     pub only_python_cell: bool,
+    /// Runs of each downstream kind.
+    pub downstream_runs: usize,
+    /// Only the downstream rows (`--only downstream`).
+    pub only_downstream: bool,
 }
 
 /// What the command line asks for.
@@ -74,6 +80,8 @@ impl Options {
             cell_runs: 100,
             warm_runs: 5,
             only_python_cell: false,
+            downstream_runs: 100,
+            only_downstream: false,
             launches: 300,
             lone_launches: 60,
             policy_launches: 100,
@@ -107,9 +115,15 @@ impl Options {
                 "--python-cell" => options.python_cell = PathBuf::from(value()?),
                 "--cell-runs" => options.cell_runs = count(1)?,
                 "--warm-runs" => options.warm_runs = count(1)?,
+                "--downstream-runs" => options.downstream_runs = count(1)?,
                 "--only" => match value()?.as_str() {
                     "python-cell" => options.only_python_cell = true,
-                    other => return Err(format!("--only takes `python-cell`, not `{other}`")),
+                    "downstream" => options.only_downstream = true,
+                    other => {
+                        return Err(format!(
+                            "--only takes `python-cell` or `downstream`, not `{other}`"
+                        ))
+                    }
                 },
                 "--help" | "-h" => return Ok(Parsed::Help),
                 other => return Err(format!("unknown argument `{other}`")),

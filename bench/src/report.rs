@@ -10,7 +10,7 @@ use sandbox_core::{raw::Canary, Backend, Policy};
 use crate::launches::{self, Kind, Setup};
 use crate::options::Options;
 use crate::stats::{micros, Summary};
-use crate::{calls, memory, python_cell, steps, workload};
+use crate::{calls, downstream, memory, python_cell, steps, workload};
 
 /// A folder in the temporary directory for the run's files, removed at the end.
 struct Scratch(PathBuf);
@@ -110,6 +110,11 @@ pub fn run(options: &Options, server: Result<sandbox_core::Server, String>) -> R
         print_goals(&goals);
         return Ok(());
     }
+    if options.only_downstream {
+        downstream_rows(options, &setup, &mut goals);
+        print_goals(&goals);
+        return Ok(());
+    }
 
     let comparison = compare(options, &setup)?;
     let median = |kind: Kind| {
@@ -201,6 +206,7 @@ pub fn run(options: &Options, server: Result<sandbox_core::Server, String>) -> R
 
     memory_table(&setup);
     python_cell_rows(options, &mut goals);
+    downstream_rows(options, &setup, &mut goals);
     print_goals(&goals);
     drop(setup);
     drop(scratch);
@@ -249,6 +255,29 @@ fn python_cell_rows(options: &Options, goals: &mut Vec<Goal>) {
         5000.0,
         Some(measured.next_after_timeout.median() - measured.cold.median()),
         "µs",
+    ));
+}
+
+fn downstream_rows(options: &Options, setup: &Setup, goals: &mut Vec<Goal>) {
+    let measured = match downstream::measure(setup.server.as_ref().ok(), options.downstream_runs) {
+        Ok(measured) => measured,
+        Err(e) => {
+            println!("## Downstream\n\nNot measured: {e}\n");
+            return;
+        }
+    };
+    downstream::print(&measured, options.downstream_runs);
+    goals.push(Goal::new(
+        "CSV → JSON through `python3`, `Sandbox::run` / unconfined `Command`",
+        1.25,
+        Some(measured.confined.median() / measured.unconfined.median()),
+        "×",
+    ));
+    goals.push(Goal::new(
+        "`/usr/bin/true` 30 ms apart, default limits / `Limits::none()`",
+        1.2,
+        Some(measured.default_limits.median() / measured.no_limits.median()),
+        "×",
     ));
 }
 
