@@ -9,13 +9,7 @@ use crate::limits::{Limits, Unenforced};
 /// only by the resource limits. A backend's [`Backend::support`](crate::Backend::support) reports
 /// it among its facts.
 pub fn bounds_fact() -> Fact {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::fact();
-    #[cfg(not(target_os = "linux"))]
-    Fact::new(
-        "cgroup",
-        "none on this system: memory is bounded only by the resource limits",
-    )
+    crate::cgroup::fact()
 }
 
 /// Whether [`Limits::memory`] is enforced on this machine (a cgroup v2 memory controller the
@@ -23,30 +17,14 @@ pub fn bounds_fact() -> Fact {
 /// limits, which leave memory files and kernel memory out: a caller that asked for a bound can
 /// refuse to run without one.
 pub fn memory_is_bounded() -> bool {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::memory_bounded();
-    #[cfg(not(target_os = "linux"))]
-    false
+    crate::cgroup::memory_bounded()
 }
 
 /// The bounds of `limits` that are asked for and that this machine does not enforce: memory
 /// without a cgroup memory controller this application may write, tasks without a `pids` one.
 /// The resource limits (descriptors, signals, locked memory, CPU time) hold on every Unix.
 pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::unenforced(limits);
-    #[cfg(not(target_os = "linux"))]
-    {
-        let reason = "this system has no cgroups";
-        [
-            ("memory", limits.memory.is_some()),
-            ("tasks", limits.tasks.is_some()),
-        ]
-        .into_iter()
-        .filter(|(_, asked)| *asked)
-        .map(|(bound, _)| Unenforced { bound, reason })
-        .collect()
-    }
+    crate::cgroup::unenforced(limits)
 }
 
 /// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
@@ -70,11 +48,5 @@ pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
 /// its canary is dropped, which removes the launch's cgroup. Always `false` where no cgroup
 /// bounds memory.
 pub fn killed_at_memory_bound(launcher: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    return crate::cgroup::killed_at_memory_bound(launcher);
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = launcher;
-        false
-    }
+    crate::cgroup::killed_at_memory_bound(launcher)
 }

@@ -148,7 +148,6 @@ impl Drop for Canary {
         let _ignored = std::fs::remove_file(&self.path);
         // The canary goes once the child has been waited for, which is when the launch's cgroup
         // can go too (`cgroup.rs`).
-        #[cfg(target_os = "linux")]
         crate::cgroup::sweep_all();
     }
 }

@@ -13,16 +13,9 @@ use crate::error::Refusal;
 /// Where the process's open descriptors are listed.
 const LISTINGS: &[&str] = &["/proc/self/fd", "/dev/fd"];
 
-/// Closes every descriptor above standard error but `keep` (the status descriptor, which is
-/// close-on-exec by the time the program runs), then checks that none is left.
-// The launch server uses it, which exists on Linux only.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub fn close_inherited(keep: Option<RawFd>) -> Result<(), Refusal> {
-    close_inherited_but(&keep.into_iter().collect::<Vec<_>>())
-}
-
-/// [`close_inherited`] keeping each of `keep`: the status descriptor, and in a forked launch the
-/// program's own standard streams, which become 0, 1 and 2 only at `exec`.
+/// Closes every descriptor above standard error but each of `keep` (the status descriptor, which
+/// is close-on-exec by the time the program runs, and in a forked launch the program's own
+/// standard streams, which become 0, 1 and 2 only at `exec`), then checks that none is left.
 pub fn close_inherited_but(keep: &[RawFd]) -> Result<(), Refusal> {
     let others = |fd: &RawFd| !keep.contains(fd);
     match open_descriptors() {

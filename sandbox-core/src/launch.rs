@@ -160,39 +160,32 @@ pub(crate) fn request(
 }
 
 /// What the parent executes as the launcher: this executable. Where an upgrade replaced or removed
-/// the file since this process started, its path names another program or none, and Linux still
-/// offers the running image as `/proc/self/exe`: that is the same build, as the launcher must be.
+/// the file since this process started, its path names another program or none; a system that
+/// still offers the running image by another name (Linux's `/proc/self/exe`) gives that: the same
+/// build, as the launcher must be.
 fn own_executable() -> std::io::Result<PathBuf> {
     let exe = std::env::current_exe()?;
-    #[cfg(any(target_os = "linux", target_os = "android"))]
     if !exe.exists() {
-        return Ok(PathBuf::from("/proc/self/exe"));
+        if let Some(image) = crate::platform::running_image() {
+            return Ok(image);
+        }
     }
     Ok(exe)
 }
 
-/// The launcher's own executable, canonical, for the exec list and the check. Linux names an
-/// executable whose file was replaced `<path> (deleted)`; the file now at `<path>` is its
-/// replacement (an upgrade of the application), which the policy grants by that path as it
-/// granted the file before. An executable removed and not replaced has no path to grant.
+/// The launcher's own executable, canonical, for the exec list and the check. Where its file was
+/// replaced since it started (an upgrade of the application), the system may name it by the old
+/// path with a mark (Linux: `<path> (deleted)`); the file now at that path is its replacement,
+/// which the policy grants by that path as it granted the file before. An executable removed and
+/// not replaced has no path to grant.
 #[cfg(unix)]
 fn running_executable() -> std::io::Result<PathBuf> {
     let exe = std::env::current_exe()?;
-    match exe.canonicalize() {
-        Ok(path) => Ok(path),
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        Err(error) => {
-            use std::os::unix::ffi::OsStrExt;
-            match exe.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
-                Some(path) => Path::new(std::ffi::OsStr::from_bytes(path))
-                    .canonicalize()
-                    .map_err(|_| error),
-                None => Err(error),
-            }
-        }
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        Err(error) => Err(error),
-    }
+    exe.canonicalize().or_else(|error| {
+        crate::platform::replaced_executable(&exe)
+            .and_then(|path| path.canonicalize().ok())
+            .ok_or(error)
+    })
 }
 
 /// Runs the launcher if this process was started as one; returns at once otherwise.
@@ -373,34 +366,40 @@ fn run(
 /// the program or reports the refusal on `request.status` and exits with [`REFUSED_EXIT_CODE`],
 /// so no error ever unwinds into the code of the process that forked it.
 #[cfg(unix)]
-pub(crate) fn run_forked(backend: &dyn Backend, request: Request) -> ! {
-    forked_start(request.status);
+pub(crate) fn run_forked(backend: &dyn Backend, request: ForkedRequest) -> ! {
+    let status = match &request {
+        ForkedRequest::Decoded(request) => request.status,
+        ForkedRequest::Encoded(args) => wire::peek_status(args),
+    };
+    forked_start(status);
     let mut phases = crate::phases::Phases::from_env();
-    // Nothing to decode, but the phase is still entered, so that a fault injected there refuses
-    // here as it does in a launcher.
+    // A decoded request has nothing left to decode, but the phase is still entered, so that a
+    // fault injected there refuses here as it does in a launcher.
     let outcome = phases
         .enter("decode")
-        .and_then(|()| sequence(backend, Stage::Launch, request, phases));
+        .and_then(|()| match request {
+            ForkedRequest::Decoded(request) => Ok(*request),
+            ForkedRequest::Encoded(args) => wire::decode(args).map_err(Refusal::from),
+        })
+        .and_then(|request| sequence(backend, Stage::Launch, request, phases));
     match outcome {
         Err(refusal) => refuse(&refusal),
         Ok(never) => match never {},
     }
 }
 
-/// [`run_forked`] for a request that arrived encoded (the launch server's): decoded here, in the
-/// `decode` phase, exactly as a launcher decodes its arguments.
-#[cfg(target_os = "linux")]
-pub(crate) fn run_forked_encoded(backend: &dyn Backend, args: Vec<OsString>) -> ! {
-    forked_start(wire::peek_status(&args));
-    let mut phases = crate::phases::Phases::from_env();
-    let outcome = phases
-        .enter("decode")
-        .and_then(|()| wire::decode(args).map_err(Refusal::from))
-        .and_then(|request| sequence(backend, Stage::Launch, request, phases));
-    match outcome {
-        Err(refusal) => refuse(&refusal),
-        Ok(never) => match never {},
-    }
+/// What a forked child's launch sequence starts from.
+#[cfg(unix)]
+pub(crate) enum ForkedRequest {
+    /// Decoded by the process that forked it (so that it could make the launch's cgroup first).
+    Decoded(Box<Request>),
+    /// As it arrived (the launch server's request): decoded in the child's `decode` phase,
+    /// exactly as a launcher decodes its arguments.
+    #[allow(
+        dead_code,
+        reason = "made only by a launch server, which not every system has"
+    )]
+    Encoded(Vec<OsString>),
 }
 
 /// What a forked child does first: a panic becomes a refusal, and a refusal is reported on
@@ -517,7 +516,6 @@ fn sequence(
     // the privileges the backend drops. A confined copy inherited them from the first launcher.
     if stage == Stage::Launch {
         let limits = launch.request.policy.limits();
-        #[cfg(target_os = "linux")]
         crate::cgroup::enter(limits)?;
         crate::limits::apply(limits)?;
     }

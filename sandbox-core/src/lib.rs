@@ -3,9 +3,11 @@
 //! what the program may reach ([`Policy`]), the way an application runs it ([`Sandbox`]), and the
 //! launch sequence; a backend crate (`sandbox-linux`, `sandbox-macos`, `sandbox-freebsd`,
 //! `sandbox-unsupported`) supplies the confinement through the [`Backend`] trait, so a library
-//! that only runs programs needs this crate alone and takes a `&dyn Backend`. It is not yet free
-//! of one system's mechanisms: Linux's cgroups, scratch mount, pidfd waits and launch server
-//! still live here, behind `target_os` gates, until the backend contract can carry them.
+//! that only runs programs needs this crate alone and takes a `&dyn Backend`. What a launch gets
+//! from one system beyond what every Unix has (Linux's cgroups, its scratch mount, pidfd waits,
+//! the launch server) sits in one private module chosen at compile time, `platform`: its `linux`
+//! half, or its `other` half, which answers the same calls elsewhere (no cgroups, a
+//! [`Server::start`] that answers [`ServerError::Unsupported`]). No other module names a system.
 //!
 //! # In an application
 //!
@@ -20,8 +22,9 @@
 //!
 //! With [`RunOptions::explain`] a run also says what the sandbox refused the program
 //! ([`explain`]). An application that launches often starts a launch server once, right after
-//! [`handle_args`] (`Server::start`, Linux), and routes its launches through it
-//! ([`Sandbox::with_server`]): no launch then pays for executing a launcher.
+//! [`handle_args`] ([`Server::start`]; Linux only, [`ServerError::Unsupported`] elsewhere), and
+//! routes its launches through it ([`Sandbox::with_server`]): no launch then pays for executing a
+//! launcher.
 //!
 //! ```no_run
 //! use sandbox_core::{Backend, Policy, RunOptions, Sandbox};
@@ -65,8 +68,6 @@
 pub mod backend;
 mod bounds;
 mod canary;
-#[cfg(target_os = "linux")]
-mod cgroup;
 #[cfg(unix)]
 mod command;
 // Built for its tests on unix too, where the launch sequence's own `Sandbox` is the one exported.
@@ -82,6 +83,7 @@ mod launch;
 mod limits;
 #[cfg(unix)]
 mod pipes;
+mod platform;
 mod policy;
 #[cfg(unix)]
 mod process;
@@ -92,8 +94,6 @@ mod run;
 #[cfg(all(unix, feature = "tokio"))]
 mod run_async;
 pub mod scratch;
-#[cfg(target_os = "linux")]
-mod server;
 #[cfg(unix)]
 mod spawn;
 #[cfg(any(not(unix), test))]
@@ -112,18 +112,19 @@ mod threads;
 
 // The launch sequence names these as it did before they moved under `backend`.
 use backend::{check, identity, phases, wire};
+// The system's mechanisms, by the names the rest of the crate calls them.
+use platform::{cgroup, server};
 
 #[doc(inline)]
 pub use backend::Backend;
 #[cfg(unix)]
 pub use command::Command;
-pub use error::{one_line, CommandError, PolicyError, Refusal};
+pub use error::{one_line, CommandError, PolicyError, Refusal, ServerError};
 pub use launch::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};
 pub use policy::Policy;
 pub use run::{Ending, Finished, RunOptions, SpawnError};
-#[cfg(target_os = "linux")]
-pub use server::{Server, ServerError};
+pub use server::Server;
 #[cfg(unix)]
 pub use spawn::{Running, Sandbox};
 #[cfg(not(unix))]

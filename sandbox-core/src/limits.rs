@@ -241,29 +241,7 @@ pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::LimitError> {
         ("RLIMIT_NOFILE", Resource::RLIMIT_NOFILE, limits.open_files),
         ("RLIMIT_CPU", Resource::RLIMIT_CPU, limits.cpu_seconds),
     ];
-    #[cfg(not(any(target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
-    resources.push(("RLIMIT_AS", Resource::RLIMIT_AS, limits.address_space));
-    #[cfg(target_os = "freebsd")]
-    resources.push(("RLIMIT_VMEM", Resource::RLIMIT_VMEM, limits.address_space));
-    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
-    resources.push((
-        "RLIMIT_MEMLOCK",
-        Resource::RLIMIT_MEMLOCK,
-        limits.locked_memory,
-    ));
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    resources.extend([
-        (
-            "RLIMIT_SIGPENDING",
-            Resource::RLIMIT_SIGPENDING,
-            limits.pending_signals,
-        ),
-        (
-            "RLIMIT_MSGQUEUE",
-            Resource::RLIMIT_MSGQUEUE,
-            limits.message_queue_bytes,
-        ),
-    ]);
+    resources.extend(crate::platform::resource_limits(limits));
     for (name, resource, value) in resources {
         let Some(value) = value else { continue };
         let fail = |source: nix::errno::Errno| LimitError::Resource {
@@ -281,12 +259,8 @@ pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::LimitError> {
     if let Some(nice) = limits.nice {
         crate::sys::lower_priority(nice.into()).map_err(LimitError::Nice)?;
     }
-    #[cfg(any(target_os = "linux", target_os = "android"))]
     if let Some(score) = limits.oom_score_adj {
-        // Written with the launcher's privileges, before they are dropped: a writer holding
-        // CAP_SYS_RESOURCE also fixes the floor the program may lower the score to.
-        std::fs::write("/proc/self/oom_score_adj", score.to_string())
-            .map_err(LimitError::OomScore)?;
+        crate::platform::set_oom_score(score).map_err(LimitError::OomScore)?;
     }
     Ok(())
 }

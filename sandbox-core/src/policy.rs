@@ -295,77 +295,11 @@ fn check_form(path: &Path) -> Result<(), PolicyError> {
     Ok(())
 }
 
-/// Checks a path and returns the canonical form the policy stores, with what it led to.
-///
-/// On Linux the path is resolved once: opened (`O_PATH`, not following a last link), named by
-/// `/proc/self/fd`, and identified by `fstat`, all on that one descriptor, so the name, the
-/// identity and the "link to a folder" decision describe the same object. Only a path that is
-/// itself a link is opened a second time, through the link; a folder found then is refused.
-#[cfg(target_os = "linux")]
-fn canonical(path: &Path) -> Result<(PathBuf, Identity), PolicyError> {
-    use nix::fcntl::{open, OFlag};
-    use nix::sys::stat::Mode;
-    use std::os::fd::{AsFd, AsRawFd};
-
-    use crate::identity::Kind;
-
-    check_form(path)?;
-    let unreadable = |source: std::io::Error| PolicyError::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    };
-    let open_as = |follow: OFlag| {
-        let fd = open(
-            path,
-            OFlag::O_PATH | OFlag::O_CLOEXEC | follow,
-            Mode::empty(),
-        )
-        .map_err(|e| unreadable(e.into()))?;
-        let identity = Identity::of_fd(fd.as_fd()).map_err(unreadable)?;
-        Ok::<_, PolicyError>((fd, identity))
-    };
-    let (mut fd, mut identity) = open_as(OFlag::O_NOFOLLOW)?;
-    let named_a_link = identity.kind == Kind::Link;
-    if named_a_link {
-        (fd, identity) = open_as(OFlag::empty())?;
-    }
-    let resolved =
-        std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(unreadable)?;
-    // A pipe or socket reached through `/proc/.../fd` has a name (`pipe:[1234]`) but no path.
-    if !resolved.is_absolute() {
-        return Err(unreadable(std::io::Error::from_raw_os_error(libc::ENOENT)));
-    }
-    if named_a_link && identity.kind == Kind::Folder {
-        return Err(PolicyError::LinkToFolder {
-            path: path.to_path_buf(),
-            target: resolved,
-        });
-    }
-    Ok((resolved, identity))
-}
-
-/// Checks a path and returns the canonical form the policy stores, with what it led to.
-///
-/// Without `/proc/self/fd` there is no name for a descriptor, so the path is resolved by name;
-/// the backends of these systems match paths at each access (macOS's sandbox profiles), so the
-/// identity is recorded but not what decides.
-#[cfg(not(target_os = "linux"))]
+/// Checks a path and returns the canonical form the policy stores, with what it led to: resolved
+/// as this system can name an open object (`platform::resolve_path`).
 fn canonical(path: &Path) -> Result<(PathBuf, Identity), PolicyError> {
     check_form(path)?;
-    let unreadable = |source| PolicyError::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    };
-    let resolved = std::fs::canonicalize(path).map_err(unreadable)?;
-    let named_a_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let metadata = std::fs::symlink_metadata(&resolved).map_err(unreadable)?;
-    if named_a_link && metadata.is_dir() {
-        return Err(PolicyError::LinkToFolder {
-            path: path.to_path_buf(),
-            target: resolved,
-        });
-    }
-    Ok((resolved, Identity::of_metadata(&metadata)))
+    crate::platform::resolve_path(path)
 }
 
 #[cfg(test)]
@@ -474,20 +408,6 @@ mod tests {
         assert_eq!(again.read_identity(&granted), Some(read));
         assert_eq!(again.read_paths(), policy.read_paths());
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn an_object_without_a_path_is_refused() {
-        let (read, _write) = nix::unistd::pipe().unwrap();
-        use std::os::fd::AsRawFd;
-        let path = format!("/proc/self/fd/{}", read.as_raw_fd());
-        match Policy::new().allow_read(&path).unwrap_err() {
-            PolicyError::Unreadable { source, .. } => {
-                assert_eq!(source.raw_os_error(), Some(libc::ENOENT))
-            }
-            other => panic!("unexpected {other}"),
-        }
     }
 
     #[test]

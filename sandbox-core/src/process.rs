@@ -83,11 +83,9 @@ pub(crate) enum Process {
     /// Spawned, followed and reaped by a thread of its own ([`spawn_traced`]).
     Traced(Traced),
     /// A child of the launch server, which waits for it and kills it on request.
-    #[cfg(target_os = "linux")]
     Served(crate::server::Served),
     /// A fork of this process that runs the launch sequence itself, no launcher executed
     /// (a launch from a single-threaded process: `Sandbox::start`).
-    #[cfg(target_os = "linux")]
     Forked(crate::fork::Forked),
 }
 
@@ -123,9 +121,7 @@ impl Process {
         match self {
             Process::Plain(child) => child.id(),
             Process::Traced(traced) => traced.pid,
-            #[cfg(target_os = "linux")]
             Process::Served(served) => served.id(),
-            #[cfg(target_os = "linux")]
             Process::Forked(forked) => forked.id(),
         }
     }
@@ -134,9 +130,7 @@ impl Process {
         match self {
             Process::Plain(child) => child.wait(),
             Process::Traced(traced) => traced.join(),
-            #[cfg(target_os = "linux")]
             Process::Served(served) => served.wait(),
-            #[cfg(target_os = "linux")]
             Process::Forked(forked) => forked.wait(),
         }
     }
@@ -150,9 +144,7 @@ impl Process {
                 }
                 traced.join().map(Some)
             }
-            #[cfg(target_os = "linux")]
             Process::Served(served) => served.try_wait(),
-            #[cfg(target_os = "linux")]
             Process::Forked(forked) => forked.try_wait(),
         }
     }
@@ -173,9 +165,7 @@ impl Process {
                 nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL)
                     .map_err(io::Error::from)
             }
-            #[cfg(target_os = "linux")]
             Process::Served(served) => served.kill(),
-            #[cfg(target_os = "linux")]
             Process::Forked(forked) => forked.kill(),
         }
     }
@@ -185,7 +175,6 @@ impl Process {
     /// it is swept).
     pub(crate) fn killed_at_memory_bound(&self) -> bool {
         match self {
-            #[cfg(target_os = "linux")]
             Process::Served(served) => served.killed_at_memory_bound(),
             _ => crate::bounds::killed_at_memory_bound(self.id()),
         }
@@ -194,7 +183,6 @@ impl Process {
     pub(crate) fn explanation(&self) -> Option<&Explanation> {
         match self {
             Process::Plain(_) => None,
-            #[cfg(target_os = "linux")]
             Process::Served(_) | Process::Forked(_) => None,
             Process::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
         }

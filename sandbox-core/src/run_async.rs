@@ -336,21 +336,13 @@ fn pidfd(process: &mut Process) -> Option<AsyncFd<OwnedFd>> {
     // reaped by its tracer's thread, so their exit is looked for every [`POLL`] instead.
     let running = match process {
         Process::Plain(child) => matches!(child.try_wait(), Ok(None)),
-        #[cfg(target_os = "linux")]
         Process::Forked(forked) => matches!(forked.try_wait(), Ok(None)),
         _ => false,
     };
     if !running {
         return None;
     }
-    let pid = process.id();
-    #[cfg(target_os = "linux")]
-    return crate::sys::pidfd_watch(pid).ok();
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _no_pidfd_here = pid;
-        None
-    }
+    crate::platform::exit_watch(process.id())
 }
 
 /// Waits for `child` to end and reaps it: on its pidfd where there is one, otherwise looking

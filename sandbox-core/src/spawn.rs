@@ -66,7 +66,6 @@ pub struct Sandbox<'b> {
     launcher: Option<&'b Path>,
     env: Vec<(OsString, OsString)>,
     dir: Option<std::path::PathBuf>,
-    #[cfg(target_os = "linux")]
     server: Option<&'b crate::server::Server>,
 }
 
@@ -90,7 +89,6 @@ impl<'b> Sandbox<'b> {
             launcher: None,
             env: Vec::new(),
             dir: None,
-            #[cfg(target_os = "linux")]
             server: None,
         }
     }
@@ -128,7 +126,6 @@ impl<'b> Sandbox<'b> {
     /// assert_eq!(done.stdout, b"served\n");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[cfg(target_os = "linux")]
     pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
         self.server = Some(server);
         self
@@ -266,7 +263,6 @@ impl<'b> Sandbox<'b> {
         let canary = Canary::create()?;
         // An explained launch is traced by a thread of this process, so it cannot be the
         // server's child: it goes the usual way.
-        #[cfg(target_os = "linux")]
         if let (Some(server), None) = (self.server, &tracer) {
             return self
                 .start_served(server, policy, program, args, canary, started)
@@ -277,12 +273,9 @@ impl<'b> Sandbox<'b> {
         }
         // A process with one thread forks the launch sequence instead of executing a launcher:
         // one `exec` fewer, and on cgroup v2 a launcher created inside its cgroup. A process
-        // with threads cannot fork soundly, and a launcher chosen by the caller is executed.
-        #[cfg(target_os = "linux")]
-        if tracer.is_none()
-            && self.launcher.is_none()
-            && crate::threads::check_single_thread().is_ok()
-        {
+        // with threads cannot fork soundly (nor one whose threads this system does not list),
+        // and a launcher chosen by the caller is executed.
+        if tracer.is_none() && self.launcher.is_none() && crate::threads::known_single_thread() {
             return self
                 .start_forked(policy, program, args, canary, started)
                 .map(|(mut running, report)| {
@@ -337,7 +330,6 @@ impl<'b> Sandbox<'b> {
     /// ([`fork_launch`](crate::raw::fork_launch)). The program dies when the thread that forked
     /// it exits (its parent-death signal), as with any launch: here the calling thread, the
     /// process's only one, whose end is the process's.
-    #[cfg(target_os = "linux")]
     fn start_forked(
         &self,
         policy: &Policy,
@@ -362,7 +354,6 @@ impl<'b> Sandbox<'b> {
     }
 
     /// [`Sandbox::start`] through the launch server.
-    #[cfg(target_os = "linux")]
     fn start_served(
         &self,
         server: &crate::server::Server,
@@ -384,7 +375,6 @@ impl<'b> Sandbox<'b> {
 
     /// The request of a launch whose launcher is this executable (forked, or the server's
     /// fork) and whose parent is `parent`.
-    #[cfg(target_os = "linux")]
     fn own_request(
         &self,
         policy: &Policy,
@@ -411,7 +401,6 @@ impl<'b> Sandbox<'b> {
 
     /// A launch that executes no launcher of its own: its program's three pipes, and the
     /// [`Running`] of the process `start` makes of `request` and them, with the report it reads.
-    #[cfg(target_os = "linux")]
     fn start_child(
         &self,
         request: crate::wire::Request,

@@ -10,14 +10,15 @@ use crate::error::Refusal;
 /// system without that listing re-executes the launcher under its confinement (macOS), which
 /// starts a fresh single-threaded image.
 pub fn check_single_thread() -> Result<(), Refusal> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        let count = std::fs::read_dir("/proc/self/task")
-            .map_err(Refusal::Threads)?
-            .count();
-        if count != 1 {
-            return Err(Refusal::ThreadCount { count });
-        }
+    match crate::platform::thread_count() {
+        Some(Ok(1)) | None => Ok(()),
+        Some(Ok(count)) => Err(Refusal::ThreadCount { count }),
+        Some(Err(error)) => Err(Refusal::Threads(error)),
     }
-    Ok(())
+}
+
+/// Whether this process is known to have a single thread, as forking to run ordinary code needs:
+/// `false` where threads are not listed.
+pub fn known_single_thread() -> bool {
+    matches!(crate::platform::thread_count(), Some(Ok(1)))
 }

@@ -86,7 +86,7 @@ impl Pool {
         let raw: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
         let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
         message.extend_from_slice(bytes);
-        let sent = crate::sys::send_with_fds(parked.socket.as_fd(), &[HANDED], &raw)
+        let sent = crate::platform::syscalls::send_with_fds(parked.socket.as_fd(), &[HANDED], &raw)
             .and_then(|()| super::send_all(&parked.socket, &message));
         match sent {
             Ok(()) => Some(parked.pid),
@@ -129,13 +129,13 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
     // What `ps` shows until the program's `exec` names it.
     let _ignored = nix::sys::prctl::set_name(PARKED_NAME);
     crate::cgroup::forget_inherited_ahead();
-    if crate::fds::close_inherited(Some(socket.as_raw_fd())).is_err()
+    if crate::fds::close_inherited_but(&[socket.as_raw_fd()]).is_err()
         || crate::cgroup::park().is_err()
     {
         crate::sys::exit_now(1)
     }
     let mut tag = [0u8; 1];
-    let fds = match crate::sys::recv_with_fds(socket.as_fd(), &mut tag) {
+    let fds = match crate::platform::syscalls::recv_with_fds(socket.as_fd(), &mut tag) {
         Ok((1, fds)) if tag[0] == HANDED && fds.len() == 4 => fds,
         _ => crate::sys::exit_now(0),
     };
@@ -150,5 +150,8 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
         crate::sys::exit_now(0)
     };
     super::take_streams([stdin, stdout, stderr, status]);
-    crate::launch::run_forked_encoded(backend, super::split(&bytes))
+    crate::launch::run_forked(
+        backend,
+        crate::launch::ForkedRequest::Encoded(super::split(&bytes)),
+    )
 }

@@ -13,7 +13,7 @@
 //! refuses the child, the cgroup made ahead is removed and the launcher is forked plainly: it
 //! then makes and joins its own, as a launcher started by `exec` does. So it is with a C library
 //! that a raw clone leaves wrong in the child (musl, glibc before 2.25:
-//! [`raw_clone_is_sound`](crate::sys::raw_clone_is_sound)).
+//! [`raw_clone_is_sound`](crate::platform::syscalls::raw_clone_is_sound)).
 //!
 //! Names: `sandbox-<maker's pid>-<sequence>`. A launcher's pid is not known before it exists,
 //! and a v2 cgroup cannot be renamed, so the maker keeps which launcher each holds and removes it
@@ -64,11 +64,11 @@ pub(crate) fn fork_parked() -> io::Result<ForkSide> {
 /// [`fork_launcher`] with `limits`' bounds, or with none for [`fork_parked`]; in the child,
 /// [`joined`] names the cgroup and the controllers bounded there, or usable there.
 fn fork_inside(limits: Option<&Limits>) -> io::Result<ForkSide> {
-    if !crate::sys::raw_clone_is_sound() {
+    if !crate::platform::syscalls::raw_clone_is_sound() {
         return crate::sys::fork();
     }
     if let Some(Ahead { path, dir, bounded }) = make(limits) {
-        let forked = crate::sys::fork_into_cgroup(dir.as_fd());
+        let forked = crate::platform::syscalls::fork_into_cgroup(dir.as_fd());
         drop(dir);
         match forked {
             Ok(ForkSide::Child) => {

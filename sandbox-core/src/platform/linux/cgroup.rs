@@ -232,8 +232,8 @@ fn delegated(dir: &Path) -> bool {
     let euid = nix::unistd::geteuid();
     let owned = !euid.is_root() && std::fs::metadata(dir).is_ok_and(|m| m.uid() == euid.as_raw());
     owned
-        || crate::sys::xattr_is_one(dir, "trusted.delegate")
-        || crate::sys::xattr_is_one(dir, "user.delegate")
+        || crate::platform::syscalls::xattr_is_one(dir, "trusted.delegate")
+        || crate::platform::syscalls::xattr_is_one(dir, "user.delegate")
 }
 
 /// The leaf of a delegated cgroup its processes are moved into, so that its children may have
@@ -361,9 +361,9 @@ pub fn fact() -> Fact {
     }
     if v2.is_some() {
         parts.push(
-            if !crate::sys::clone3_answers() {
+            if !crate::platform::syscalls::clone3_answers() {
                 CLONE3_REFUSED
-            } else if !crate::sys::raw_clone_is_sound() {
+            } else if !crate::platform::syscalls::raw_clone_is_sound() {
                 RAW_CLONE_UNTRUSTED
             } else {
                 STARTED_INSIDE

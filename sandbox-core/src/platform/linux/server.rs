@@ -42,7 +42,8 @@ use std::os::unix::net::UnixStream;
 use std::process::ExitStatus;
 
 use crate::backend::Backend;
-use crate::error::Refusal;
+use crate::error::ServerError;
+use crate::launch::ForkedRequest;
 use crate::sys::ForkSide;
 use crate::wire::{self, Request};
 
@@ -65,43 +66,6 @@ const EXITED_AT_MEMORY_BOUND: u8 = b'm';
 const KILL: u8 = b'k';
 /// The descriptors a launch message carries: its socket, standard input, output, error, status.
 const LAUNCH_FDS: usize = 5;
-
-/// A launch server could not be started.
-///
-/// ```no_run
-/// # struct Example;
-/// # impl sandbox_core::Backend for Example {
-/// #     fn name(&self) -> &'static str { "example" }
-/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
-/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
-/// # }
-/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
-/// use sandbox_core::{Server, ServerError};
-///
-/// match Server::start(backend()) {
-///     Ok(server) => drop(server),
-///     // Too late: a thread already runs. Launches go without a server, each paying for a
-///     // launcher's start.
-///     Err(ServerError::Threads(refusal)) => eprintln!("{}", sandbox_core::one_line(&refusal)),
-///     Err(other) => eprintln!("no launch server: {}", sandbox_core::one_line(&other)),
-/// }
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServerError {
-    /// This process has more than one thread: start the server first thing in `main`.
-    #[error("the launch server must be started before any thread")]
-    Threads(#[source] Refusal),
-    /// The control socket could not be made.
-    #[error("making the launch server's socket")]
-    Socket(#[source] io::Error),
-    /// The server could not be forked.
-    #[error("forking the launch server")]
-    Fork(#[source] io::Error),
-    /// This process's user and groups, which its launches must keep, could not be read.
-    #[error("reading this process's user and groups")]
-    Credentials(#[source] io::Error),
-}
 
 /// A launch server: a child of this application that forks one clean child per launch.
 ///
@@ -236,7 +200,7 @@ impl Server {
             stderr.as_raw_fd(),
             status.as_raw_fd(),
         ];
-        crate::sys::send_with_fds(self.control.as_fd(), &[LAUNCH], &fds)?;
+        crate::platform::syscalls::send_with_fds(self.control.as_fd(), &[LAUNCH], &fds)?;
         // The server has its copies now; these are this process's to close, so that the pipes'
         // ends are the program's alone.
         drop((theirs, stdin, stdout, stderr, status));
@@ -431,7 +395,7 @@ struct Underway {
 
 /// The server's side: never returns, and runs none of the application's code.
 fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
-    crate::sys::reset_signal_handlers();
+    crate::platform::syscalls::reset_signal_handlers();
     crate::cgroup::forget_inherited_ahead();
     std::panic::set_hook(Box::new(|_| crate::sys::exit_now(1)));
     if nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).is_err()
@@ -443,7 +407,8 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
     // Out of the terminal's process group: Ctrl-C and Ctrl-Z are for the application's job.
     let _ignored =
         nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0));
-    if quiet_streams().is_err() || crate::fds::close_inherited(Some(control.as_raw_fd())).is_err() {
+    if quiet_streams().is_err() || crate::fds::close_inherited_but(&[control.as_raw_fd()]).is_err()
+    {
         crate::sys::exit_now(1)
     }
     let mut children = nix::sys::signal::SigSet::empty();
@@ -532,7 +497,7 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
         }
         if control_ready {
             let mut tag = [0u8; 1];
-            match crate::sys::recv_with_fds(control.as_fd(), &mut tag) {
+            match crate::platform::syscalls::recv_with_fds(control.as_fd(), &mut tag) {
                 Ok((1, fds)) if tag[0] == LAUNCH && fds.len() == LAUNCH_FDS => {
                     if let Some(launch) = start_launch(backend, &mut pool, fds) {
                         launches.push(launch);
@@ -678,8 +643,10 @@ fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::
         ForkSide::Child => {
             take_streams(streams);
             match request {
-                Ok(request) => crate::launch::run_forked(backend, request),
-                Err(_) => crate::launch::run_forked_encoded(backend, args),
+                Ok(request) => {
+                    crate::launch::run_forked(backend, ForkedRequest::Decoded(Box::new(request)))
+                }
+                Err(_) => crate::launch::run_forked(backend, ForkedRequest::Encoded(args)),
             }
         }
     }
@@ -689,7 +656,7 @@ fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::
 mod tests {
     use super::*;
     use crate::backend::Support;
-    use crate::error::BackendError;
+    use crate::error::{BackendError, Refusal};
 
     struct NeverReached;
 
