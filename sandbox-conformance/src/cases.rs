@@ -387,10 +387,12 @@ fn lines_of(stdout: &[u8]) -> Vec<Line> {
 
 mod by_class;
 mod confined;
+mod contract;
 mod every;
 mod served;
 
 pub(crate) use by_class::*;
 pub(crate) use confined::*;
+pub(crate) use contract::*;
 pub(crate) use every::*;
 pub(crate) use served::*;

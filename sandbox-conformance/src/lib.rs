@@ -48,6 +48,7 @@ use std::process::ExitCode;
 
 use sandbox_core::backend::{Backend, Support};
 
+mod started;
 #[cfg(unix)]
 mod sys;
 
@@ -150,6 +151,9 @@ cases! {
     a_program_outside_the_exec_list_is_not_executed: CONFINED,
     an_exec_that_fails_is_a_refusal: CONFINED,
     a_refusal_arrives_typed_to_an_application_without_standard_streams: CONFINED,
+    the_program_starts_as_the_backend_says: CONFINED,
+    the_backend_s_refusal_errors_prove_a_refusal: ALL,
+    the_provisions_hold: CONFINED,
     served_the_program_runs_after_the_check: SERVED,
     served_the_exit_status_passes_through: SERVED,
     served_the_report_probe_passes: SERVED,
@@ -211,6 +215,18 @@ const NO_STREAMS_REFUSAL_FLAG: &str = "--sandbox-conformance-no-streams-refusal"
 /// (a merged `/usr`), are left out. A backend whose confinement grants the system's libraries
 /// itself (macOS's profile does) passes none.
 pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
+    // A case's launcher that shows another way of starting the program.
+    let restarted = std::env::var(started::START_VARIABLE)
+        .ok()
+        .and_then(|value| started::named(&value))
+        .map(|start| started::Started {
+            inner: backend,
+            start,
+        });
+    let backend: &dyn Backend = match &restarted {
+        Some(started) => started,
+        None => backend,
+    };
     sandbox_core::handle_args(backend);
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     #[cfg(unix)]

@@ -21,6 +21,8 @@ pub use crate::bounds::{
 };
 pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
 pub use crate::fact::Fact;
+pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
+pub use crate::start::ProgramStart;
 pub use decoded::Launch;
 
 use crate::explain::{ExplainError, Tracer};
@@ -96,6 +98,31 @@ pub trait Backend: Send + Sync {
     /// in place answers `false`, and such a start is refused.
     fn confines_by_reexec(&self) -> bool {
         false
+    }
+
+    /// How the launch sequence starts the program once this backend has confined the launcher
+    /// and the check has passed. The default, [`ProgramStart::ExecByPath`], suits a confinement
+    /// that lets the launcher look the program up by path; a capability system answers
+    /// [`ProgramStart::ExecOpenedBefore`].
+    fn program_start(&self) -> ProgramStart {
+        ProgramStart::ExecByPath
+    }
+
+    /// The error numbers, beyond `EACCES` and `EPERM`, that mean "refused" under this
+    /// confinement: the enforcement check counts an attempt that must be denied and fails with
+    /// one of them as denied. The default is none; a capability system names its own (FreeBSD's
+    /// `ECAPMODE` and `ENOTCAPABLE`). Any other error still fails the check, since it proves
+    /// nothing.
+    fn refusal_errors(&self) -> &'static [i32] {
+        &[]
+    }
+
+    /// The bounds and scratch folders a launch can have here. The default is this machine's
+    /// ([`Provisions::of_this_machine`]): the launch sequence applies the bounds and makes the
+    /// folders itself, whatever the backend. A backend answers less only if its confinement
+    /// takes one away.
+    fn provisions(&self) -> Provisions {
+        Provisions::of_this_machine()
     }
 
     /// A watcher for one explained launch ([`RunOptions::explain`](crate::RunOptions::explain))

@@ -411,6 +411,12 @@ pub enum Refusal {
         #[source]
         source: io::Error,
     },
+    /// The backend asks for a way of starting the program this launch sequence does not have.
+    #[error("the backend starts the program by {}, which this system's launch sequence cannot", start.describe())]
+    ProgramStart {
+        /// What the backend asked for.
+        start: crate::start::ProgramStart,
+    },
     /// The program could not be executed.
     #[error("exec {}", program.display())]
     Exec {

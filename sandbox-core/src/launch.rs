@@ -521,6 +521,21 @@ fn sequence(
     }
 
     phases.enter("confine")?;
+    // A program the backend has executed from a descriptor is opened now, before confinement,
+    // which may leave no path to look up (capability mode). Close-on-exec: the program never
+    // holds it.
+    let opened = match backend.program_start() {
+        crate::backend::ProgramStart::ExecByPath => None,
+        crate::backend::ProgramStart::ExecOpenedBefore => Some(
+            crate::platform::open_for_exec(&launch.request.program).map_err(|source| {
+                Refusal::Exec {
+                    program: launch.request.program.clone(),
+                    source,
+                }
+            })?,
+        ),
+        start => return Err(Refusal::ProgramStart { start }),
+    };
     match stage {
         Stage::Launch => backend.confine(&launch)?,
         Stage::Confined if backend.confines_by_reexec() => {}
@@ -540,7 +555,8 @@ fn sequence(
             canary,
         ));
     }
-    if let Some(failure) = crate::check::first_failure(&outcomes) {
+    if let Some(failure) = crate::check::first_failure_counting(&outcomes, backend.refusal_errors())
+    {
         return Err(failure.into());
     }
 
@@ -562,15 +578,55 @@ fn sequence(
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
     let Launch { request, env, .. } = launch;
-    let error = Command::new(&request.program)
-        .args(&request.args)
-        .env_clear()
-        .envs(env)
-        .exec();
+    let error = match opened {
+        None => Command::new(&request.program)
+            .args(&request.args)
+            .env_clear()
+            .envs(env)
+            .exec(),
+        Some(fd) => match exec_strings(&request.program, &request.args, &env) {
+            Ok((argv, envp)) => crate::platform::exec_opened(fd, &argv, &envp),
+            Err(error) => error,
+        },
+    };
     Err(Refusal::Exec {
         program: request.program,
         source: error,
     })
+}
+
+/// The argument and environment strings of an `exec` from a descriptor: the program's path as
+/// its first argument, as an `exec` by path gives it, then its arguments, and `NAME=value` for
+/// each variable. A NUL byte inside one is refused, as `Command` refuses it.
+#[cfg(unix)]
+fn exec_strings(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> std::io::Result<(Vec<std::ffi::CString>, Vec<std::ffi::CString>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |bytes: Vec<u8>| {
+        std::ffi::CString::new(bytes).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "nul byte found in provided data",
+            )
+        })
+    };
+    let argv = std::iter::once(program.as_os_str())
+        .chain(args.iter().map(|a| a.as_os_str()))
+        .map(|a| c(a.as_bytes().to_vec()))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let envp = env
+        .iter()
+        .map(|(name, value)| {
+            let mut pair = name.as_bytes().to_vec();
+            pair.push(b'=');
+            pair.extend_from_slice(value.as_bytes());
+            c(pair)
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    Ok((argv, envp))
 }
 
 /// The folder the enforcement check must fail to create a file in: the canary's, which the

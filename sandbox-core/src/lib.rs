@@ -89,6 +89,7 @@ mod policy;
 mod process;
 #[cfg(feature = "profile")]
 pub mod profile;
+mod provisions;
 pub mod raw;
 mod run;
 #[cfg(all(unix, feature = "tokio"))]
@@ -99,6 +100,7 @@ mod spawn;
 #[cfg(any(not(unix), test))]
 #[cfg_attr(unix, allow(dead_code))]
 mod spawn_stub;
+mod start;
 #[cfg(unix)]
 mod status;
 #[cfg(unix)]

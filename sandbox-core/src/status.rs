@@ -8,6 +8,7 @@
 //! (a phase, a check's attempt) are interned, so decoding gives back `&'static str` without
 //! leaking more than one copy of each.
 
+use crate::start::ProgramStart;
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::io;
@@ -98,6 +99,11 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
         }
         Refusal::Session(e) => w.s("session").io(e),
         Refusal::Signals(e) => w.s("signals").io(e),
+        Refusal::ProgramStart { start } => w.s("program-start").s(match start {
+            ProgramStart::ExecByPath => "path",
+            ProgramStart::ExecOpenedBefore => "opened",
+            ProgramStart::SpawnAndWait => "spawn",
+        }),
         Refusal::Exec { program, source } => w.s("exec").p(program).io(source),
         Refusal::WorkingFolder { path, source } => w.s("working-folder").p(path).io(source),
         Refusal::Fault { phase } => w.s("fault").s(phase),
@@ -182,6 +188,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
         }
         "session" => Refusal::Session(r.io()?),
         "signals" => Refusal::Signals(r.io()?),
+        "program-start" => Refusal::ProgramStart {
+            start: match r.s()?.as_str() {
+                "path" => ProgramStart::ExecByPath,
+                "opened" => ProgramStart::ExecOpenedBefore,
+                "spawn" => ProgramStart::SpawnAndWait,
+                _ => return Err(MalformedReport),
+            },
+        },
         "exec" => Refusal::Exec {
             program: r.p()?,
             source: r.io()?,
@@ -343,6 +357,12 @@ mod tests {
     fn refusals_survive_the_report() {
         let refusals = vec![
             Refusal::Fault { phase: "verify" },
+            Refusal::ProgramStart {
+                start: ProgramStart::SpawnAndWait,
+            },
+            Refusal::ProgramStart {
+                start: ProgramStart::ExecOpenedBefore,
+            },
             Refusal::Orphaned,
             Refusal::ParentChanged {
                 expected: 4,

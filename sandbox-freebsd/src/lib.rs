@@ -1,12 +1,14 @@
 //! The FreeBSD backend, planned on Capsicum, and not yet able to confine: it refuses every
 //! launch, and says why.
 //!
-//! Why not yet: Capsicum's capability mode (`cap_enter`) confines a process in place, but a
-//! process in it can look up no path at all, `exec` included (only `fexecve` of a descriptor
-//! opened before), and `sandbox-core`'s launch sequence executes the program by path after
-//! confining, and its enforcement check counts only `EACCES` and `EPERM` as a refusal where
-//! capability mode answers `ECAPMODE`. Until the contract covers both and a FreeBSD machine has
-//! run the conformance suite, a launch here would be a confinement nobody has seen hold, so
+//! What the contract already carries for it: Capsicum's capability mode (`cap_enter`) confines a
+//! process in place, but a process in it can look up no path at all, `exec` included, so this
+//! backend asks for [`ProgramStart::ExecOpenedBefore`] (the program opened before `confine`,
+//! executed with `fexecve`), and it counts capability mode's own refusals, `ECAPMODE` and
+//! `ENOTCAPABLE`, as refusals in the enforcement check ([`Backend::refusal_errors`]). What is
+//! missing: the confinement itself (the policy's paths opened as descriptors before `cap_enter`,
+//! and programs that look nothing up by path), and a FreeBSD machine that has run the
+//! conformance suite. Until then a launch here would be a confinement nobody has seen hold, so
 //! [`FreebsdBackend::support`] answers [`Support::Unavailable`] on FreeBSD (a launch is built,
 //! and the launcher refuses it with the reason) and [`Support::NoBackend`] anywhere else.
 //!
@@ -18,9 +20,14 @@
 #![forbid(unsafe_code)]
 
 use sandbox_core::{
-    backend::{BackendError, Fact, Launch, Support},
+    backend::{BackendError, Fact, Launch, ProgramStart, Support},
     Backend,
 };
+
+/// Capability mode's refusal of a call it forbids (`sys/errno.h`).
+pub const ECAPMODE: i32 = 94;
+/// Capability mode's refusal of a descriptor used beyond its rights (`sys/errno.h`).
+pub const ENOTCAPABLE: i32 = 93;
 
 /// Why this backend does not confine.
 #[derive(Debug, thiserror::Error)]
@@ -28,9 +35,8 @@ use sandbox_core::{
 pub enum FreebsdError {
     /// On FreeBSD: the Capsicum confinement is not built and proven yet.
     #[error(
-        "the FreeBSD backend cannot confine yet: Capsicum's capability mode refuses exec by path \
-         and answers ECAPMODE, which the launch sequence does not take yet, and no FreeBSD machine \
-         has run the conformance suite; every launch is refused"
+        "the FreeBSD backend cannot confine yet: its Capsicum confinement is not built, and no \
+         FreeBSD machine has run the conformance suite; every launch is refused"
     )]
     NotProven,
     /// This backend was built for a system that is not FreeBSD.
@@ -75,6 +81,14 @@ impl Backend for FreebsdBackend {
 
     fn confine(&self, _launch: &Launch) -> Result<(), BackendError> {
         Err(BackendError::new(Self::reason()))
+    }
+
+    fn program_start(&self) -> ProgramStart {
+        ProgramStart::ExecOpenedBefore
+    }
+
+    fn refusal_errors(&self) -> &'static [i32] {
+        &[ECAPMODE, ENOTCAPABLE]
     }
 }
 

@@ -99,11 +99,18 @@ impl Outcome {
 
     /// What went wrong, or `None` if the attempt passed.
     pub fn observed(&self) -> Option<Observed> {
+        self.observed_counting(&[])
+    }
+
+    /// [`Outcome::observed`], counting the error numbers `refusals` as refused too, as a
+    /// backend's [`refusal_errors`](crate::Backend::refusal_errors) asks.
+    pub fn observed_counting(&self, refusals: &[i32]) -> Option<Observed> {
+        let refused = |e: &io::Error| {
+            is_permission_error(e) || e.raw_os_error().is_some_and(|n| refusals.contains(&n))
+        };
         match (self.expect, &self.result) {
             (Expect::Denied | Expect::DeniedOrCrossDevice, Ok(())) => Some(Observed::Worked),
-            (Expect::Denied | Expect::DeniedOrCrossDevice, Err(e)) if is_permission_error(e) => {
-                None
-            }
+            (Expect::Denied | Expect::DeniedOrCrossDevice, Err(e)) if refused(e) => None,
             (Expect::DeniedOrCrossDevice, Err(e)) if is_cross_device(e) => None,
             (Expect::Denied | Expect::DeniedOrCrossDevice, Err(e)) => {
                 Some(Observed::OtherError(copy(e)))
@@ -181,11 +188,20 @@ pub fn run(table: &[Attempt], context: &Context) -> Vec<Outcome> {
 
 /// The first attempt that did not do what it had to, as an error.
 pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::CheckFailure> {
+    first_failure_counting(outcomes, &[])
+}
+
+/// [`first_failure`], counting the error numbers `refusals` as refused too.
+pub fn first_failure_counting(
+    outcomes: &[Outcome],
+    refusals: &[i32],
+) -> Option<crate::error::CheckFailure> {
     outcomes.iter().find_map(|o| {
-        o.observed().map(|observed| crate::error::CheckFailure {
-            attempt: o.name,
-            observed,
-        })
+        o.observed_counting(refusals)
+            .map(|observed| crate::error::CheckFailure {
+                attempt: o.name,
+                observed,
+            })
     })
 }
 
@@ -460,6 +476,23 @@ mod attempts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A backend's own refusal errors count as refused, and only for the check that is told
+    /// of them; any other error still proves nothing.
+    #[cfg(unix)]
+    #[test]
+    fn a_backend_s_refusal_error_counts_only_where_it_is_named() {
+        const ECAPMODE: i32 = 94;
+        let refused = outcome(Expect::Denied, Err(io::Error::from_raw_os_error(ECAPMODE)));
+        assert!(matches!(refused.observed(), Some(Observed::OtherError(_))));
+        assert!(refused.observed_counting(&[ECAPMODE]).is_none());
+        let missing = outcome(
+            Expect::Denied,
+            Err(io::Error::from_raw_os_error(libc::ENOENT)),
+        );
+        assert!(missing.observed_counting(&[ECAPMODE]).is_some());
+        assert!(first_failure_counting(&[refused], &[ECAPMODE]).is_none());
+    }
 
     fn outcome(expect: Expect, result: io::Result<()>) -> Outcome {
         Outcome {

@@ -114,6 +114,31 @@ pub(crate) fn resolve_path(
     Ok((resolved, identity))
 }
 
+/// Opens the program `path` for an `exec` from its descriptor after confinement: `O_PATH`, which
+/// needs no read right, close-on-exec.
+pub(crate) fn open_for_exec(path: &std::path::Path) -> std::io::Result<std::os::fd::OwnedFd> {
+    use nix::fcntl::OFlag;
+    nix::fcntl::open(
+        path,
+        OFlag::O_PATH | OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .map_err(Into::into)
+}
+
+/// Executes the program opened as `fd` (`fexecve`, which glibc makes `execveat` with
+/// `AT_EMPTY_PATH`); returns only the error of one that failed.
+pub(crate) fn exec_opened(
+    fd: std::os::fd::OwnedFd,
+    argv: &[std::ffi::CString],
+    envp: &[std::ffi::CString],
+) -> std::io::Error {
+    match nix::unistd::fexecve(fd, argv, envp) {
+        Ok(never) => match never {},
+        Err(errno) => errno.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -93,3 +93,36 @@ pub(crate) fn resolve_path(
     }
     Ok((resolved, Identity::of_metadata(&metadata)))
 }
+
+/// Opens the program `path` for an `exec` from its descriptor after confinement: read-only,
+/// close-on-exec.
+#[cfg(unix)]
+pub(crate) fn open_for_exec(path: &std::path::Path) -> std::io::Result<std::os::fd::OwnedFd> {
+    use nix::fcntl::OFlag;
+    nix::fcntl::open(
+        path,
+        OFlag::O_RDONLY | OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .map_err(Into::into)
+}
+
+/// Executes the program opened as `fd` where the system has `fexecve` (FreeBSD); elsewhere
+/// answers `ENOSYS`, and the launch is refused with it.
+#[cfg(unix)]
+pub(crate) fn exec_opened(
+    fd: std::os::fd::OwnedFd,
+    argv: &[std::ffi::CString],
+    envp: &[std::ffi::CString],
+) -> std::io::Error {
+    #[cfg(target_os = "freebsd")]
+    return match nix::unistd::fexecve(fd, argv, envp) {
+        Ok(never) => match never {},
+        Err(errno) => errno.into(),
+    };
+    #[cfg(not(target_os = "freebsd"))]
+    {
+        let _unused = (fd, argv, envp);
+        std::io::Error::from_raw_os_error(libc::ENOSYS)
+    }
+}

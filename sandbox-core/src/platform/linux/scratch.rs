@@ -318,6 +318,9 @@ fn random() -> io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// The scratch folders this system makes.
+pub(crate) const KINDS: &[crate::backend::ScratchKind] = &[crate::backend::ScratchKind::Tmpfs];
+
 #[cfg(test)]
 mod tests {
     use super::*;

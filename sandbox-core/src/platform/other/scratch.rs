@@ -38,3 +38,6 @@ pub(crate) fn ours(_path: &Path) -> bool {
 pub fn check_bound(_fd: std::os::fd::BorrowedFd<'_>, _bound: Bound) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
+
+/// The scratch folders this system makes.
+pub(crate) const KINDS: &[crate::backend::ScratchKind] = &[];
