@@ -15,6 +15,7 @@ mod decoded;
 pub mod identity;
 pub mod phases;
 pub mod wire;
+mod wrong_system;
 
 pub use crate::bounds::{
     bounds_fact, killed_at_memory_bound, memory_is_bounded, required, unenforced,
@@ -24,6 +25,7 @@ pub use crate::fact::Fact;
 pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
 pub use crate::start::ProgramStart;
 pub use decoded::Launch;
+pub use wrong_system::WrongSystem;
 
 use crate::explain::{ExplainError, Tracer};
 use crate::policy::Policy;

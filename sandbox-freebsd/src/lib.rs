@@ -20,7 +20,7 @@
 #![forbid(unsafe_code)]
 
 use sandbox_core::{
-    backend::{BackendError, Fact, Launch, ProgramStart, Support},
+    backend::{BackendError, Fact, Launch, ProgramStart, Support, WrongSystem},
     Backend,
 };
 
@@ -39,29 +39,11 @@ pub enum FreebsdError {
          FreeBSD machine has run the conformance suite; every launch is refused"
     )]
     NotProven,
-    /// This backend was built for a system that is not FreeBSD.
-    #[error("the FreeBSD backend runs on FreeBSD only, not on {os}")]
-    NotFreebsd {
-        /// The operating system, as Rust names it.
-        os: &'static str,
-    },
 }
 
 /// The FreeBSD backend: it confines nothing yet and refuses every launch.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FreebsdBackend;
-
-impl FreebsdBackend {
-    fn reason() -> FreebsdError {
-        if cfg!(target_os = "freebsd") {
-            FreebsdError::NotProven
-        } else {
-            FreebsdError::NotFreebsd {
-                os: std::env::consts::OS,
-            }
-        }
-    }
-}
 
 impl Backend for FreebsdBackend {
     fn name(&self) -> &'static str {
@@ -69,18 +51,22 @@ impl Backend for FreebsdBackend {
     }
 
     fn support(&self) -> Support {
+        if !cfg!(target_os = "freebsd") {
+            return Support::wrong_system(self.name(), "FreeBSD");
+        }
         let mut facts = Fact::system();
         facts.push(Fact::new("mechanism", "Capsicum (planned, not built)"));
-        let reason = BackendError::new(Self::reason());
-        if cfg!(target_os = "freebsd") {
-            Support::Unavailable { facts, reason }
-        } else {
-            Support::NoBackend { facts, reason }
+        Support::Unavailable {
+            facts,
+            reason: BackendError::new(FreebsdError::NotProven),
         }
     }
 
     fn confine(&self, _launch: &Launch) -> Result<(), BackendError> {
-        Err(BackendError::new(Self::reason()))
+        if !cfg!(target_os = "freebsd") {
+            return Err(BackendError::new(WrongSystem::new(self.name(), "FreeBSD")));
+        }
+        Err(BackendError::new(FreebsdError::NotProven))
     }
 
     fn program_start(&self) -> ProgramStart {
@@ -108,11 +94,12 @@ mod tests {
         assert_eq!(
             sandbox_core::one_line(&reason),
             format!(
-                "the FreeBSD backend runs on FreeBSD only, not on {}",
+                "the freebsd backend confines only on FreeBSD, and this is {}; use the backend \
+                 for this system",
                 std::env::consts::OS
             )
         );
-        assert!(facts.iter().any(|f| f.name == "mechanism"));
+        assert!(facts.iter().any(|f| f.name == "os"));
         let canary = sandbox_core::raw::Canary::create().unwrap();
         let err = sandbox_core::raw::launch_command(
             &backend,

@@ -60,12 +60,6 @@ const SYSTEM_VERSION: &str = "/System/Library/CoreServices/SystemVersion.plist";
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MacosError {
-    /// This is not macOS; the backend was chosen for the wrong system.
-    #[error("the macOS sandbox confines only on macOS, and this is {os}; use the backend for this system")]
-    NotMacos {
-        /// The operating system, as Rust names it.
-        os: &'static str,
-    },
     /// `sandbox-exec` is not there, or cannot be looked at.
     #[error("{} cannot be used; every macOS launch runs under it, so nothing can be confined without it (it ships with macOS: restore the system, or report a macOS that no longer has it)", path.display())]
     NoSandboxExec {
@@ -142,13 +136,10 @@ impl Backend for MacosBackend {
     /// [`Support::NoBackend`]: there is no other way to confine a process on macOS, so no launch
     /// is even built, and `sandbox-check` exits 2, as for a system without a backend.
     fn support(&self) -> Support {
-        let mut facts = Fact::system();
         if !cfg!(target_os = "macos") {
-            return Support::NoBackend {
-                facts,
-                reason: BackendError::new(not_macos()),
-            };
+            return Support::wrong_system(self.name(), "macOS");
         }
+        let mut facts = Fact::system();
         facts.push(Fact::new("macOS", macos_version()));
         match check_sandbox_exec(Path::new(SANDBOX_EXEC)) {
             Ok(()) => {
@@ -181,7 +172,10 @@ impl Backend for MacosBackend {
         #[cfg(not(target_os = "macos"))]
         {
             let _unused = launch;
-            Err(BackendError::new(not_macos()))
+            Err(BackendError::new(sandbox_core::backend::WrongSystem::new(
+                self.name(),
+                "macOS",
+            )))
         }
     }
 
@@ -199,11 +193,6 @@ pub(crate) fn check_no_scratch(launch: &Launch) -> Result<(), MacosError> {
             path: scratch.path.clone(),
         }),
         None => Ok(()),
-    }
-}
-fn not_macos() -> MacosError {
-    MacosError::NotMacos {
-        os: std::env::consts::OS,
     }
 }
 
@@ -264,8 +253,8 @@ mod tests {
         let reason = support.reason().unwrap().backend_error();
         assert!(
             matches!(
-                reason.downcast_ref::<MacosError>(),
-                Some(MacosError::NotMacos { .. })
+                reason.downcast_ref::<sandbox_core::backend::WrongSystem>(),
+                Some(sandbox_core::backend::WrongSystem { .. })
             ),
             "{reason}"
         );
