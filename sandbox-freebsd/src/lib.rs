@@ -126,4 +126,18 @@ mod tests {
         );
         assert!(text.ends_with("every launch is refused"), "{text}");
     }
+
+    /// `confine` itself refuses, for a launch built as the core builds one: a launcher started
+    /// by hand, past `support`, still runs nothing.
+    #[test]
+    fn confine_refuses_every_launch() {
+        let launch = Launch::for_tests(sandbox_core::Policy::new(), "/bin/true", ["x"]);
+        let err = FreebsdBackend.confine(&launch).unwrap_err();
+        let expected = if cfg!(target_os = "freebsd") {
+            FreebsdError::NotProven.to_string()
+        } else {
+            WrongSystem::new("freebsd", "FreeBSD").to_string()
+        };
+        assert_eq!(sandbox_core::one_line(&err), expected);
+    }
 }

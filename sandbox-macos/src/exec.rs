@@ -170,25 +170,16 @@ mod tests {
             .unwrap()
             .allow_exec(&launcher)
             .unwrap();
-        Launch {
-            request: Request {
-                policy,
-                canary: PathBuf::from("/private/var/folders/x/T/sandbox-canary-1-0"),
-                program: PathBuf::from("/bin/sh"),
-                args: vec!["-c".into(), "echo \"$0\"".into()],
-                parent: None,
-                status: None,
-                env: Vec::new(),
-                dir: None,
-            },
-            env: vec![
-                ("LANG".into(), "C".into()),
-                ("PATH".into(), "/usr/bin:/bin".into()),
-            ],
-            parent: 4242,
-            launcher,
-            temp_dir: PathBuf::from("/var/folders/x/T/"),
-        }
+        let mut launch = Launch::for_tests(policy, "/bin/sh", ["-c", "echo \"$0\""]);
+        launch.request.canary = PathBuf::from("/private/var/folders/x/T/sandbox-canary-1-0");
+        launch.env = vec![
+            ("LANG".into(), "C".into()),
+            ("PATH".into(), "/usr/bin:/bin".into()),
+        ];
+        launch.parent = 4242;
+        launch.launcher = launcher;
+        launch.temp_dir = PathBuf::from("/var/folders/x/T/");
+        launch
     }
 
     fn args(command: &Command) -> Vec<OsString> {

@@ -23,7 +23,7 @@ use sandbox_core::{
 #[non_exhaustive]
 pub enum Unsupported {
     /// No backend exists for this operating system and architecture.
-    #[error("there is no sandbox for {os} on {arch}: confinement exists only for Linux (x86_64, aarch64) and macOS, and FreeBSD's backend is not built yet")]
+    #[error("there is no sandbox for {os} on {arch}: confinement exists only for Linux (x86_64, aarch64) and macOS, and FreeBSD's backend does not confine yet")]
     NoBackend {
         /// The operating system, as Rust names it.
         os: &'static str,
@@ -84,5 +84,17 @@ mod tests {
             "{err}"
         );
         assert!(sandbox_core::one_line(&err).contains("there is no sandbox for"));
+    }
+
+    /// `confine` itself refuses, for a launch built as the core builds one: a launcher started
+    /// by hand, past `support`, still runs nothing.
+    #[test]
+    fn confine_refuses_every_launch() {
+        let launch = Launch::for_tests(sandbox_core::Policy::new(), "/bin/true", ["x"]);
+        let err = UnsupportedBackend.confine(&launch).unwrap_err();
+        assert_eq!(
+            sandbox_core::one_line(&err),
+            UnsupportedBackend::reason().to_string()
+        );
     }
 }

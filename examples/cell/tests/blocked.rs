@@ -36,7 +36,7 @@ fn without_a_sandbox_the_cell_is_blocked_and_nothing_runs() {
         .args([marker.as_os_str()]);
 
     let expected = format!(
-        "there is no sandbox for {} on {}: confinement exists only for Linux (x86_64, aarch64) and macOS, and FreeBSD's backend is not built yet",
+        "there is no sandbox for {} on {}: confinement exists only for Linux (x86_64, aarch64) and macOS, and FreeBSD's backend does not confine yet",
         std::env::consts::OS,
         std::env::consts::ARCH
     );
