@@ -6,9 +6,7 @@
 
 mod common;
 
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/lib.rs"]
-mod checks;
+use sandbox_fuzz_checks::wire as checks;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};

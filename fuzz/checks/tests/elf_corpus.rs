@@ -1,12 +1,11 @@
 //! The `elf_parse` fuzz corpus as regression tests on stable: every committed input of
 //! `fuzz/corpus/elf_parse/` goes through the checks the fuzz target makes
-//! (`fuzz/src/elf_checks.rs`, compiled in here), and must give what its name says: `ok-...` a
+//! (`sandbox_fuzz_checks::elf`), and must give what its name says: `ok-...` a
 //! reading, `err-<kind>-...` that error. A file whose name holds another architecture than this
 //! one must give the machine error instead.
 #![cfg(target_os = "linux")]
 
-#[path = "../../fuzz/src/elf_checks.rs"]
-mod elf_checks;
+use sandbox_fuzz_checks::elf as elf_checks;
 
 use sandbox_linux::elf::ElfError;
 
@@ -27,7 +26,7 @@ fn kind(error: &ElfError) -> &'static str {
 
 #[test]
 fn every_corpus_file_gives_what_its_name_says() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/elf_parse");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/elf_parse");
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

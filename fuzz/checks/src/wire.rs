@@ -1,5 +1,4 @@
-//! What the fuzz targets check, apart from libFuzzer, so that a stable test
-//! (`sandbox-core/tests/wire_corpus.rs`) runs the committed corpus through the very same checks.
+//! The properties the `wire_decode` and `policy_decode` targets check.
 //!
 //! An input is bytes, read as what could reach a launcher:
 //!
@@ -18,7 +17,6 @@
 //! whose variant matches the cause, and whose refusal line (`sandbox: refused: ...`, as the
 //! launcher prints it before exiting 97) is one line. A policy built from paths holds each path's
 //! canonical form, which exists, with the identity of the object it names.
-#![forbid(unsafe_code)]
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;

@@ -1,5 +1,4 @@
-//! The properties the `elf_parse` target checks, compiled into the fuzz target and into
-//! `sandbox-linux/tests/elf_corpus.rs`, which replays the committed corpus on stable.
+//! The properties the `elf_parse` target checks.
 //!
 //! An input is a whole file. `sandbox_linux::elf::parse` must never panic, and whatever it
 //! accepts must be read one way only: a header whose class or byte order could be read another

@@ -1,6 +1,6 @@
 //! The fuzz corpus as regression tests on stable Rust: every committed input of
-//! `fuzz/corpus/<target>/` goes through the checks the fuzz targets make (`fuzz/src/lib.rs`,
-//! compiled in here as a module), so an input that once crashed cannot come back unnoticed, and
+//! `fuzz/corpus/<target>/` goes through the checks the fuzz targets make
+//! (`sandbox_fuzz_checks::wire`), so an input that once crashed cannot come back unnoticed, and
 //! no nightly is needed.
 //!
 //! A corpus file is named for what it must give: `ok-...` a valid request (every entry accepted,
@@ -9,15 +9,13 @@
 //! when it is committed.
 #![cfg(target_os = "linux")]
 
-#[allow(dead_code)]
-#[path = "../../fuzz/src/lib.rs"]
-mod checks;
+use sandbox_fuzz_checks::wire as checks;
 
 use std::path::{Path, PathBuf};
 
 fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz/corpus")
+        .join("../corpus")
         .join(target);
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("the corpus {} cannot be read: {e}", dir.display()))
