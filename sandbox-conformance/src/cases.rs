@@ -75,6 +75,7 @@ impl Env<'_> {
             args: args.to_vec(),
             parent: None,
             status: None,
+            supervisor: None,
             env: Vec::new(),
             dir: None,
         };

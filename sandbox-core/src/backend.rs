@@ -127,6 +127,16 @@ pub trait Backend: Send + Sync {
         Provisions::of_this_machine()
     }
 
+    /// The supervisor of launches with grants on demand
+    /// ([`Sandbox::on_open`](crate::Sandbox::on_open)), where this backend can widen its
+    /// confinement while the program runs. The default, `None`: it cannot, and a launch with a
+    /// function is refused before anything starts. A backend that answers one also reads the
+    /// request's `supervisor` descriptor in [`Backend::confine`] and sends the application what
+    /// its [`Broker`](crate::grant::Broker) needs before it confines the launcher for good.
+    fn broker(&self) -> Option<&dyn crate::grant::Broker> {
+        None
+    }
+
     /// A watcher for one explained launch ([`RunOptions::explain`](crate::RunOptions::explain))
     /// of `program` under `policy` by the launcher executable `launcher`, which says afterwards
     /// what the sandbox refused the program. It must not change the launch: the same policy,

@@ -110,6 +110,7 @@ where
         crate::launch::Extras {
             launcher: None,
             status: Some(STATUS_FD),
+            supervisor: None,
             env,
             dir: None,
         },

@@ -82,6 +82,8 @@ pub(crate) struct Extras<'a> {
     pub launcher: Option<&'a Path>,
     /// The descriptor the launcher reports on.
     pub status: Option<i32>,
+    /// The descriptor the launcher shares with the application's supervisor.
+    pub supervisor: Option<i32>,
     /// The variables the caller sets for the program.
     pub env: Vec<(OsString, OsString)>,
     /// The folder the program starts in, the launcher's own if `None`.
@@ -130,7 +132,11 @@ pub(crate) fn request(
     parent: u32,
 ) -> Result<Request, CommandError> {
     let Extras {
-        status, env, dir, ..
+        status,
+        supervisor,
+        env,
+        dir,
+        ..
     } = extras;
     if let Support::NoBackend { reason, .. } = backend.support() {
         return Err(CommandError::NoSandbox(reason));
@@ -154,6 +160,7 @@ pub(crate) fn request(
         args,
         parent: Some(parent),
         status,
+        supervisor,
         env,
         dir,
     })
@@ -469,7 +476,13 @@ fn sequence(
         Stage::Launch => {
             let mut keep: Vec<i32> = launch_status().into_iter().collect();
             keep.extend(program_streams().into_iter().map(|(_, fd)| fd));
+            keep.extend(request.supervisor);
             crate::fds::close_inherited_but(&keep)?;
+            // The backend's `confine` sends the supervisor what it needs over it; the program
+            // never holds it (closed below, before `exec`, and close-on-exec besides).
+            if let Some(fd) = request.supervisor {
+                crate::sys::set_close_on_exec(fd, true).map_err(Refusal::Descriptors)?;
+            }
             // A backend that confines by re-executing needs the descriptor across that `exec`;
             // its confined copy sets the flag (below). Otherwise the program never holds it.
             if let Some(fd) = launch_status() {
@@ -569,6 +582,11 @@ fn sequence(
         .thread_set_mask()
         .map_err(|e| Refusal::Signals(e.into()))?;
     phases.report();
+    // The supervisor takes every open after this close for the program's: the launcher's own
+    // opens up to here were its own.
+    if let Some(fd) = launch.request.supervisor {
+        nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
+    }
     // From here, an `exec` that fails is the only refusal left; a silence after this marker is
     // the program's own ending.
     announce(crate::status::EXECUTING);

@@ -79,6 +79,7 @@ mod fact;
 mod fds;
 #[cfg(unix)]
 mod fork;
+pub mod grant;
 mod launch;
 mod limits;
 #[cfg(unix)]
@@ -122,6 +123,7 @@ pub use backend::Backend;
 #[cfg(unix)]
 pub use command::Command;
 pub use error::{one_line, CommandError, PolicyError, Refusal, ServerError};
+pub use grant::{Access, Grant, OpenRequest};
 pub use launch::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};
 pub use policy::Policy;

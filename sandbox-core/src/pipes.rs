@@ -6,6 +6,37 @@ use std::io;
 /// The descriptor number the launcher's status pipe has in the launcher.
 pub(crate) const STATUS_FD: i32 = 3;
 
+/// The descriptor number the launcher's end of the supervisor's socket has in the launcher
+/// (grants on demand).
+pub(crate) const SUPERVISOR_FD: i32 = 4;
+
+/// A connected pair of local stream sockets, both ends close-on-exec and numbered above
+/// [`SUPERVISOR_FD`], so that putting the launcher's end at its place cannot overwrite the status
+/// pipe's, nor the other way round.
+#[cfg(unix)]
+pub(crate) fn socket_pair() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )?;
+    // `try_clone` takes the lowest free number from 3 up: the copies below are held until one
+    // lands above the launcher's two places, then closed.
+    let above = |mut fd: std::os::fd::OwnedFd| -> io::Result<std::os::fd::OwnedFd> {
+        use std::os::fd::AsRawFd;
+        let mut low = Vec::new();
+        while fd.as_raw_fd() <= SUPERVISOR_FD {
+            let copy = fd.try_clone()?;
+            low.push(fd);
+            fd = copy;
+        }
+        Ok(fd)
+    };
+    Ok((above(ours)?, above(theirs)?))
+}
+
 /// A pipe whose ends are both close-on-exec, so that no other child of this process gets them.
 pub(crate) fn status_pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     let (read, write) = new_pipe()?;

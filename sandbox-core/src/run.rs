@@ -306,6 +306,10 @@ pub enum SpawnError {
     /// The scratch folder a [`Command`](crate::Command) was told to make could not be made.
     #[error("making the scratch folder")]
     Scratch(#[source] crate::scratch::ScratchError),
+    /// A launch with grants on demand ([`Sandbox::on_open`](crate::Sandbox::on_open)) could not
+    /// start its supervisor; nothing ran.
+    #[error("grants on demand")]
+    Grants(#[from] crate::grant::GrantError),
 }
 
 /// `" (it exited with 101)"`, `" (killed by signal 31)"`, or nothing.

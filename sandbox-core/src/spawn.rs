@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::explain::Explanation;
-use crate::pipes::{status_pipe, STATUS_FD};
+use crate::pipes::{status_pipe, STATUS_FD, SUPERVISOR_FD};
 use crate::policy::Policy;
 use crate::process::{spawn_traced, Pipes, Process};
 use crate::run::{collect, Finished, RunOptions, SpawnError};
@@ -67,6 +67,7 @@ pub struct Sandbox<'b> {
     env: Vec<(OsString, OsString)>,
     dir: Option<std::path::PathBuf>,
     server: Option<&'b crate::server::Server>,
+    on_open: Option<Arc<crate::grant::OnOpen>>,
 }
 
 impl std::fmt::Debug for Sandbox<'_> {
@@ -76,6 +77,7 @@ impl std::fmt::Debug for Sandbox<'_> {
             .field("launcher", &self.launcher)
             .field("env", &self.env)
             .field("dir", &self.dir)
+            .field("on_open", &self.on_open.is_some())
             .finish()
     }
 }
@@ -90,7 +92,49 @@ impl<'b> Sandbox<'b> {
             env: Vec::new(),
             dir: None,
             server: None,
+            on_open: None,
         }
+    }
+
+    /// Grants on demand ([`crate::grant`]): every launch of this sandbox gets a supervisor, a
+    /// thread of this application, which puts each open the policy does not allow to `on_open`
+    /// while the program waits, and opens what it allows for the program. Opens the policy
+    /// allows go on into the kernel, which decides as without a supervisor.
+    ///
+    /// Such a launch always executes a launcher (never a fork of this process or of a launch
+    /// server), cannot be explained ([`GrantError::WithExplain`](crate::grant::GrantError)),
+    /// and is refused where the backend cannot widen its confinement while the program runs
+    /// ([`GrantError::Unsupported`](crate::grant::GrantError), macOS).
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use sandbox_core::{Access, Grant, Policy, RunOptions, Sandbox};
+    ///
+    /// let workbook = std::path::PathBuf::from("/home/me/work");
+    /// let sandbox = Sandbox::new(backend()).on_open(move |request| {
+    ///     // Reads of the workbook's own folder, one file at a time; nothing else.
+    ///     if request.access == Access::Read && request.path.parent() == Some(workbook.as_path()) {
+    ///         Grant::ReadOnce
+    ///     } else {
+    ///         Grant::Refuse
+    ///     }
+    /// });
+    /// let code = "print(open('/home/me/work/data.csv').read())";
+    /// let done = sandbox.run(&Policy::new().allow_read("/usr")?, "/usr/bin/python3", ["-I", "-c", code], &RunOptions::new())?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_open(
+        mut self,
+        on_open: impl Fn(&crate::grant::OpenRequest) -> crate::grant::Grant + Send + Sync + 'static,
+    ) -> Self {
+        self.on_open = Some(Arc::new(on_open));
+        self
     }
 
     /// Starts every program this runs in `dir`, an absolute path, instead of this process's
@@ -250,6 +294,21 @@ impl<'b> Sandbox<'b> {
         if !missing.is_empty() {
             return Err(SpawnError::Unenforceable { missing });
         }
+        // Asked before anything is made: a backend without a supervisor refuses every launch
+        // with a function, and a supervised launch cannot also be traced.
+        let broker = match &self.on_open {
+            None => None,
+            Some(_) if explain => return Err(crate::grant::GrantError::WithExplain.into()),
+            Some(on_open) => match self.backend.broker() {
+                Some(broker) => Some((broker, Arc::clone(on_open))),
+                None => {
+                    return Err(crate::grant::GrantError::Unsupported {
+                        backend: self.backend.name(),
+                    }
+                    .into())
+                }
+            },
+        };
         let tracer = if explain {
             let launcher = match self.launcher {
                 Some(path) => path.to_path_buf(),
@@ -263,7 +322,9 @@ impl<'b> Sandbox<'b> {
         let canary = Canary::create()?;
         // An explained launch is traced by a thread of this process, so it cannot be the
         // server's child: it goes the usual way.
-        if let (Some(server), None) = (self.server, &tracer) {
+        // A supervised launch is neither: its launcher gets the supervisor's socket.
+        let supervised = broker.is_some();
+        if let (Some(server), None, false) = (self.server, &tracer, supervised) {
             return self
                 .start_served(server, policy, program, args, canary, started)
                 .map(|(mut running, report)| {
@@ -275,7 +336,11 @@ impl<'b> Sandbox<'b> {
         // one `exec` fewer, and on cgroup v2 a launcher created inside its cgroup. A process
         // with threads cannot fork soundly (nor one whose threads this system does not list),
         // and a launcher chosen by the caller is executed.
-        if tracer.is_none() && self.launcher.is_none() && crate::threads::known_single_thread() {
+        if tracer.is_none()
+            && !supervised
+            && self.launcher.is_none()
+            && crate::threads::known_single_thread()
+        {
             return self
                 .start_forked(policy, program, args, canary, started)
                 .map(|(mut running, report)| {
@@ -284,6 +349,10 @@ impl<'b> Sandbox<'b> {
                 });
         }
         let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+        let channel = match broker {
+            Some(_) => Some(crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?),
+            None => None,
+        };
         let mut command = crate::launch::build(
             self.backend,
             policy,
@@ -293,6 +362,7 @@ impl<'b> Sandbox<'b> {
             crate::launch::Extras {
                 launcher: self.launcher,
                 status: Some(STATUS_FD),
+                supervisor: channel.as_ref().map(|_| SUPERVISOR_FD),
                 env: self.env.clone(),
                 dir: self.dir.clone(),
             },
@@ -302,6 +372,13 @@ impl<'b> Sandbox<'b> {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
+        let channel = match channel {
+            Some((ours, theirs)) => {
+                crate::sys::pass_descriptor(&mut command, theirs, SUPERVISOR_FD);
+                Some(ours)
+            }
+            None => None,
+        };
         let launcher = std::path::PathBuf::from(command.get_program());
         let (pipes, process) = match tracer {
             None => {
@@ -310,6 +387,7 @@ impl<'b> Sandbox<'b> {
             }
             Some(tracer) => spawn_traced(command, tracer).map_err(SpawnError::Spawn)?,
         };
+        // The launcher runs, and its end of the channel left this process with the command.
         let running = Running {
             stdin: pipes.stdin,
             stdout: pipes.stdout,
@@ -322,6 +400,20 @@ impl<'b> Sandbox<'b> {
             scratch: None,
             _canary: canary,
         };
+        // The supervisor serves from now until the program ends. Had it failed to start, the
+        // launcher's `confine` would find no one to send to and refuse; `running` is killed and
+        // reaped as it is dropped here anyway.
+        if let (Some((broker, on_open)), Some(channel)) = (broker, channel) {
+            let session = crate::grant::Session::new(
+                policy.clone(),
+                running._canary.path(),
+                program,
+                on_open,
+            );
+            broker
+                .serve(channel, session)
+                .map_err(crate::grant::GrantError::Start)?;
+        }
         Ok((running, report))
     }
 
@@ -392,6 +484,7 @@ impl<'b> Sandbox<'b> {
             crate::launch::Extras {
                 launcher: None,
                 status: Some(STATUS_FD),
+                supervisor: None,
                 env: self.env.clone(),
                 dir: self.dir.clone(),
             },

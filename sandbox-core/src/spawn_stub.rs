@@ -42,6 +42,14 @@ impl<'b> Sandbox<'b> {
         self
     }
 
+    /// Names the function that answers opens the policy does not allow; here, no program starts.
+    pub fn on_open(
+        self,
+        _on_open: impl Fn(&crate::grant::OpenRequest) -> crate::grant::Grant + Send + Sync + 'static,
+    ) -> Self {
+        self
+    }
+
     /// Names the launcher's executable; here, no launcher starts.
     pub fn with_launcher(self, _launcher: &'b Path) -> Self {
         self

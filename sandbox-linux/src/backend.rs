@@ -53,6 +53,11 @@ impl LinuxBackend {
         let program = filter::build_with(arch, std::process::id(), opt_ins)?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
+        // After Landlock (which set `no_new_privs`) and before the refusal table, which need not
+        // allow `seccomp` for it: from here every open waits for the application's supervisor.
+        if let Some(channel) = launch.request.supervisor {
+            crate::notify::hand_over(channel, arch)?;
+        }
         filter::install(&program)?;
         Ok(())
     }
@@ -134,7 +139,15 @@ impl Backend for LinuxBackend {
     fn verify(&self, context: &Context) -> Vec<Outcome> {
         let mut outcomes = check::run(check::ENFORCEMENT, context);
         outcomes.extend(check::run(LINUX_CHECKS, context));
+        if crate::notify::supervised() {
+            outcomes.extend(check::run(&[crate::notify::SUPERVISED], context));
+        }
         outcomes
+    }
+
+    /// Opens the policy does not allow go to the application (`crate::broker`).
+    fn broker(&self) -> Option<&dyn sandbox_core::grant::Broker> {
+        Some(&crate::broker::Supervisor)
     }
 
     /// The parent traces the program (`crate::explain`); the launch is the same.

@@ -192,6 +192,15 @@ pub enum LinuxError {
     /// The parent exited while the launcher was confining itself.
     #[error("the parent exited during the launch")]
     ParentGone,
+    /// A launch with grants on demand could not hand its opens to the application's supervisor.
+    #[error("handing opens to the application's supervisor failed at {step}: grants on demand need Linux 5.14 or later and no other supervisor above this process (a nested sandbox's own)")]
+    Supervisor {
+        /// What was being done: installing the listener's filter, or sending the listener.
+        step: &'static str,
+        /// What the kernel answered.
+        #[source]
+        source: io::Error,
+    },
     /// The scratch folder is not a place only this launch may write, or holds more than its bound.
     #[error("the scratch folder {}: {problem}", path.display())]
     Scratch {
@@ -254,6 +263,7 @@ impl LinuxError {
             LinuxError::Limit { .. } => "limit",
             LinuxError::CoreHelper { .. } => "core-helper",
             LinuxError::ParentGone => "parent-gone",
+            LinuxError::Supervisor { .. } => "supervisor",
             LinuxError::Scratch { problem, .. } => match problem {
                 ScratchProblem::Covered => "scratch-covered",
                 ScratchProblem::HoldsCanary => "scratch-holds-canary",

@@ -35,6 +35,8 @@ mod backend;
 #[cfg(target_os = "linux")]
 mod bpf;
 #[cfg(target_os = "linux")]
+mod broker;
+#[cfg(target_os = "linux")]
 pub mod caps;
 #[cfg(all(target_os = "linux", feature = "analysis"))]
 pub mod decisions;
@@ -58,6 +60,8 @@ pub mod libraries;
 pub mod limits;
 #[cfg(target_os = "linux")]
 mod namespace;
+#[cfg(target_os = "linux")]
+pub mod notify;
 #[cfg(target_os = "linux")]
 mod opcodes;
 #[cfg(target_os = "linux")]

@@ -2,6 +2,8 @@
 //! Each takes only integers, or a pointer to a local it owns.
 #![allow(unsafe_code)]
 
+pub mod notify;
+
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 

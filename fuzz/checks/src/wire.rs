@@ -152,6 +152,7 @@ pub fn check_policy(data: &[u8]) -> Vec<Result<(), &'static str>> {
         args: Vec::new(),
         parent: None,
         status: None,
+        supervisor: None,
         env: Vec::new(),
         dir: None,
     };

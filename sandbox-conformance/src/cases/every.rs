@@ -56,6 +56,7 @@ pub(crate) fn a_confined_start_by_hand_is_refused(env: &Env<'_>) -> Result<()> {
         args: vec![PROBE_FLAG.into(), "ran".into()],
         parent: Some(std::process::id()),
         status: None,
+        supervisor: None,
         env: Vec::new(),
         dir: None,
     };

@@ -61,6 +61,7 @@ impl Launch {
                 args: args.into_iter().map(Into::into).collect(),
                 parent: None,
                 status: None,
+                supervisor: None,
                 env: Vec::new(),
                 dir: None,
             },

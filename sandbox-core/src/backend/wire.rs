@@ -38,6 +38,8 @@ const PARENT: &str = "--parent";
 /// The descriptor the launcher reports a refusal on; it comes first, so that a request that does
 /// not decode can still be reported.
 const STATUS: &str = "--status";
+/// The descriptor the launcher shares with the application's supervisor (grants on demand).
+const SUPERVISOR: &str = "--supervisor";
 /// A variable the caller sets for the program, `NAME=VALUE`.
 const ENV: &str = "--env";
 /// The folder the program starts in, an absolute path.
@@ -67,6 +69,10 @@ pub struct Request {
     /// The descriptor, open in the launcher, on which it reports a refusal to the parent before
     /// exiting; `None` where the parent reads only the exit status and standard error.
     pub status: Option<i32>,
+    /// The descriptor, open in the launcher, of the socket whose other end the application's
+    /// supervisor holds ([`crate::grant`]): `None` for a launch without grants on demand. The
+    /// launcher closes it just before it executes the program.
+    pub supervisor: Option<i32>,
     /// Variables the caller sets for the program, over the few the launcher keeps.
     pub env: Vec<(OsString, OsString)>,
     /// The folder the program starts in, an absolute path; `None` keeps the launcher's own.
@@ -122,6 +128,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         word.push(value);
         pair(ENV, &word);
     }
+    if let Some(fd) = request.supervisor {
+        pair(SUPERVISOR, OsStr::new(&fd.to_string()));
+    }
     if let Some(parent) = request.parent {
         pair(PARENT, OsStr::new(&parent.to_string()));
     }
@@ -161,6 +170,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
     let mut parent = None;
     let mut limits = *policy.limits();
     let mut status = None;
+    let mut supervisor = None;
     let mut env = Vec::new();
     let mut dir = None;
     loop {
@@ -173,6 +183,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(PARENT) => PARENT,
             Some(LIMIT) => LIMIT,
             Some(STATUS) => STATUS,
+            Some(SUPERVISOR) => SUPERVISOR,
             Some(ENV) => ENV,
             Some(DIR) => DIR,
             Some(ALLOW) => ALLOW,
@@ -206,6 +217,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             CANARY => canaries.push(PathBuf::from(value)),
             LIMIT => limits.decode_word(&value)?,
             STATUS => status = Some(parse_status(value)?),
+            SUPERVISOR => supervisor = Some(parse_descriptor(SUPERVISOR, value)?),
             ALLOW if value == LOCAL_SOCKET_PAIRS => policy = policy.allow_local_socket_pairs(),
             ALLOW => return Err(WireError::UnknownAllowance { value }),
             ENV => env.push(parse_variable(value)?),
@@ -234,6 +246,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         args: args.collect(),
         parent,
         status,
+        supervisor,
         env,
         dir,
     })
@@ -284,11 +297,16 @@ pub fn peek_status(args: &[OsString]) -> Option<i32> {
 
 /// A status descriptor is above the standard streams, which are the program's.
 fn parse_status(value: OsString) -> Result<i32, WireError> {
+    parse_descriptor(STATUS, value)
+}
+
+/// A descriptor the launcher keeps is above the standard streams, which are the program's.
+fn parse_descriptor(key: &'static str, value: OsString) -> Result<i32, WireError> {
     value
         .to_str()
         .and_then(|text| text.parse::<i32>().ok())
         .filter(|&fd| fd > 2)
-        .ok_or(WireError::Number { key: STATUS, value })
+        .ok_or(WireError::Number { key, value })
 }
 
 fn parse_pid(key: &'static str, value: OsString) -> Result<u32, WireError> {
@@ -315,6 +333,7 @@ mod tests {
             args: vec!["--".into(), "--read".into(), "a b\nc".into()],
             parent: Some(42),
             status: Some(3),
+            supervisor: Some(4),
             env: vec![("A".into(), "b=c".into()), ("EMPTY".into(), "".into())],
             dir: Some(PathBuf::from("/work dir")),
         }

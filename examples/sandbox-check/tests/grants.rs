@@ -1,0 +1,589 @@
+//! Grants on demand (`Sandbox::on_open`), through the real launcher: a confined Python asks for
+//! files its policy does not list, this process (the application) answers, and each test checks
+//! what the program got, what it was refused and with which error, and what the function was
+//! asked. The attacks of issue 31's threat model each have a test here.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sandbox_core::{Access, Grant, OpenRequest, Policy, RunOptions, Sandbox};
+use sandbox_linux::LinuxBackend;
+
+use common::*;
+
+const LAUNCHER: &str = env!("CARGO_BIN_EXE_sandbox-check");
+
+/// What the function was asked, in order.
+type Asked = Arc<Mutex<Vec<(PathBuf, Access)>>>;
+
+/// A sandbox whose function records each request and answers with `answer`.
+fn sandbox_answering(
+    answer: impl Fn(&OpenRequest) -> Grant + Send + Sync + 'static,
+) -> (Sandbox<'static>, Asked) {
+    let asked: Asked = Arc::default();
+    let record = Arc::clone(&asked);
+    let sandbox = Sandbox::new(&LinuxBackend)
+        .with_launcher(Path::new(LAUNCHER))
+        .on_open(move |request| {
+            record
+                .lock()
+                .unwrap()
+                .push((request.path.clone(), request.access));
+            answer(request)
+        });
+    (sandbox, asked)
+}
+
+fn usr() -> Policy {
+    Policy::new().allow_read("/usr").unwrap()
+}
+
+/// Runs `code` under `python3 -I -c` with `args`, its output as text.
+fn python(
+    sandbox: &Sandbox<'_>,
+    policy: &Policy,
+    code: &str,
+    args: &[&Path],
+) -> (i32, String, String) {
+    let mut argv: Vec<std::ffi::OsString> = vec!["-I".into(), "-c".into(), code.into()];
+    argv.extend(args.iter().map(|a| a.as_os_str().to_os_string()));
+    let done = sandbox
+        .run(
+            policy,
+            PYTHON,
+            argv,
+            &RunOptions::new().timeout(Duration::from_secs(60)),
+        )
+        .unwrap();
+    (
+        done.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&done.stdout).into_owned(),
+        String::from_utf8_lossy(&done.stderr).into_owned(),
+    )
+}
+
+/// What the function was asked about files in `folder` (Python asks for more: `/etc/passwd`, ...).
+fn asked_within(asked: &Asked, folder: &Path) -> Vec<(PathBuf, Access)> {
+    asked
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(path, _)| path.starts_with(folder))
+        .cloned()
+        .collect()
+}
+
+/// A Python prelude: `attempt(f)` prints `ok <value>` or `errno <name>`.
+const TRY: &str = r#"
+import errno, os, sys
+def attempt(f):
+    try:
+        print("ok", f())
+    except OSError as e:
+        print("errno", errno.errorcode.get(e.errno, e.errno))
+"#;
+
+/// A workbook folder with `data.csv` and `secret.csv` beside it.
+fn workbook(name: &str) -> Scratch {
+    let folder = Scratch::new(name);
+    std::fs::write(folder.0.join("data.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::write(folder.0.join("secret.csv"), "do not read\n").unwrap();
+    folder
+}
+
+#[test]
+fn a_cell_reads_data_csv_after_one_approval_and_not_the_file_beside_it() {
+    let book = workbook("grant-once");
+    let data = book.0.join("data.csv");
+    let wanted = data.clone();
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path == wanted && request.access == Access::Read {
+            Grant::ReadOnce
+        } else {
+            Grant::Refuse
+        }
+    });
+    let code = format!(
+        "{TRY}\nattempt(lambda: open(sys.argv[1]).read().strip())\nattempt(lambda: open(sys.argv[2]).read())\nattempt(lambda: open(sys.argv[1]).read().strip())"
+    );
+    let secret = book.0.join("secret.csv");
+    let (status, out, err) = python(&sandbox, &usr(), &code, &[&data, &secret]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(
+        out, "ok a,b\n1,2\nerrno EACCES\nok a,b\n1,2\n",
+        "the second read of data.csv is asked again and granted again"
+    );
+    assert_eq!(
+        asked_within(&asked, &book.0),
+        vec![
+            (data.clone(), Access::Read),
+            (secret.clone(), Access::Read),
+            (data.clone(), Access::Read),
+        ]
+    );
+}
+
+#[test]
+fn with_the_function_refusing_the_program_sees_what_it_sees_without_one() {
+    let book = workbook("grant-refuse");
+    let data = book.0.join("data.csv");
+    let code = format!(
+        "{TRY}\nattempt(lambda: open(sys.argv[1]).read())\nattempt(lambda: open(sys.argv[1], 'w'))\nattempt(lambda: os.listdir(os.path.dirname(sys.argv[1])))\nattempt(lambda: open(sys.argv[1] + '.missing').read())"
+    );
+    let plain = Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER));
+    let (sandbox, asked) = sandbox_answering(|_| Grant::Refuse);
+    let without = python(&plain, &usr(), &code, &[&data]);
+    let with = python(&sandbox, &usr(), &code, &[&data]);
+    assert_eq!(
+        without.1, "errno EACCES\nerrno EACCES\nerrno EACCES\nerrno ENOENT\n",
+        "{}",
+        without.2
+    );
+    assert_eq!(with, without);
+    assert_eq!(
+        asked_within(&asked, &book.0),
+        vec![
+            (data.clone(), Access::Read),
+            (data.clone(), Access::Write),
+            (book.0.clone(), Access::Read),
+        ],
+        "a file that is not there is not asked about"
+    );
+    assert_eq!(std::fs::read(&data).unwrap(), b"a,b\n1,2\n");
+}
+
+#[test]
+fn a_write_grant_gives_that_file_and_a_read_grant_never_writes() {
+    let book = workbook("grant-write");
+    let out = book.0.join("out.csv");
+    let data = book.0.join("data.csv");
+    let target = out.clone();
+    let (sandbox, _asked) = sandbox_answering(move |request| {
+        if request.path == target {
+            Grant::WriteOnce
+        } else {
+            Grant::ReadOnce
+        }
+    });
+    let code = format!(
+        "{TRY}\ndef write():\n    with open(sys.argv[1], 'w') as f:\n        return f.write('x,y\\n')\nattempt(write)\nattempt(lambda: open(sys.argv[2], 'a'))\nattempt(lambda: os.stat(sys.argv[1]).st_mode & 0o7777)"
+    );
+    let (status, printed, err) = python(&sandbox, &usr(), &code, &[&out, &data]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(printed, "ok 4\nerrno EACCES\nok 420\n");
+    assert_eq!(std::fs::read(&out).unwrap(), b"x,y\n");
+    assert_eq!(std::fs::read(&data).unwrap(), b"a,b\n1,2\n");
+}
+
+#[test]
+fn a_folder_grant_reads_beneath_it_without_asking_again_and_nothing_beside_it() {
+    let book = workbook("grant-folder");
+    std::fs::create_dir(book.0.join("sub")).unwrap();
+    std::fs::write(book.0.join("sub/more.csv"), "m\n").unwrap();
+    let outside = workbook("grant-folder-outside");
+    let folder = book.0.clone();
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path.parent() == Some(folder.as_path()) {
+            Grant::ReadFolder
+        } else {
+            Grant::Refuse
+        }
+    });
+    let code =
+        format!("{TRY}\nfor p in sys.argv[1:]:\n    attempt(lambda: open(p).read().strip())");
+    let (status, printed, err) = python(
+        &sandbox,
+        &usr(),
+        &code,
+        &[
+            &book.0.join("data.csv"),
+            &book.0.join("secret.csv"),
+            &book.0.join("sub/more.csv"),
+            &outside.0.join("data.csv"),
+        ],
+    );
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(printed, "ok a,b\n1,2\nok do not read\nok m\nerrno EACCES\n");
+    assert_eq!(
+        asked_within(&asked, &book.0),
+        vec![(book.0.join("data.csv"), Access::Read)],
+        "the folder's other files were not asked about"
+    );
+}
+
+#[test]
+fn links_dot_dot_and_proc_cannot_turn_an_approved_name_into_another_file() {
+    let book = workbook("grant-links");
+    let outside = workbook("grant-links-outside");
+    let secret = outside.0.join("secret.csv");
+    std::os::unix::fs::symlink(&secret, book.0.join("link.csv")).unwrap();
+    std::os::unix::fs::symlink(&outside.0, book.0.join("linked-folder")).unwrap();
+    let folder = book.0.clone();
+    // A function that approves every name beneath the workbook's folder, and `/proc` besides:
+    // what a careless application would write.
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path.starts_with(&folder) || request.path.starts_with("/proc") {
+            Grant::ReadOnce
+        } else {
+            Grant::Refuse
+        }
+    });
+    let application = std::process::id().to_string();
+    let code =
+        format!("{TRY}\nfor p in sys.argv[1:]:\n    attempt(lambda: open(p).read().strip())");
+    let paths: Vec<PathBuf> = vec![
+        book.0.join("link.csv"),
+        book.0.join("linked-folder/secret.csv"),
+        book.0
+            .join("../")
+            .join(outside.0.file_name().unwrap())
+            .join("secret.csv"),
+        PathBuf::from("/proc/self/root").join(secret.strip_prefix("/").unwrap()),
+        PathBuf::from(format!("/proc/{application}/environ")),
+        PathBuf::from(format!("/proc/{application}/root")).join(secret.strip_prefix("/").unwrap()),
+        book.0.join("data.csv"),
+    ];
+    let args: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let (status, printed, err) = python(&sandbox, &usr(), &code, &args);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(
+        printed,
+        "errno ELOOP\nerrno ELOOP\nerrno EACCES\nerrno ELOOP\nerrno EACCES\nerrno ELOOP\nok a,b\n1,2\n"
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        asked.iter().any(|(p, _)| *p == secret),
+        "`..` was put together before the function saw it: {asked:?}"
+    );
+    assert!(!asked
+        .iter()
+        .any(|(p, _)| p.components().any(|c| c == std::path::Component::ParentDir)));
+}
+
+/// A program with a second thread that keeps rewriting the path it passes to `open`, between
+/// the name `argv[1]` and the name `argv[2]` (of the same length), 400 times; it prints how many
+/// opens gave each content and each error.
+const SWAPPER: &str = r#"
+import ctypes, os, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+first, second = sys.argv[1].encode(), sys.argv[2].encode()
+assert len(first) == len(second)
+buf = ctypes.create_string_buffer(first)
+done = threading.Event()
+def swap():
+    while not done.is_set():
+        ctypes.memmove(buf, second, len(second))
+        ctypes.memmove(buf, first, len(first))
+threading.Thread(target=swap).start()
+seen = {}
+for _ in range(400):
+    fd = libc.open(buf, os.O_RDONLY)
+    if fd < 0:
+        key = "errno %d" % ctypes.get_errno()
+    else:
+        key = os.read(fd, 64).decode().strip()
+        os.close(fd)
+    seen[key] = seen.get(key, 0) + 1
+done.set()
+for key in sorted(seen):
+    print(key, seen[key])
+"#;
+
+/// Two folders whose names differ in one letter, each with `note.txt` holding `content`.
+fn twin(name: &str, content: &str) -> Scratch {
+    let folder = Scratch::new(name);
+    std::fs::write(folder.0.join("note.txt"), content).unwrap();
+    folder
+}
+
+/// The contents the swapping program read, with how often.
+fn contents_read(printed: &str) -> Vec<String> {
+    printed
+        .lines()
+        .filter(|line| !line.starts_with("errno"))
+        .map(|line| line.rsplit_once(' ').unwrap().0.to_owned())
+        .collect()
+}
+
+#[test]
+fn a_path_changed_in_memory_after_it_was_read_cannot_reach_an_unapproved_file() {
+    let approved = twin("grant-swap-a", "APPROVED");
+    let secret = twin("grant-swap-b", "SECRET");
+    let approved_file = approved.0.join("note.txt");
+    let wanted = approved_file.clone();
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path == wanted {
+            Grant::ReadOnce
+        } else {
+            Grant::Refuse
+        }
+    });
+    let (status, printed, err) = python(
+        &sandbox,
+        &usr(),
+        SWAPPER,
+        &[&approved_file, &secret.0.join("note.txt")],
+    );
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(contents_read(&printed), ["APPROVED"], "{printed}");
+    // The swap took: the function was asked about both names.
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        asked.iter().any(|(p, _)| p.starts_with(&secret.0)),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_path_changed_after_an_open_the_policy_allows_was_let_go_on_is_still_landlocks() {
+    // The allowed name goes on into the kernel (`CONTINUE`), which reads the path again: the
+    // program may have swapped in the other name by then, and Landlock refuses it.
+    let allowed = twin("grant-cont-a", "ALLOWED");
+    let secret = twin("grant-cont-b", "SECRET");
+    let policy = usr().allow_read(&allowed.0).unwrap();
+    let (sandbox, _asked) = sandbox_answering(|_| Grant::Refuse);
+    let done = {
+        let mut argv: Vec<std::ffi::OsString> = vec!["-I".into(), "-c".into(), SWAPPER.into()];
+        argv.push(allowed.0.join("note.txt").into());
+        argv.push(secret.0.join("note.txt").into());
+        sandbox
+            .run(
+                &policy,
+                PYTHON,
+                argv,
+                &RunOptions::new().timeout(Duration::from_secs(60)),
+            )
+            .unwrap()
+    };
+    let printed = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(contents_read(&printed), ["ALLOWED"], "{printed}");
+    assert!(printed.contains("errno 13"), "no swap was seen: {printed}");
+}
+
+#[test]
+fn a_flood_of_questions_is_bounded_and_does_not_hold_up_what_the_policy_allows() {
+    let book = Scratch::new("grant-flood");
+    for n in 0..40 {
+        std::fs::write(book.0.join(format!("f{n}.txt")), "x").unwrap();
+    }
+    let (release, gate) = std::sync::mpsc::channel::<()>();
+    let gate = Mutex::new(gate);
+    let folder = book.0.clone();
+    // The first question blocks until the program has shown that the rest were answered.
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path.starts_with(&folder) {
+            let _ = gate.lock().unwrap().recv_timeout(Duration::from_secs(30));
+        }
+        Grant::Refuse
+    });
+    let code = r#"
+import os, sys, threading, time
+folder = sys.argv[1]
+errors = []
+# Every thread is running before any asks: a thread's start opens files of its own.
+ready = threading.Barrier(41)
+def ask(n):
+    ready.wait()
+    try:
+        open(os.path.join(folder, "f%d.txt" % n)).read()
+        errors.append("opened")
+    except OSError as e:
+        errors.append(e.errno)
+threads = [threading.Thread(target=ask, args=(n,)) for n in range(40)]
+for t in threads:
+    t.start()
+ready.wait()
+time.sleep(0.5)
+started = time.monotonic()
+with open("/usr/lib/os-release") as f:
+    f.read()
+print("allowed open took", round((time.monotonic() - started) * 1000), "ms")
+print("answered while the function waits:", len(errors), sorted(set(errors)))
+sys.stdout.flush()
+"#;
+    let sandbox_thread = std::thread::spawn({
+        let folder = book.0.clone();
+        move || python(&sandbox, &usr(), code, &[&folder])
+    });
+    // The program prints before the function is released, so its output shows what was
+    // answered while one question waited; then the function is let go for the rest.
+    std::thread::sleep(Duration::from_secs(3));
+    for _ in 0..64 {
+        let _ = release.send(());
+    }
+    let started = Instant::now();
+    let (status, printed, err) = sandbox_thread.join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(status, 0, "{err}");
+    let took: u64 = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("allowed open took "))
+        .and_then(|l| l.strip_suffix(" ms"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(took < 1000, "{printed}");
+    let answered: usize = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("answered while the function waits: "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bound = sandbox_core::grant::PENDING_BOUND;
+    // One question is with the function, `bound` wait in the queue; the rest were refused.
+    assert!(answered >= 40 - bound - 1, "{printed}");
+    assert!(printed.contains("[13]"), "{printed}");
+    let asked = asked_within(&asked, &book.0).len();
+    assert!(
+        asked <= bound + 1,
+        "{asked} questions reached the function: {printed}"
+    );
+}
+
+#[test]
+fn when_the_supervisor_dies_every_later_open_is_refused_even_one_the_policy_allows() {
+    let book = workbook("grant-death");
+    let folder = book.0.clone();
+    let (sandbox, _asked) = sandbox_answering(move |request| {
+        if request.path.starts_with(&folder) {
+            panic!("the application's function fails");
+        }
+        Grant::Refuse
+    });
+    let code = format!(
+        "{TRY}\nattempt(lambda: open('/usr/lib/os-release').read()[:0])\nattempt(lambda: open(sys.argv[1]).read())\nattempt(lambda: open('/usr/lib/os-release').read()[:0])"
+    );
+    let (status, printed, err) = python(&sandbox, &usr(), &code, &[&book.0.join("data.csv")]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(printed, "ok \nerrno ENOSYS\nerrno ENOSYS\n");
+}
+
+/// The Linux backend with another supervisor, or none: what the core and the check do when the
+/// application's half is missing or broken.
+struct WithBroker(Option<&'static dyn sandbox_core::grant::Broker>);
+
+impl sandbox_core::Backend for WithBroker {
+    fn name(&self) -> &'static str {
+        "linux-test"
+    }
+    fn support(&self) -> sandbox_core::backend::Support {
+        sandbox_core::Backend::support(&LinuxBackend)
+    }
+    fn confine(
+        &self,
+        launch: &sandbox_core::backend::Launch,
+    ) -> Result<(), sandbox_core::backend::BackendError> {
+        sandbox_core::Backend::confine(&LinuxBackend, launch)
+    }
+    fn broker(&self) -> Option<&dyn sandbox_core::grant::Broker> {
+        self.0
+    }
+}
+
+/// Takes the listener the launcher sends, and closes it at once.
+struct Deaf;
+
+impl sandbox_core::grant::Broker for Deaf {
+    fn serve(
+        &self,
+        channel: std::os::fd::OwnedFd,
+        _session: sandbox_core::grant::Session,
+    ) -> std::io::Result<()> {
+        use nix::sys::socket::{recvmsg, MsgFlags};
+        use std::os::fd::AsRawFd;
+        std::thread::spawn(move || {
+            let mut byte = [0u8; 1];
+            let mut iov = [std::io::IoSliceMut::new(&mut byte)];
+            let mut space = nix::cmsg_space!([std::os::fd::RawFd; 1]);
+            // The descriptor arrives and is dropped with the message's buffer unread: closed.
+            let _ = recvmsg::<()>(
+                channel.as_raw_fd(),
+                &mut iov,
+                Some(&mut space),
+                MsgFlags::MSG_CMSG_CLOEXEC,
+            )
+            .map(|m| {
+                m.cmsgs().map(|c| {
+                    c.for_each(|c| {
+                        if let nix::sys::socket::ControlMessageOwned::ScmRights(fds) = c {
+                            fds.into_iter().for_each(|fd| {
+                                let _ = nix::unistd::close(fd);
+                            });
+                        }
+                    })
+                })
+            });
+            // Keep the channel open, as a live supervisor would, until the launcher ends.
+            let _ = nix::unistd::read(&channel, &mut [0u8; 1]);
+        });
+        Ok(())
+    }
+}
+
+static DEAF: Deaf = Deaf;
+
+#[test]
+fn a_backend_without_a_supervisor_refuses_a_launch_with_a_function_before_anything_runs() {
+    let backend = WithBroker(None);
+    let sandbox = Sandbox::new(&backend)
+        .with_launcher(Path::new(LAUNCHER))
+        .on_open(|_| Grant::ReadOnce);
+    match sandbox.run(&usr(), "/usr/bin/true", [""; 0], &RunOptions::new()) {
+        Err(sandbox_core::SpawnError::Grants(sandbox_core::grant::GrantError::Unsupported {
+            backend: "linux-test",
+        })) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_launch_whose_supervisor_does_not_answer_is_refused_by_the_check() {
+    let backend: &'static WithBroker = Box::leak(Box::new(WithBroker(Some(&DEAF))));
+    let sandbox = Sandbox::new(backend)
+        .with_launcher(Path::new(LAUNCHER))
+        .on_open(|_| Grant::ReadOnce);
+    let error = sandbox
+        .run(&usr(), "/usr/bin/true", [""; 0], &RunOptions::new())
+        .unwrap_err();
+    let line = sandbox_core::one_line(&error);
+    // The canary's open comes back `ENOSYS` (no listener), which proves no refusal.
+    assert!(
+        matches!(error, sandbox_core::SpawnError::Refused(_)),
+        "{line}"
+    );
+    assert!(
+        line.contains("read the canary: failed with ENOSYS"),
+        "{line}"
+    );
+}
+
+#[test]
+fn an_explained_launch_cannot_have_a_function() {
+    let (sandbox, _asked) = sandbox_answering(|_| Grant::ReadOnce);
+    let error = sandbox
+        .run(
+            &usr(),
+            "/usr/bin/true",
+            [""; 0],
+            &RunOptions::new().explain(true),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            sandbox_core::SpawnError::Grants(sandbox_core::grant::GrantError::WithExplain)
+        ),
+        "{error:?}"
+    );
+}

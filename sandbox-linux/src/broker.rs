@@ -1,0 +1,390 @@
+//! Grants on demand, the application's half: the supervisor that answers each open the program
+//! makes (`sandbox_core::grant` says what it promises; `crate::notify` is the launcher's half).
+//!
+//! Two threads of the application serve one launch. The *supervisor* receives every
+//! notification and answers at once what needs no question: an open the policy allows goes on
+//! into the kernel, where Landlock decides as it would with no supervisor
+//! (`SECCOMP_USER_NOTIF_FLAG_CONTINUE`, used for nothing else); the canary is refused, and the
+//! refusal acknowledged to the launcher's check; a read beneath a folder granted earlier is
+//! opened for the program; a path refused earlier is refused again. Everything else is a question
+//! for the application's function, queued to the *asker*, at most
+//! [`PENDING_BOUND`](sandbox_core::grant::PENDING_BOUND) at once (one more is refused unasked),
+//! so a program that floods the supervisor cannot grow the application's memory nor hold up the
+//! opens its policy allows while a prompt waits. What the function allows, the asker opens (from
+//! this process's own copy of the path, following no symbolic link) and injects into the program
+//! in the same step as the answer (`SECCOMP_ADDFD_FLAG_SEND`).
+//!
+//! Both threads hold the listener. If either ends (the function panics, a call fails), the
+//! other sees it and ends too; the listener is closed, and the kernel fails every open the
+//! program has pending or makes later (`ENOSYS`): never an allow.
+
+mod open;
+mod request;
+
+use std::collections::HashSet;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, TrySendError};
+use std::sync::{Arc, Mutex};
+
+use sandbox_core::grant::{Access, Broker, Grant, OpenRequest, Session, PENDING_BOUND};
+
+use crate::sys::notify::{answer, inject, receive, still_pending, Answer};
+use crate::syscalls::Arch;
+use request::{Open, Unread};
+
+/// The Linux supervisor: seccomp user notification, with the listener the launcher sends.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Supervisor;
+
+impl Broker for Supervisor {
+    fn serve(&self, channel: OwnedFd, session: Session) -> io::Result<()> {
+        let arch = Arch::current()
+            .ok_or_else(|| io::Error::other("no supervisor for this architecture"))?;
+        std::thread::Builder::new()
+            .name("sandbox-supervisor".into())
+            .spawn(move || {
+                // A launch refused before it confined sends nothing: there is nothing to serve.
+                let Ok(Some(listener)) = crate::sys::notify::receive_descriptor(channel.as_fd())
+                else {
+                    return;
+                };
+                supervise(arch, channel, Arc::new(listener), session);
+            })?;
+        Ok(())
+    }
+}
+
+/// What both threads share of one launch.
+struct Shared {
+    listener: Arc<OwnedFd>,
+    session: Session,
+    /// Folders granted for the rest of the run: each path, and the folder opened by path then.
+    folders: Mutex<Vec<(PathBuf, OwnedFd)>>,
+    /// Paths the function refused, with the access asked.
+    refused: Mutex<HashSet<(PathBuf, bool)>>,
+    /// Set by the thread that ends first, so that the other ends too.
+    ended: AtomicBool,
+}
+
+/// One question for the asker.
+struct Ask {
+    id: u64,
+    open: Open,
+}
+
+/// The supervisor's loop: until the program has ended (the listener hangs up) or a thread ended.
+fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Session) {
+    let shared = Arc::new(Shared {
+        listener,
+        session,
+        folders: Mutex::new(Vec::new()),
+        refused: Mutex::new(HashSet::new()),
+        ended: AtomicBool::new(false),
+    });
+    let (questions, queue) = mpsc::sync_channel::<Ask>(PENDING_BOUND);
+    // The asker holds the write end and never writes: its end, however it comes, hangs up the
+    // read end, which wakes this loop to end too.
+    let Ok((asker_gone, asker_alive)) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC) else {
+        return;
+    };
+    let asker = {
+        let shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("sandbox-asker".into())
+            .spawn(move || {
+                let _alive = asker_alive;
+                ask_each(&shared, queue);
+            })
+    };
+    if asker.is_err() {
+        return;
+    }
+    // Until the launcher closes its end (just before `exec`), the opens are its own.
+    let mut launcher = true;
+    while !shared.ended.load(Ordering::Relaxed) {
+        if !wait_for_one(shared.listener.as_fd(), asker_gone.as_fd()) {
+            break;
+        }
+        let notification = match receive(shared.listener.as_fd()) {
+            Ok(n) => n,
+            // The thread was killed or interrupted before it was received: nothing to answer.
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if launcher && hung_up(channel.as_fd()) {
+            launcher = false;
+        }
+        let id = notification.id;
+        let read = request::read(arch, notification.pid, &notification.data);
+        // What was read belonged to this call only if the call is still waiting now.
+        if !still_pending(shared.listener.as_fd(), id) {
+            continue;
+        }
+        let outcome = match read {
+            // What cannot be read as an open, the kernel decides as it would with no supervisor.
+            Err(
+                Unread::OtherCall
+                | Unread::Memory
+                | Unread::Resolution
+                | Unread::Folder
+                | Unread::Empty,
+            ) => Step::Answer(Answer::Continue),
+            Ok(open) => decide(&shared, &channel, launcher, open, id, &questions),
+        };
+        if let Err(e) = send(&shared, id, outcome) {
+            // The call went away meanwhile (its thread killed): not the supervisor's failure.
+            if e.raw_os_error() != Some(libc::ENOENT) {
+                break;
+            }
+        }
+    }
+    shared.ended.store(true, Ordering::Relaxed);
+    // The asker ends when its queue closes; the listener closes with the last holder.
+    drop(questions);
+}
+
+/// What became of one notification.
+enum Step {
+    /// To be answered so.
+    Answer(Answer),
+    /// Queued for the asker, which answers it.
+    Asked,
+    /// Answered already, with the descriptor injected.
+    Given,
+}
+
+/// Sends the answer `step` still owes for notification `id`.
+fn send(shared: &Shared, id: u64, step: Step) -> io::Result<()> {
+    match step {
+        Step::Answer(reply) => answer(shared.listener.as_fd(), id, reply),
+        Step::Asked | Step::Given => Ok(()),
+    }
+}
+
+/// Decides one open the supervisor could read.
+fn decide(
+    shared: &Shared,
+    channel: &OwnedFd,
+    launcher: bool,
+    open: Open,
+    id: u64,
+    questions: &mpsc::SyncSender<Ask>,
+) -> Step {
+    let session = &shared.session;
+    if is_canary(&open.path, &session.canary) {
+        acknowledge_canary(channel.as_fd());
+        return Step::Answer(Answer::Fail(libc::EACCES));
+    }
+    // The launcher's own opens (its check) and what the policy allows: the kernel decides.
+    if launcher || allowed_by_policy(&session.policy, &open) {
+        return Step::Answer(Answer::Continue);
+    }
+    let access = open.access();
+    // Nothing there to read: the kernel answers (`ENOENT`, or Landlock's `EACCES`) as it would
+    // with no supervisor, and the function is not asked about what it could not give anyway.
+    if access == Access::Read && std::fs::symlink_metadata(&open.path).is_err() {
+        return Step::Answer(Answer::Continue);
+    }
+    if access == Access::Read {
+        let folders = lock(&shared.folders);
+        if let Some((folder, handle)) = folders.iter().find(|(f, _)| open.path.starts_with(f)) {
+            let relative = open.path.strip_prefix(folder).unwrap_or(Path::new(""));
+            let opened = open::read_beneath(handle, relative, open.flags);
+            return give(shared, id, &open, opened);
+        }
+    }
+    if lock(&shared.refused).contains(&(open.path.clone(), access == Access::Write)) {
+        return Step::Answer(Answer::Fail(libc::EACCES));
+    }
+    match questions.try_send(Ask { id, open }) {
+        Ok(()) => Step::Asked,
+        // Past the bound, or the asker is gone: refused, unasked.
+        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+            Step::Answer(Answer::Fail(libc::EACCES))
+        }
+    }
+}
+
+/// The asker's loop: one question at a time, to the application's function.
+fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
+    for Ask { id, open } in queue {
+        if shared.ended.load(Ordering::Relaxed) {
+            break;
+        }
+        if !still_pending(shared.listener.as_fd(), id) {
+            continue;
+        }
+        let access = open.access();
+        let request = OpenRequest::new(open.path.clone(), access, shared.session.program.clone());
+        let on_open = Arc::clone(&shared.session.on_open);
+        let grant =
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_open(&request))) {
+                Ok(grant) => grant,
+                // The function failed: the supervisor ends, and every open with it.
+                Err(_) => break,
+            };
+        let step = match (grant, access) {
+            (Grant::ReadOnce | Grant::WriteOnce, Access::Read) => {
+                give(shared, id, &open, open::read(&open.path, open.flags))
+            }
+            (Grant::WriteOnce, Access::Write) => give(
+                shared,
+                id,
+                &open,
+                open::write(&open.path, open.flags, open.mode),
+            ),
+            (Grant::ReadFolder, Access::Read) => {
+                give(shared, id, &open, grant_folder(shared, &open))
+            }
+            (Grant::Refuse, _) | (_, _) => {
+                lock(&shared.refused).insert((open.path.clone(), access == Access::Write));
+                Step::Answer(Answer::Fail(libc::EACCES))
+            }
+        };
+        if let Err(e) = send(shared, id, step) {
+            if e.raw_os_error() != Some(libc::ENOENT) {
+                break;
+            }
+        }
+    }
+    shared.ended.store(true, Ordering::Relaxed);
+}
+
+/// A folder grant: the folder of the request (the request itself when it names a folder),
+/// opened by path and kept; then the request, beneath it.
+fn grant_folder(shared: &Shared, open: &Open) -> Result<OwnedFd, nix::errno::Errno> {
+    let folder = match open::folder(&open.path) {
+        Ok(handle) => (open.path.clone(), handle),
+        Err(nix::errno::Errno::ENOTDIR) => {
+            let parent = open.path.parent().unwrap_or(Path::new("/")).to_path_buf();
+            let handle = open::folder(&parent)?;
+            (parent, handle)
+        }
+        Err(e) => return Err(e),
+    };
+    let relative = open
+        .path
+        .strip_prefix(&folder.0)
+        .unwrap_or(Path::new(""))
+        .to_path_buf();
+    let opened = open::read_beneath(&folder.1, &relative, open.flags);
+    lock(&shared.folders).push(folder);
+    opened
+}
+
+/// The descriptor `opened` injected as the answer to `id`, or its error as the call's. The
+/// descriptor here is closed either way: the program holds the one copy.
+fn give(shared: &Shared, id: u64, open: &Open, opened: Result<OwnedFd, nix::errno::Errno>) -> Step {
+    match opened {
+        Ok(fd) => match inject(
+            shared.listener.as_fd(),
+            id,
+            fd.as_fd(),
+            open.close_on_exec(),
+        ) {
+            Ok(_) => Step::Given,
+            Err(e) => Step::Answer(Answer::Fail(e.raw_os_error().unwrap_or(libc::EACCES))),
+        },
+        Err(errno) => Step::Answer(Answer::Fail(errno as i32)),
+    }
+}
+
+/// Whether an open the policy allows: reading under its read or exec paths or its scratch
+/// folder, or writing `/dev/null` or in the scratch folder. A path is compared as read, then as
+/// this process resolves it (a program reads `/lib/...` where `/lib` leads to `/usr/lib`): a
+/// wrong "allowed" costs nothing, since the kernel still decides.
+fn allowed_by_policy(policy: &sandbox_core::Policy, open: &Open) -> bool {
+    let within = |path: &Path| match open.access() {
+        Access::Read => {
+            policy.covers(path) || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
+        }
+        // Writing, and whatever a later version adds: the narrowest.
+        _ => {
+            path == Path::new("/dev/null")
+                || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
+        }
+    };
+    within(&open.path) || resolved(&open.path).is_some_and(|path| within(&path))
+}
+
+/// `path` with its links followed as far as it exists, the rest appended as named (a file about
+/// to be created, a library looked for where there is none).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = std::fs::canonicalize(existing) {
+            return Some(rest.iter().rev().fold(found, |at, name| at.join(name)));
+        }
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+}
+
+/// Whether `path` is the canary, as named or as resolved.
+fn is_canary(path: &Path, canary: &Path) -> bool {
+    path == canary || resolved(path).is_some_and(|p| p == canary)
+}
+
+/// Tells the launcher's check that an open of the canary was refused here. Once the launcher
+/// has executed the program the socket is closed, and the word goes nowhere.
+fn acknowledge_canary(channel: BorrowedFd<'_>) {
+    use nix::sys::socket::{send, MsgFlags};
+    let _gone = send(
+        channel.as_raw_fd(),
+        &[crate::notify::CANARY_REFUSED],
+        MsgFlags::MSG_NOSIGNAL | MsgFlags::MSG_DONTWAIT,
+    );
+}
+
+/// Whether the launcher has closed its end of the socket.
+fn hung_up(channel: BorrowedFd<'_>) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let mut fds = [PollFd::new(channel, PollFlags::empty())];
+    match poll(&mut fds, PollTimeout::ZERO) {
+        Ok(_) => fds[0]
+            .revents()
+            .is_some_and(|r| r.intersects(PollFlags::POLLHUP | PollFlags::POLLERR)),
+        Err(_) => false,
+    }
+}
+
+/// Waits until a notification is ready; `false` once no process uses the filter any more (the
+/// program has ended), the listener failed, or the asker has ended (`asker_gone` hangs up).
+fn wait_for_one(listener: BorrowedFd<'_>, asker_gone: BorrowedFd<'_>) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    loop {
+        let mut fds = [
+            PollFd::new(listener, PollFlags::POLLIN),
+            PollFd::new(asker_gone, PollFlags::POLLIN),
+        ];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) => {
+                if fds[1].revents().is_some_and(|r| !r.is_empty()) {
+                    return false;
+                }
+                let revents = fds[0].revents().unwrap_or(PollFlags::empty());
+                if revents.contains(PollFlags::POLLIN) {
+                    return true;
+                }
+                let ended = PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL;
+                if revents.intersects(ended) {
+                    return false;
+                }
+            }
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// A lock that a panic elsewhere has not spoiled for this use (the data are plain sets).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,171 @@
+//! Grants on demand, the launcher's half: a second, small seccomp filter that hands every open to
+//! the application's supervisor (`SECCOMP_RET_USER_NOTIF`), and the hand-over of its listener.
+//!
+//! The filter is installed after Landlock and before the refusal table's filter, on the launcher's
+//! one thread. It answers "notify" for `open`, `openat`, `openat2` and `creat` of this
+//! architecture and "allow" for everything else, so the refusal table still decides every other
+//! call (the kernel takes the strictest answer of all filters: an errno or a kill beats a
+//! notification). It reads the call number only, so the kernel's action cache answers every other
+//! call without running it.
+//!
+//! The listener goes to the application over the launch's supervisor socket and is closed here
+//! at once: the program never holds it. From then on every open of this process waits for the
+//! supervisor, which lets the launcher's own opens go on into the kernel until the launcher closes
+//! its end of the socket just before `exec`. [`SUPERVISED`] is the check that the supervisor is in
+//! place: an open of the canary must come back refused, and the supervisor must say it refused it.
+
+use std::io;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use sandbox_core::backend::check::{Attempt, Context, Expect};
+use seccompiler::sock_filter;
+
+use crate::error::LinuxError;
+use crate::opcodes::{JMP_JEQ_K, JMP_JSET_K, LD_W_ABS, RET_K};
+use crate::syscalls::Arch;
+
+/// The byte the supervisor writes on the socket each time it refuses an open of the canary.
+pub const CANARY_REFUSED: u8 = b'R';
+
+/// How long the check waits for the supervisor's word.
+const ACKNOWLEDGED_WITHIN: Duration = Duration::from_secs(5);
+
+/// `__X32_SYSCALL_BIT`: an x32 call, which the refusal table answers; this filter lets it pass.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+/// The calls that open a file by name, on `arch`.
+pub fn opening_calls(arch: Arch) -> Vec<u32> {
+    ["open", "openat", "openat2", "creat"]
+        .iter()
+        .filter_map(|name| arch.number(name))
+        .collect()
+}
+
+/// The filter for `arch`: notify for [`opening_calls`], allow everything else.
+pub fn program(arch: Arch) -> Vec<sock_filter> {
+    let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
+    let calls = opening_calls(arch);
+    let allow = libc::SECCOMP_RET_ALLOW;
+    let notify = libc::SECCOMP_RET_USER_NOTIF;
+    // seccomp_data: nr at 0, arch at 4.
+    let mut out = vec![
+        ins(LD_W_ABS, 0, 0, 4),
+        // Another architecture's numbers mean other calls: the refusal table kills those.
+        ins(JMP_JEQ_K, 1, 0, arch.audit_value()),
+        ins(RET_K, 0, 0, allow),
+        ins(LD_W_ABS, 0, 0, 0),
+        ins(JMP_JSET_K, 0, 1, X32_SYSCALL_BIT),
+        ins(RET_K, 0, 0, allow),
+    ];
+    let count = calls.len();
+    for (at, nr) in calls.into_iter().enumerate() {
+        // Past the remaining comparisons and the "allow" to the "notify".
+        let to_notify = u8::try_from(count - at).unwrap_or(u8::MAX);
+        out.push(ins(JMP_JEQ_K, to_notify, 0, nr));
+    }
+    out.push(ins(RET_K, 0, 0, allow));
+    out.push(ins(RET_K, 0, 0, notify));
+    out
+}
+
+/// The launch's supervisor socket, once its listener went over it: the check's way to hear the
+/// supervisor. -1 before, and in every launch without grants.
+static CHANNEL: AtomicI32 = AtomicI32::new(-1);
+
+/// Installs [`program`] with a new listener and sends the listener over `channel`, the launch's
+/// supervisor socket. Called with `no_new_privs` set and before the refusal table's filter.
+pub fn hand_over(channel: i32, arch: Arch) -> Result<(), LinuxError> {
+    let fail = |step| move |source| LinuxError::Supervisor { step, source };
+    let socket = crate::sys::notify::kept(channel);
+    let listener = crate::sys::notify::install_with_listener(&program(arch))
+        .map_err(fail("installing the filter with a listener"))?;
+    crate::sys::notify::send_descriptor(socket, listener.as_fd())
+        .map_err(fail("sending the listener to the application"))?;
+    // The listener is the application's now; this process (and so the program) keeps no copy.
+    drop(listener);
+    CHANNEL.store(channel, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Whether this launcher handed its opens to a supervisor.
+pub fn supervised() -> bool {
+    CHANNEL.load(Ordering::Relaxed) >= 0
+}
+
+/// The check of a launch with grants on demand: see [`supervisor_refuses`].
+pub const SUPERVISED: Attempt = Attempt {
+    name: "an open outside the policy goes to the application's supervisor, which refuses it",
+    expect: Expect::Works,
+    run: supervisor_refuses,
+};
+
+/// Opens the canary, which must be refused (`EACCES`), and waits for the supervisor's word that
+/// it refused it: the refusal came from the supervisor, in place, not only from Landlock.
+/// Fails in a launch that handed nothing over: there is no supervisor to prove.
+fn supervisor_refuses(context: &Context) -> io::Result<()> {
+    let channel = CHANNEL.load(Ordering::Relaxed);
+    if channel < 0 {
+        return Err(io::Error::other("no supervisor was handed the opens"));
+    }
+    match std::fs::File::open(&context.canary) {
+        Ok(_) => return Err(io::Error::other("the canary was opened")),
+        Err(e) if e.raw_os_error() == Some(libc::EACCES) => {}
+        Err(e) => return Err(e),
+    }
+    let socket = crate::sys::notify::kept(channel);
+    let deadline = std::time::Instant::now() + ACKNOWLEDGED_WITHIN;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let mut poll = [nix::poll::PollFd::new(socket, nix::poll::PollFlags::POLLIN)];
+        let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        match nix::poll::poll(&mut poll, nix::poll::PollTimeout::from(millis)) {
+            Ok(0) => {
+                return Err(io::Error::other(
+                    "the supervisor did not say it refused the canary",
+                ))
+            }
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+        let mut byte = [0u8; 1];
+        match nix::unistd::read(socket, &mut byte) {
+            Ok(1) if byte[0] == CANARY_REFUSED => return Ok(()),
+            Ok(0) => return Err(io::Error::other("the supervisor is gone")),
+            Ok(_) => continue,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_notifies_the_opening_calls_and_allows_the_rest() {
+        for arch in Arch::ALL {
+            let program = program(arch);
+            let notify = libc::SECCOMP_RET_USER_NOTIF;
+            let allow = libc::SECCOMP_RET_ALLOW;
+            let checked = crate::eval::Program::new(&program).expect("the kernel would take it");
+            let run = |nr: u32, audit: u32| {
+                checked
+                    .run(&crate::eval::SeccompData::call(audit, nr, [0; 6]))
+                    .ret
+            };
+            for nr in opening_calls(arch) {
+                assert_eq!(run(nr, arch.audit_value()), notify, "{arch:?} {nr}");
+                assert_eq!(run(nr | X32_SYSCALL_BIT, arch.audit_value()), allow);
+                assert_eq!(run(nr, 0x4000_0003), allow, "another architecture");
+            }
+            for name in ["read", "close", "execve", "mmap"] {
+                let nr = arch.number(name).expect("a common call");
+                assert_eq!(run(nr, arch.audit_value()), allow, "{arch:?} {name}");
+            }
+        }
+    }
+}
