@@ -119,6 +119,65 @@ where
     fork_request(backend, request, streams, StreamsFrom::Exec)
 }
 
+/// [`fork_launch_with_env`] with grants on demand ([`crate::grant`]): each open the policy does
+/// not allow is put to `on_open` while the program waits, from a thread this starts once the
+/// child is forked (this process must have one thread until then). Refused before anything
+/// starts where the backend cannot widen its confinement while the program runs.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "fork_launch_with_env's arguments and the function; a caller names each once"
+)]
+pub fn fork_launch_on_open<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+    streams: [Option<OwnedFd>; 3],
+    env: Vec<(OsString, OsString)>,
+    on_open: std::sync::Arc<crate::grant::OnOpen>,
+) -> Result<Forked, SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let broker = backend
+        .broker()
+        .ok_or(crate::grant::GrantError::Unsupported {
+            backend: backend.name(),
+        })?;
+    let (ours, theirs) = crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?;
+    let args = crate::run::collect(args);
+    let request = crate::launch::request(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        args,
+        crate::launch::Extras {
+            launcher: None,
+            status: Some(STATUS_FD),
+            supervisor: Some(crate::pipes::SUPERVISOR_FD),
+            env,
+            dir: None,
+        },
+        std::process::id(),
+    )?;
+    let session = crate::grant::Session::new(
+        request.policy.clone(),
+        canary.path(),
+        &request.program,
+        on_open,
+    );
+    let forked = fork_supervised(backend, request, streams, Some(theirs))?;
+    // The child holds its end; this process's copy goes, so that the child's close before
+    // `exec` is the last.
+    broker
+        .serve(ours, session)
+        .map_err(crate::grant::GrantError::Start)?;
+    Ok(forked)
+}
+
 /// When a forked launch sequence takes the streams it was given as its standard streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StreamsFrom {
@@ -141,6 +200,27 @@ pub(crate) fn fork_request(
     streams: [Option<OwnedFd>; 3],
     from: StreamsFrom,
 ) -> Result<Forked, SpawnError> {
+    fork_with(backend, request, streams, from, None)
+}
+
+/// [`fork_request`] at `exec`, with the launcher's end of the supervisor's socket, which the
+/// child puts at [`SUPERVISOR_FD`](crate::pipes::SUPERVISOR_FD) and this process closes.
+fn fork_supervised(
+    backend: &dyn Backend,
+    request: crate::wire::Request,
+    streams: [Option<OwnedFd>; 3],
+    supervisor: Option<OwnedFd>,
+) -> Result<Forked, SpawnError> {
+    fork_with(backend, request, streams, StreamsFrom::Exec, supervisor)
+}
+
+fn fork_with(
+    backend: &dyn Backend,
+    request: crate::wire::Request,
+    streams: [Option<OwnedFd>; 3],
+    from: StreamsFrom,
+    supervisor: Option<OwnedFd>,
+) -> Result<Forked, SpawnError> {
     crate::threads::check_single_thread().map_err(SpawnError::Refused)?;
     let (report, status_writer) = crate::pipes::status_pipe().map_err(SpawnError::Status)?;
     // The child puts its status descriptor at STATUS_FD before the streams at 0 to 2: a stream
@@ -161,6 +241,15 @@ pub(crate) fn fork_request(
                     status_writer.as_raw_fd(),
                     &crate::Refusal::Descriptors(e),
                 );
+            }
+            // Above SUPERVISOR_FD by construction (`socket_pair`), as the streams are
+            // (`above_status`): no copy lands on a descriptor not yet copied.
+            if let Some(channel) = &supervisor {
+                if let Err(e) =
+                    crate::sys::dup_onto(channel.as_raw_fd(), crate::pipes::SUPERVISOR_FD)
+                {
+                    crate::launch::refuse_forked_at(STATUS_FD, &crate::Refusal::Descriptors(e));
+                }
             }
             let streams = streams.map(|stream| stream.map(std::os::fd::IntoRawFd::into_raw_fd));
             match from {
@@ -187,6 +276,7 @@ pub(crate) fn fork_request(
         }
         crate::sys::ForkSide::Parent(pid) => {
             drop(status_writer);
+            drop(supervisor);
             Ok(Forked {
                 pid,
                 report: Some(report),
@@ -196,13 +286,15 @@ pub(crate) fn fork_request(
     }
 }
 
-/// `streams`, each moved above [`STATUS_FD`] where it is at or below it (close-on-exec).
+/// `streams`, each moved above [`STATUS_FD`] and the supervisor's place where it is at or below
+/// them (close-on-exec).
 fn above_status(streams: [Option<OwnedFd>; 3]) -> io::Result<[Option<OwnedFd>; 3]> {
     let [a, b, c] = streams;
+    let lowest = STATUS_FD.max(crate::pipes::SUPERVISOR_FD);
     let lift = |stream: Option<OwnedFd>| match stream {
-        Some(fd) if fd.as_raw_fd() <= STATUS_FD => {
+        Some(fd) if fd.as_raw_fd() <= lowest => {
             use std::os::fd::AsFd;
-            crate::sys::dup_above(fd.as_fd(), STATUS_FD).map(Some)
+            crate::sys::dup_above(fd.as_fd(), lowest).map(Some)
         }
         other => Ok(other),
     };

@@ -24,7 +24,9 @@ pub use crate::error::CanaryError;
 pub use crate::error::MalformedReport;
 pub use crate::error::ReportedError;
 #[cfg(unix)]
-pub use crate::fork::{fork_launch, fork_launch_with_env, fork_launch_with_streams, Forked};
+pub use crate::fork::{
+    fork_launch, fork_launch_on_open, fork_launch_with_env, fork_launch_with_streams, Forked,
+};
 pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
 pub use crate::status_channel::{

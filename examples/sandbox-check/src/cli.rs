@@ -105,6 +105,30 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", requires = "explain")]
     suggest: Option<PathBuf>,
 
+    /// With a program: put each file it opens that the policy does not allow to you, on the
+    /// terminal (read: [o]nce / [f]older / [n]o; write: [o]nce / [n]o), while it waits. A file
+    /// granted is opened for it, that once; refused, it sees what it would without --ask. Its
+    /// standard input, where that is the terminal, is /dev/null, so it cannot take your answers.
+    /// Linux; not with --explain.
+    #[arg(long, requires = "program", conflicts_with = "explain")]
+    ask: bool,
+
+    /// With a program: let it read the files beneath FOLDER that it asks for, one open at a
+    /// time, without asking (each read is still granted as a descriptor, never a path right).
+    /// Linux; not with --explain.
+    #[arg(
+        long = "grant-folder",
+        value_name = "FOLDER",
+        requires = "program",
+        conflicts_with = "explain"
+    )]
+    grant_folder: Vec<PathBuf>,
+
+    /// With --ask or --grant-folder: append one JSON line per decision to FILE (the path, read
+    /// or write, the program, the grant and what decided it).
+    #[arg(long = "grant-log", value_name = "FILE")]
+    grant_log: Option<PathBuf>,
+
     /// Print the seccomp programs a launch would install (Linux).
     #[arg(long, conflicts_with_all = ["json", "report", "program"])]
     print_filters: bool,
@@ -207,6 +231,8 @@ pub struct Run {
     /// Write a learnt profile to this file (with `--explain`, which is Linux's).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub suggest: Option<PathBuf>,
+    /// Grants on demand: `--ask`, `--grant-folder`, `--grant-log`.
+    pub grants: crate::grants::Flags,
 }
 
 /// What `--help` says to someone running programs from a shell.
@@ -349,6 +375,11 @@ impl Cli {
             explain: self.explain,
             report: self.report,
             suggest: self.suggest,
+            grants: crate::grants::Flags {
+                ask: self.ask,
+                folders: self.grant_folder,
+                log: self.grant_log,
+            },
         }))
     }
 }

@@ -11,6 +11,7 @@ mod backend;
 mod cli;
 #[cfg(unix)]
 mod explain;
+mod grants;
 mod profile;
 #[cfg(unix)]
 mod program;

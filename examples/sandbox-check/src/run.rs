@@ -88,6 +88,9 @@ mod launch {
         /// The launcher's command could not be built.
         #[error(transparent)]
         Command(#[from] CommandError),
+        /// `--ask`, `--grant-folder` or `--grant-log` could not be set up.
+        #[error(transparent)]
+        Grants(#[from] crate::grants::GrantsUnavailable),
         /// The launcher's command could not be built with its report channel, or the channel
         /// could not be read.
         #[error("the launcher's report")]
@@ -313,15 +316,37 @@ mod launch {
         let cap = run.settings.output_cap;
         let (relays, streams) =
             crate::relay::Relays::for_streams(cap.is_some()).map_err(Refused::Relay)?;
+        let on_open = if run.grants.any() {
+            Some(crate::grants::function(&run.grants)?)
+        } else {
+            None
+        };
+        let streams = if run.grants.ask {
+            crate::grants::stdin_off_the_terminal(streams).map_err(Refused::Relay)?
+        } else {
+            streams
+        };
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
         crate::signals::block().map_err(Refused::Signals)?;
         let user = crate::terminal::Saved::now();
         // The launch sequence runs in a forked child of this process: no launcher `exec`.
-        let mut forked = sandbox_core::raw::fork_launch_with_env(
-            backend, &policy, &canary, &program, &run.args, streams, env,
-        )
-        .map_err(|e| match e {
+        let forked = match on_open {
+            None => sandbox_core::raw::fork_launch_with_env(
+                backend, &policy, &canary, &program, &run.args, streams, env,
+            ),
+            Some(on_open) => sandbox_core::raw::fork_launch_on_open(
+                backend,
+                &policy,
+                &canary,
+                &program,
+                &run.args,
+                streams,
+                env,
+                std::sync::Arc::new(on_open),
+            ),
+        };
+        let mut forked = forked.map_err(|e| match e {
             sandbox_core::SpawnError::Command(e) => Refused::Command(e),
             other => Refused::Launch(other),
         })?;

@@ -298,3 +298,67 @@ fn every_stop_signal_stops_the_program_and_sigcont_continues_it() {
         assert_eq!(child.wait().unwrap().code(), Some(0), "{stop}");
     }
 }
+
+#[test]
+fn ask_puts_each_file_to_the_terminal_and_the_program_cannot_read_the_answers() {
+    let folder = Scratch::new("ask-terminal");
+    std::fs::write(folder.0.join("data.csv"), "a,b\n").unwrap();
+    std::fs::write(folder.0.join("secret.csv"), "no\n").unwrap();
+    let log = folder.0.join("log.jsonl");
+    let code = "import sys\n\
+        print('stdin:', repr(sys.stdin.read()), flush=True)\n\
+        for p in sys.argv[1:]:\n\
+        \x20   try: print('read:', open(p).read().strip(), flush=True)\n\
+        \x20   except OSError as e: print('refused:', e.errno, flush=True)\n";
+    let mut pty = Pty::open();
+    let mut setsid = Command::new("setsid");
+    default_signals(&mut setsid);
+    let mut child = setsid
+        .arg("--ctty")
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(["--read", "/usr", "--ask", "--grant-log"])
+        .arg(&log)
+        .args(["--", PYTHON, "-I", "-c", code])
+        .arg(folder.0.join("data.csv"))
+        .arg(folder.0.join("secret.csv"))
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .stdin(pty.stdio())
+        .stdout(pty.stdio())
+        .stderr(pty.stdio())
+        .spawn()
+        .expect("setsid and sandbox-check start");
+    // Python asks for files of its own first (`/etc/ld.so.cache`, ...): each refused, as
+    // without --ask, until the question is the workbook's file.
+    let data = format!("wants to read {}:", folder.0.join("data.csv").display());
+    for _ in 0..100 {
+        pty.expect("[n]o ");
+        let seen = pty.everything();
+        let question = seen.rsplit("sandbox-check: ").next().unwrap_or_default();
+        if question.contains(&data) {
+            break;
+        }
+        pty.type_in("n\n");
+    }
+    pty.type_in("o\n");
+    pty.expect("read: a,b");
+    pty.expect(&format!(
+        "python3 wants to read {}",
+        folder.0.join("secret.csv").display()
+    ));
+    pty.type_in("n\n");
+    pty.expect("refused: 13");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{}", pty.everything());
+    // The program's input was not the terminal: it read nothing of the answers typed there.
+    assert!(
+        pty.everything().contains("stdin: ''\r\n"),
+        "{}",
+        pty.everything()
+    );
+    let log = std::fs::read_to_string(&log).unwrap();
+    let decided: Vec<&str> = log.lines().filter(|l| l.contains("ask-terminal")).collect();
+    assert_eq!(decided.len(), 2, "{log}");
+    assert!(decided[0].contains("\"grant\":\"read-once\"") && decided[0].contains("data.csv"));
+    assert!(decided[1].contains("\"grant\":\"refuse\"") && decided[1].contains("secret.csv"));
+}
