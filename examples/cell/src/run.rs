@@ -57,6 +57,7 @@ pub struct Program {
     args: Vec<OsString>,
     policy: Policy,
     scratch: Option<(Bound, bool)>,
+    grant_folders: Vec<PathBuf>,
 }
 
 impl Program {
@@ -68,6 +69,7 @@ impl Program {
             args: Vec::new(),
             policy,
             scratch: None,
+            grant_folders: Vec::new(),
         }
     }
 
@@ -114,6 +116,38 @@ impl Program {
     /// The scratch folder each launch gets, if any: its bound, and whether it is `HOME` too.
     pub fn scratch(&self) -> Option<(Bound, bool)> {
         self.scratch
+    }
+
+    /// Grants on demand ([`sandbox_core::grant`]) for a workbook's folder: a file beneath
+    /// `folder` (absolute, resolved) that the cell opens for reading is opened for it, that once;
+    /// any other open the policy does not allow is refused, as without a grant. The cell gets a
+    /// descriptor for each file it opens, never the folder.
+    pub fn with_grant_folder(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.grant_folders.push(folder.into());
+        self
+    }
+
+    /// The folders whose files the cell may read on demand.
+    pub fn grant_folders(&self) -> &[PathBuf] {
+        &self.grant_folders
+    }
+
+    /// The sandbox a launch of this program goes through: with a function answering its opens
+    /// where it has grant folders.
+    pub(crate) fn sandbox<'b>(&self, backend: &'b dyn Backend) -> Sandbox<'b> {
+        let sandbox = Sandbox::new(backend);
+        if self.grant_folders.is_empty() {
+            return sandbox;
+        }
+        let folders = self.grant_folders.clone();
+        sandbox.on_open(move |request| {
+            let beneath = folders.iter().any(|f| request.path.starts_with(f));
+            if beneath && request.access == sandbox_core::Access::Read {
+                sandbox_core::Grant::ReadOnce
+            } else {
+                sandbox_core::Grant::Refuse
+            }
+        })
     }
 }
 
@@ -200,7 +234,9 @@ fn run_with(
         .timeout(limits.timeout)
         .output_cap(limits.output_cap)
         .explain(explain);
-    let done = Sandbox::new(backend).run(&policy, &program.path, &program.args, &options);
+    let done = program
+        .sandbox(backend)
+        .run(&policy, &program.path, &program.args, &options);
     // Only now: the program is gone, in every case, so it cannot still be writing in its
     // scratch folder.
     drop(scratch);

@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use sandbox_core::scratch::Scratch;
-use sandbox_core::{Backend, Running, Sandbox};
+use sandbox_core::{Backend, Running};
 
 use crate::outcome::{CellError, Outcome};
 use crate::run::{blocked_by, prepare, text, Limits, Prepared, Program, ERROR_EXIT, VALUE_EXIT};
@@ -179,7 +179,7 @@ impl<'a> Runner<'a> {
                     Ok(prepared) => prepared,
                     Err(blocked) => return Ok(Outcome::Blocked(blocked)),
                 };
-            let spawned = Sandbox::new(self.backend).spawn(
+            let spawned = self.program.sandbox(self.backend).spawn(
                 &policy,
                 self.program.path(),
                 self.program.arguments(),

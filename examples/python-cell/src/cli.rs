@@ -72,9 +72,26 @@ pub struct Cli {
           require_equals = true, default_missing_value = DEFAULT_SCRATCH)]
     pub scratch: Option<u64>,
 
+    /// The workbook's folder: a file beneath FOLDER that the cell opens for reading is opened
+    /// for it, one open at a time (Linux: grants on demand); any other file outside the policy
+    /// stays refused. May be given more than once.
+    #[arg(long = "grant-folder", value_name = "FOLDER", value_parser = folder)]
+    pub grant_folders: Vec<std::path::PathBuf>,
+
     /// The snippet, such as `1+1`; `-` reads it from standard input.
     #[arg(allow_hyphen_values = true, required_unless_present = "warm")]
     pub snippet: Option<String>,
+}
+
+/// A folder that exists, resolved (the supervisor compares resolved paths).
+fn folder(text: &str) -> Result<std::path::PathBuf, String> {
+    let resolved = std::path::Path::new(text)
+        .canonicalize()
+        .map_err(|e| format!("{text:?} cannot be resolved: {e}"))?;
+    if !resolved.is_dir() {
+        return Err(format!("{text:?} is not a folder"));
+    }
+    Ok(resolved)
 }
 
 fn input(text: &str) -> Result<(String, String), String> {

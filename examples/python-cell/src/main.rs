@@ -73,10 +73,14 @@ pub(crate) fn limits(cli: &cli::Cli) -> Limits {
 /// `program` with the scratch folder the command line asks for, if any; never as `HOME`, which
 /// the driver does not need.
 pub(crate) fn with_scratch(program: cell::Program, cli: &cli::Cli) -> cell::Program {
-    match cli.scratch() {
+    let program = match cli.scratch() {
         Some(bound) => program.with_scratch(bound, false),
         None => program,
-    }
+    };
+    // Resolved by the command line's parser.
+    cli.grant_folders
+        .iter()
+        .fold(program, |program, folder| program.with_grant_folder(folder))
 }
 
 /// Evaluates the cell, prints what it shows, and returns the exit status.

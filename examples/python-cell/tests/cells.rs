@@ -407,3 +407,40 @@ fn a_descriptor_python_cell_inherited_never_reaches_a_cold_cell() {
     assert_eq!(got.stdout, "9\n");
     assert_eq!(got.code, Some(0));
 }
+
+#[test]
+fn a_workbook_folder_granted_lets_the_cell_read_its_files_and_nothing_beside_it() {
+    let root = std::env::temp_dir().join(format!("python-cell-grant-{}", std::process::id()));
+    let book = root.join("book");
+    std::fs::create_dir_all(&book).unwrap();
+    std::fs::write(book.join("data.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::write(root.join("secret.csv"), "no\n").unwrap();
+    let folder = book.to_str().unwrap();
+    let read = |path: &std::path::Path, granted: bool| {
+        let snippet = format!("open({:?}).read()", path.to_str().unwrap());
+        let mut args = vec![];
+        if granted {
+            args.extend(["--grant-folder", folder]);
+        }
+        args.push(&snippet);
+        run(python_cell(&args), None)
+    };
+    let data = read(&book.join("data.csv"), true);
+    assert_eq!(data.stdout, "a,b\n1,2\n\n");
+    assert_eq!(data.code, Some(0));
+    // Beside the folder: the cell sees the refusal it sees without a grant (a supervised run
+    // is not explained again, so the cell shows Python's error).
+    let beside = read(&root.join("secret.csv"), true);
+    assert_eq!(beside.stdout, "#PYTHON!\n");
+    assert!(
+        beside
+            .stderr
+            .contains("PermissionError: [Errno 13] Permission denied"),
+        "{}",
+        beside.stderr
+    );
+    // Without the grant, the folder's file is refused too.
+    let ungranted = read(&book.join("data.csv"), false);
+    assert_eq!(ungranted.stdout, "#BLOCKED!\n");
+    std::fs::remove_dir_all(&root).unwrap();
+}
