@@ -9,7 +9,8 @@
 //! compiled one of system calls confined and unconfined; reads the launcher's peak memory; and
 //! times Python cells, cold and warm (`--only python-cell` runs those rows alone); and runs what a
 //! downstream application runs, a CSV conversion through `python3` and `/usr/bin/true` with the
-//! default limits and with none (`--only downstream`).
+//! default limits and with none (`--only downstream`); and times an open the policy allows with
+//! and without a grants-on-demand supervisor (`--only grants`).
 //!
 //! `cargo xtask bench` builds it in release mode and runs it. It reports; it never fails on a
 //! missed goal. It is not a test, and nothing in it asserts a time.
@@ -19,6 +20,7 @@
 mod calls;
 #[cfg(target_os = "linux")]
 mod downstream;
+mod grants;
 #[cfg(target_os = "linux")]
 mod launches;
 #[cfg(target_os = "linux")]

@@ -21,7 +21,9 @@ usage: sandbox-bench [OPTIONS]   (cargo xtask bench [--dynamic] [OPTIONS] builds
   --warm-runs N         runs of 1,000 warm cells, and of a timeout then the next cell (default 5)
   --downstream-runs N   CSV conversions of each kind, and `true` launches of each limits (default 100)
   --only python-cell    the Python cell rows and their goals alone
-  --only downstream     the downstream rows (CSV to JSON, default limits against none) alone";
+  --only downstream     the downstream rows (CSV to JSON, default limits against none) alone
+  --grants-runs N       runs of the open loop with and without a supervisor (default 15)
+  --only grants         the grants-on-demand rows alone";
 
 /// How much to measure.
 #[derive(Debug, Clone)]
@@ -58,13 +60,17 @@ pub struct Options {
     pub downstream_runs: usize,
     /// Only the downstream rows (`--only downstream`).
     pub only_downstream: bool,
+    /// Runs of the open loop of each kind (grants on demand).
+    pub grants_runs: usize,
+    /// Only the grants-on-demand rows (`--only grants`).
+    pub only_grants: bool,
 }
 
 /// What the command line asks for.
 #[derive(Debug, Clone)]
 pub enum Parsed {
     /// A run with these options.
-    Run(Options),
+    Run(Box<Options>),
     /// The usage, and nothing else.
     Help,
 }
@@ -82,6 +88,8 @@ impl Options {
             only_python_cell: false,
             downstream_runs: 100,
             only_downstream: false,
+            grants_runs: 15,
+            only_grants: false,
             launches: 300,
             lone_launches: 60,
             policy_launches: 100,
@@ -116,12 +124,14 @@ impl Options {
                 "--cell-runs" => options.cell_runs = count(1)?,
                 "--warm-runs" => options.warm_runs = count(1)?,
                 "--downstream-runs" => options.downstream_runs = count(1)?,
+                "--grants-runs" => options.grants_runs = count(1)?,
                 "--only" => match value()?.as_str() {
                     "python-cell" => options.only_python_cell = true,
                     "downstream" => options.only_downstream = true,
+                    "grants" => options.only_grants = true,
                     other => {
                         return Err(format!(
-                            "--only takes `python-cell` or `downstream`, not `{other}`"
+                            "--only takes `python-cell`, `downstream` or `grants`, not `{other}`"
                         ))
                     }
                 },
@@ -129,7 +139,7 @@ impl Options {
                 other => return Err(format!("unknown argument `{other}`")),
             }
         }
-        Ok(Parsed::Run(options))
+        Ok(Parsed::Run(Box::new(options)))
     }
 }
 

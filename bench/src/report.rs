@@ -10,7 +10,7 @@ use sandbox_core::{raw::Canary, Backend, Policy};
 use crate::launches::{self, Kind, Setup};
 use crate::options::Options;
 use crate::stats::{micros, Summary};
-use crate::{calls, downstream, memory, python_cell, steps, workload};
+use crate::{calls, downstream, grants, memory, python_cell, steps, workload};
 
 /// A folder in the temporary directory for the run's files, removed at the end.
 struct Scratch(PathBuf);
@@ -115,6 +115,11 @@ pub fn run(options: &Options, server: Result<sandbox_core::Server, String>) -> R
         print_goals(&goals);
         return Ok(());
     }
+    if options.only_grants {
+        grants_rows(options, &mut goals);
+        print_goals(&goals);
+        return Ok(());
+    }
 
     let comparison = compare(options, &setup)?;
     let median = |kind: Kind| {
@@ -207,6 +212,7 @@ pub fn run(options: &Options, server: Result<sandbox_core::Server, String>) -> R
     memory_table(&setup);
     python_cell_rows(options, &mut goals);
     downstream_rows(options, &setup, &mut goals);
+    grants_rows(options, &mut goals);
     print_goals(&goals);
     drop(setup);
     drop(scratch);
@@ -278,6 +284,24 @@ fn downstream_rows(options: &Options, setup: &Setup, goals: &mut Vec<Goal>) {
         1.2,
         Some(measured.default_limits.median() / measured.no_limits.median()),
         "×",
+    ));
+}
+
+/// The grants-on-demand rows, and their goal.
+fn grants_rows(options: &Options, goals: &mut Vec<Goal>) {
+    let measured = match grants::measure(options.grants_runs) {
+        Ok(measured) => measured,
+        Err(e) => {
+            println!("## Grants on demand\n\nNot measured: {e}\n");
+            return;
+        }
+    };
+    let added = grants::print(&measured, options.grants_runs);
+    goals.push(Goal::new(
+        "an open the policy allows, added by a grants-on-demand supervisor",
+        10.0,
+        Some(added),
+        "µs",
     ));
 }
 

@@ -104,6 +104,10 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
     }
     // Until the launcher closes its end (just before `exec`), the opens are its own.
     let mut launcher = true;
+    let calls = request::Calls::of(arch);
+    // Where the kernel has it (6.6), the program's thread and this one hand the processor to
+    // each other at each open instead of waking through the scheduler; elsewhere, as before.
+    let _older_kernel = crate::sys::notify::wake_synchronously(shared.listener.as_fd());
     while !shared.ended.load(Ordering::Relaxed) {
         if !wait_for_one(shared.listener.as_fd(), asker_gone.as_fd()) {
             break;
@@ -119,11 +123,7 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
             launcher = false;
         }
         let id = notification.id;
-        let read = request::read(arch, notification.pid, &notification.data);
-        // What was read belonged to this call only if the call is still waiting now.
-        if !still_pending(shared.listener.as_fd(), id) {
-            continue;
-        }
+        let read = request::read(&calls, notification.pid, &notification.data);
         let outcome = match read {
             // What cannot be read as an open, the kernel decides as it would with no supervisor.
             Err(
@@ -153,7 +153,7 @@ enum Step {
     Answer(Answer),
     /// Queued for the asker, which answers it.
     Asked,
-    /// Answered already, with the descriptor injected.
+    /// Answered already, with the descriptor injected; or gone, with nothing to answer.
     Given,
 }
 
@@ -175,7 +175,7 @@ fn decide(
     questions: &mpsc::SyncSender<Ask>,
 ) -> Step {
     let session = &shared.session;
-    if is_canary(&open.path, &session.canary) {
+    if open.path == session.canary {
         acknowledge_canary(channel.as_fd());
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
@@ -188,6 +188,11 @@ fn decide(
     // with no supervisor, and the function is not asked about what it could not give anyway.
     if access == Access::Read && std::fs::symlink_metadata(&open.path).is_err() {
         return Step::Answer(Answer::Continue);
+    }
+    // From here the supervisor acts on what it read: that belonged to this call only if the
+    // call is still waiting now. (Letting a call go on needed no such proof: the kernel decides.)
+    if !still_pending(shared.listener.as_fd(), id) {
+        return Step::Given;
     }
     if access == Access::Read {
         let folders = lock(&shared.folders);
@@ -323,11 +328,6 @@ fn resolved(path: &Path) -> Option<PathBuf> {
         rest.push(existing.file_name()?);
         existing = existing.parent()?;
     }
-}
-
-/// Whether `path` is the canary, as named or as resolved.
-fn is_canary(path: &Path, canary: &Path) -> bool {
-    path == canary || resolved(path).is_some_and(|p| p == canary)
 }
 
 /// Tells the launcher's check that an open of the canary was refused here. Once the launcher

@@ -66,28 +66,43 @@ pub enum Unread {
     Empty,
 }
 
+/// The opening calls' numbers on one architecture (`None` where it has no such call).
+#[derive(Debug, Clone, Copy)]
+pub struct Calls {
+    open: Option<u32>,
+    creat: Option<u32>,
+    openat: Option<u32>,
+    openat2: Option<u32>,
+}
+
+impl Calls {
+    /// The numbers of `arch`.
+    pub fn of(arch: Arch) -> Self {
+        Self {
+            open: arch.number("open"),
+            creat: arch.number("creat"),
+            openat: arch.number("openat"),
+            openat2: arch.number("openat2"),
+        }
+    }
+}
+
 /// Reads notification `data` of thread `pid` as an open.
-pub fn read(arch: Arch, pid: u32, data: &libc::seccomp_data) -> Result<Open, Unread> {
+pub fn read(calls: &Calls, pid: u32, data: &libc::seccomp_data) -> Result<Open, Unread> {
     let nr = u32::try_from(data.nr).map_err(|_| Unread::OtherCall)?;
-    let name = arch
-        .syscalls()
-        .iter()
-        .find(|&&(_, number)| number == nr)
-        .map(|&(name, _)| name)
-        .ok_or(Unread::OtherCall)?;
     let args = data.args;
     // An `int` argument is the low 32 bits of its register.
     let int = |at: usize| args[at] as u32 as i32;
-    let (dirfd, address, flags, mode) = match name {
-        "open" => (AT_FDCWD, args[0], int(1), args[2] as u32),
-        "creat" => (
+    let (dirfd, address, flags, mode) = match Some(nr) {
+        n if n == calls.openat => (int(0), args[1], int(2), args[3] as u32),
+        n if n == calls.open => (AT_FDCWD, args[0], int(1), args[2] as u32),
+        n if n == calls.creat => (
             AT_FDCWD,
             args[0],
             libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
             args[1] as u32,
         ),
-        "openat" => (int(0), args[1], int(2), args[3] as u32),
-        "openat2" => {
+        n if n == calls.openat2 => {
             let (flags, mode) = open_how(pid, args[2], args[3])?;
             (int(0), args[1], flags, mode)
         }
@@ -266,7 +281,7 @@ mod tests {
                 0,
             ],
         };
-        let open = read(arch, std::process::id(), &data).unwrap();
+        let open = read(&Calls::of(arch), std::process::id(), &data).unwrap();
         let here = std::env::current_dir().unwrap();
         assert_eq!(open.path, here.join("name.csv"));
         assert_eq!(open.access(), Access::Read);
