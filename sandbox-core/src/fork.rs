@@ -100,23 +100,37 @@ where
     S: AsRef<OsStr>,
 {
     let args = crate::run::collect(args);
-    // The child's parent is this process, as a launcher's would be.
-    let request = crate::launch::request(
+    let request = forked_request(backend, policy, canary, program.as_ref(), args, env, None)?;
+    fork_request(backend, request, streams, StreamsFrom::Exec)
+}
+
+/// The request of a launch this process forks with the `fork_launch` family: its parent is this
+/// process, as a launcher's would be, and it reports at [`STATUS_FD`].
+fn forked_request(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: &Path,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    supervisor: Option<i32>,
+) -> Result<crate::wire::Request, crate::error::CommandError> {
+    let extras = crate::launch::Extras {
+        launcher: None,
+        status: Some(STATUS_FD),
+        supervisor,
+        env,
+        dir: None,
+    };
+    crate::launch::request(
         backend,
         policy,
         canary,
-        program.as_ref(),
+        program,
         args,
-        crate::launch::Extras {
-            launcher: None,
-            status: Some(STATUS_FD),
-            supervisor: None,
-            env,
-            dir: None,
-        },
+        extras,
         std::process::id(),
-    )?;
-    fork_request(backend, request, streams, StreamsFrom::Exec)
+    )
 }
 
 /// [`fork_launch_with_env`] with grants on demand ([`crate::grant`]): each open the policy does
@@ -148,20 +162,15 @@ where
         })?;
     let (ours, theirs) = crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?;
     let args = crate::run::collect(args);
-    let request = crate::launch::request(
+    let supervisor = Some(crate::pipes::SUPERVISOR_FD);
+    let request = forked_request(
         backend,
         policy,
         canary,
         program.as_ref(),
         args,
-        crate::launch::Extras {
-            launcher: None,
-            status: Some(STATUS_FD),
-            supervisor: Some(crate::pipes::SUPERVISOR_FD),
-            env,
-            dir: None,
-        },
-        std::process::id(),
+        env,
+        supervisor,
     )?;
     let session = crate::grant::Session::new(
         request.policy.clone(),
@@ -396,23 +405,8 @@ impl Drop for Forked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Support;
-    use crate::error::{BackendError, Refusal};
-
-    /// A backend that says it confines and never gets the chance: nothing forks.
-    struct NeverReached;
-
-    impl Backend for NeverReached {
-        fn name(&self) -> &'static str {
-            "never reached"
-        }
-        fn support(&self) -> Support {
-            Support::Supported { facts: Vec::new() }
-        }
-        fn confine(&self, _: &crate::backend::Launch) -> Result<(), BackendError> {
-            Err(BackendError::new(io::Error::other("never reached")))
-        }
-    }
+    use crate::error::Refusal;
+    use crate::test_backend::NeverReached;
 
     /// With another thread alive (this one, beside the harness's), nothing forks: the answer is
     /// the typed thread count.

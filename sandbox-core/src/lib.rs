@@ -110,6 +110,8 @@ mod status_channel;
 mod sweep;
 #[cfg(unix)]
 mod sys;
+#[cfg(test)]
+mod test_backend;
 #[cfg(unix)]
 mod threads;
 

@@ -655,22 +655,8 @@ fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Support;
-    use crate::error::{BackendError, Refusal};
-
-    struct NeverReached;
-
-    impl Backend for NeverReached {
-        fn name(&self) -> &'static str {
-            "never reached"
-        }
-        fn support(&self) -> Support {
-            Support::Supported { facts: Vec::new() }
-        }
-        fn confine(&self, _: &crate::backend::Launch) -> Result<(), BackendError> {
-            Err(BackendError::new(io::Error::other("never reached")))
-        }
-    }
+    use crate::error::Refusal;
+    use crate::test_backend::NeverReached;
 
     /// A server started after a thread is refused with the thread count, and none is forked.
     #[test]
