@@ -587,3 +587,46 @@ fn an_explained_launch_cannot_have_a_function() {
         "{error:?}"
     );
 }
+
+#[test]
+fn grant_folder_through_the_cli_as_an_ordinary_user_reads_the_folder_and_nothing_beside_it() {
+    let book = workbook("grant-cli-user");
+    let outside = workbook("grant-cli-user-outside");
+    let log = book.0.join("log.jsonl");
+    // nobody writes the log: a file of its own in a folder it may write.
+    let log_folder = Scratch::new("grant-cli-user-log");
+    std::fs::set_permissions(
+        &log_folder.0,
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let log = if nix::unistd::geteuid().is_root() {
+        log_folder.0.join("log.jsonl")
+    } else {
+        log
+    };
+    let code =
+        format!("{TRY}\nfor p in sys.argv[1:]:\n    attempt(lambda: open(p).read().strip())");
+    let out = sandbox_check_as_ordinary_user()
+        .args(["--read", "/usr", "--grant-folder"])
+        .arg(&book.0)
+        .arg("--grant-log")
+        .arg(&log)
+        .args(["--", PYTHON, "-I", "-c", &code])
+        .arg(book.0.join("data.csv"))
+        .arg(outside.0.join("secret.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok a,b\n1,2\nerrno EACCES\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("\"by\":\"folder\"") && log.contains("data.csv"),
+        "{log}"
+    );
+}
