@@ -154,6 +154,7 @@ cases! {
     the_program_starts_as_the_backend_says: CONFINED,
     the_backend_s_refusal_errors_prove_a_refusal: ALL,
     the_provisions_hold: CONFINED,
+    grants_on_demand_are_served_or_refused: CONFINED,
     served_the_program_runs_after_the_check: SERVED,
     served_the_exit_status_passes_through: SERVED,
     served_the_report_probe_passes: SERVED,

@@ -144,3 +144,66 @@ pub(crate) fn the_provisions_hold(env: &Env<'_>) -> Result<()> {
         (true, _) => Ok(()),
     }
 }
+
+/// Grants on demand ([`Backend::broker`]): a backend without a broker refuses a launch with a
+/// function before anything runs (`GrantError::Unsupported`, naming it); one with a broker lets
+/// the program read a file outside its policy that the function approves, that one file, and
+/// refuses the file beside it with `EACCES`, as without a function.
+pub(crate) fn grants_on_demand_are_served_or_refused(env: &Env<'_>) -> Result<()> {
+    use sandbox_core::grant::GrantError;
+    use sandbox_core::{Access, Grant, SpawnError};
+    let folder =
+        std::env::temp_dir().join(format!("sandbox-conformance-grant-{}", std::process::id()));
+    let at = |e: std::io::Error| format!("{}: {e}", folder.display());
+    fs::create_dir_all(&folder).map_err(at)?;
+    let (granted, beside) = (folder.join("granted.txt"), folder.join("beside.txt"));
+    fs::write(&granted, "granted\n").map_err(at)?;
+    fs::write(&beside, "beside\n").map_err(at)?;
+    let wanted = granted.canonicalize().map_err(at)?;
+    let sandbox = sandbox_core::Sandbox::new(env.backend).on_open(move |request| {
+        if request.path == wanted && request.access == Access::Read {
+            Grant::ReadOnce
+        } else {
+            Grant::Refuse
+        }
+    });
+    let args: [OsString; 4] = [
+        PROBE_FLAG.into(),
+        "read".into(),
+        granted.into(),
+        beside.into(),
+    ];
+    let outcome = sandbox.run(
+        &env.policy()?,
+        &env.me,
+        args,
+        &sandbox_core::RunOptions::new(),
+    );
+    let _ = fs::remove_dir_all(&folder);
+    let supervised = env.backend.broker().is_some();
+    match (supervised, outcome) {
+        (true, Ok(done))
+            if done.stdout == b"read: granted\nrefused: 13\n" && done.status.code() == Some(0) =>
+        {
+            Ok(())
+        }
+        (false, Err(SpawnError::Grants(GrantError::Unsupported { backend })))
+            if backend == env.backend.name() =>
+        {
+            Ok(())
+        }
+        (_, other) => Err(format!(
+            "a launch with a function, the backend {} a broker: {}",
+            if supervised { "having" } else { "having no" },
+            match other {
+                Ok(done) => format!(
+                    "{}; stdout {:?}, stderr {:?}",
+                    done.status,
+                    String::from_utf8_lossy(&done.stdout),
+                    String::from_utf8_lossy(&done.stderr)
+                ),
+                Err(e) => text(&e),
+            }
+        )),
+    }
+}
