@@ -53,7 +53,10 @@ pub struct OpenRequest {
     pub path: PathBuf,
     /// Reading or writing.
     pub access: Access,
-    /// The program the launch executed.
+    /// The program that asked: the executable of the thread that opens, as the kernel names it
+    /// (a program the launched one executed in turn is named as itself); the launched program
+    /// where that cannot be read. Like the path, the program's to choose: what it executes is
+    /// still only what the policy lists.
     pub program: PathBuf,
 }
 
@@ -93,6 +96,15 @@ pub enum Grant {
 /// policy allows are not held up meanwhile, and opens that would have to wait beyond
 /// [`PENDING_BOUND`] are refused.
 pub type OnOpen = dyn Fn(&OpenRequest) -> Grant + Send + Sync;
+
+/// How many questions one launch may put to the application's function; past it every open that
+/// would ask is refused (`EACCES`) unasked, so that a program that names file after file cannot
+/// grow the application's log, or keep a person answering, without end.
+pub const QUESTION_BOUND: usize = 4096;
+
+/// The byte the launcher writes on the supervisor's socket just before it executes the program:
+/// from then on every open is the program's.
+pub const EXECUTING: u8 = b'E';
 
 /// How many opens may wait for the application's function at once; one more is refused
 /// (`EACCES`) without being asked, so that a program that floods the supervisor costs the

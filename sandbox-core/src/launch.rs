@@ -582,9 +582,11 @@ fn sequence(
         .thread_set_mask()
         .map_err(|e| Refusal::Signals(e.into()))?;
     phases.report();
-    // The supervisor takes every open after this close for the program's: the launcher's own
-    // opens up to here were its own.
+    // The supervisor takes every open after this word (or this close, whichever it sees) for
+    // the program's: the launcher's own opens up to here were its own. The word counts even
+    // where a copy of the application's end of the socket would keep the close from showing.
     if let Some(fd) = launch.request.supervisor {
+        crate::sys::write_all(fd, &[crate::grant::EXECUTING]).map_err(Refusal::Descriptors)?;
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
     // From here, an `exec` that fails is the only refusal left; a silence after this marker is

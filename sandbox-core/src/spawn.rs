@@ -404,12 +404,15 @@ impl<'b> Sandbox<'b> {
         // launcher's `confine` would find no one to send to and refuse; `running` is killed and
         // reaped as it is dropped here anyway.
         if let (Some((broker, on_open)), Some(channel)) = (broker, channel) {
-            let session = crate::grant::Session::new(
-                policy.clone(),
-                running._canary.path(),
-                program,
-                on_open,
-            );
+            // The launch's own policy, with the program in its exec list as the request has
+            // it (`launch::request`), so that the supervisor lets its reads go on as Landlock
+            // would.
+            let launched = policy
+                .clone()
+                .allow_exec(program)
+                .unwrap_or_else(|_| policy.clone());
+            let session =
+                crate::grant::Session::new(launched, running._canary.path(), program, on_open);
             broker
                 .serve(channel, session)
                 .map_err(crate::grant::GrantError::Start)?;

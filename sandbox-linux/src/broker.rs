@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, TrySendError};
 use std::sync::{Arc, Mutex};
 
-use sandbox_core::grant::{Access, Broker, Grant, OpenRequest, Session, PENDING_BOUND};
+use sandbox_core::grant::{
+    Access, Broker, Grant, OpenRequest, Session, PENDING_BOUND, QUESTION_BOUND,
+};
 
 use crate::sys::notify::{answer, inject, receive, still_pending, Answer};
 use crate::syscalls::Arch;
@@ -57,14 +59,24 @@ impl Broker for Supervisor {
     }
 }
 
+/// How many refused paths are remembered (refused again unasked); past it a refusal is not
+/// remembered, and the path is asked about again.
+const REMEMBERED: usize = 1024;
+
+/// How many folders one launch may be granted; a folder grant past it is refused.
+const FOLDER_BOUND: usize = 64;
+
 /// What both threads share of one launch.
 struct Shared {
     listener: Arc<OwnedFd>,
     session: Session,
     /// Folders granted for the rest of the run: each path, and the folder opened by path then.
     folders: Mutex<Vec<(PathBuf, OwnedFd)>>,
-    /// Paths the function refused, with the access asked.
+    /// Paths the function refused, with the access asked: at most [`REMEMBERED`].
     refused: Mutex<HashSet<(PathBuf, bool)>>,
+    /// Questions put to the function so far; past [`QUESTION_BOUND`] every open that would ask
+    /// is refused unasked.
+    asked: std::sync::atomic::AtomicUsize,
     /// Set by the thread that ends first, so that the other ends too.
     ended: AtomicBool,
 }
@@ -73,6 +85,9 @@ struct Shared {
 struct Ask {
     id: u64,
     open: Open,
+    /// The program that asked, as the kernel names the thread's executable now (a program the
+    /// launched one executed has its own name); the launched program where that cannot be read.
+    program: PathBuf,
 }
 
 /// The supervisor's loop: until the program has ended (the listener hangs up) or a thread ended.
@@ -82,6 +97,7 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         session,
         folders: Mutex::new(Vec::new()),
         refused: Mutex::new(HashSet::new()),
+        asked: std::sync::atomic::AtomicUsize::new(0),
         ended: AtomicBool::new(false),
     });
     let (questions, queue) = mpsc::sync_channel::<Ask>(PENDING_BOUND);
@@ -119,7 +135,7 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        if launcher && hung_up(channel.as_fd()) {
+        if launcher && launcher_done(channel.as_fd()) {
             launcher = false;
         }
         let id = notification.id;
@@ -133,7 +149,15 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
                 | Unread::Folder
                 | Unread::Empty,
             ) => Step::Answer(Answer::Continue),
-            Ok(open) => decide(&shared, &channel, launcher, open, id, &questions),
+            Ok(open) => decide(
+                &shared,
+                &channel,
+                launcher,
+                open,
+                notification.pid,
+                id,
+                &questions,
+            ),
         };
         if let Err(e) = send(&shared, id, outcome) {
             // The call went away meanwhile (its thread killed): not the supervisor's failure.
@@ -171,6 +195,7 @@ fn decide(
     channel: &OwnedFd,
     launcher: bool,
     open: Open,
+    pid: u32,
     id: u64,
     questions: &mpsc::SyncSender<Ask>,
 ) -> Step {
@@ -179,14 +204,17 @@ fn decide(
         acknowledge_canary(channel.as_fd());
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    // The launcher's own opens (its check) and what the policy allows: the kernel decides.
-    if launcher || allowed_by_policy(&session.policy, &open) {
+    // The launcher's own opens (its check), what the policy allows, and what only the kernel
+    // can read as the program means it: the kernel decides, as with no supervisor.
+    if launcher || allowed_by_policy(&session.policy, &open) || kernel_decides(&open) {
         return Step::Answer(Answer::Continue);
     }
     let access = open.access();
-    // Nothing there to read: the kernel answers (`ENOENT`, or Landlock's `EACCES`) as it would
-    // with no supervisor, and the function is not asked about what it could not give anyway.
-    if access == Access::Read && std::fs::symlink_metadata(&open.path).is_err() {
+    // Nothing there to open, and nothing to create: the kernel answers (`ENOENT`, or Landlock's
+    // `EACCES`) as it would with no supervisor, and the function is not asked about what it
+    // could not give anyway.
+    let creates = open.flags & libc::O_CREAT != 0;
+    if !creates && std::fs::symlink_metadata(&open.path).is_err() {
         return Step::Answer(Answer::Continue);
     }
     // From here the supervisor acts on what it read: that belonged to this call only if the
@@ -205,7 +233,12 @@ fn decide(
     if lock(&shared.refused).contains(&(open.path.clone(), access == Access::Write)) {
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    match questions.try_send(Ask { id, open }) {
+    if shared.asked.fetch_add(1, Ordering::Relaxed) >= QUESTION_BOUND {
+        return Step::Answer(Answer::Fail(libc::EACCES));
+    }
+    let program =
+        std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_else(|_| session.program.clone());
+    match questions.try_send(Ask { id, open, program }) {
         Ok(()) => Step::Asked,
         // Past the bound, or the asker is gone: refused, unasked.
         Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
@@ -216,7 +249,7 @@ fn decide(
 
 /// The asker's loop: one question at a time, to the application's function.
 fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
-    for Ask { id, open } in queue {
+    for Ask { id, open, program } in queue {
         if shared.ended.load(Ordering::Relaxed) {
             break;
         }
@@ -224,7 +257,7 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
             continue;
         }
         let access = open.access();
-        let request = OpenRequest::new(open.path.clone(), access, shared.session.program.clone());
+        let request = OpenRequest::new(open.path.clone(), access, program);
         let on_open = Arc::clone(&shared.session.on_open);
         let grant =
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_open(&request))) {
@@ -232,6 +265,9 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
                 // The function failed: the supervisor ends, and every open with it.
                 Err(_) => break,
             };
+        if shared.ended.load(Ordering::Relaxed) {
+            break;
+        }
         let step = match (grant, access) {
             (Grant::ReadOnce | Grant::WriteOnce, Access::Read) => {
                 give(shared, id, &open, open::read(&open.path, open.flags))
@@ -246,10 +282,18 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
                 give(shared, id, &open, grant_folder(shared, &open))
             }
             (Grant::Refuse, _) | (_, _) => {
-                lock(&shared.refused).insert((open.path.clone(), access == Access::Write));
+                let mut refused = lock(&shared.refused);
+                if refused.len() < REMEMBERED {
+                    refused.insert((open.path.clone(), access == Access::Write));
+                }
                 Step::Answer(Answer::Fail(libc::EACCES))
             }
         };
+        // The supervisor ended while the function decided: no grant goes out now (the listener
+        // closes as this thread lets go of it, and the open fails).
+        if shared.ended.load(Ordering::Relaxed) {
+            break;
+        }
         if let Err(e) = send(shared, id, step) {
             if e.raw_os_error() != Some(libc::ENOENT) {
                 break;
@@ -271,13 +315,25 @@ fn grant_folder(shared: &Shared, open: &Open) -> Result<OwnedFd, nix::errno::Err
         }
         Err(e) => return Err(e),
     };
+    // The root folder is every file: never granted as a folder.
+    if folder.0 == Path::new("/") {
+        return Err(nix::errno::Errno::EACCES);
+    }
     let relative = open
         .path
         .strip_prefix(&folder.0)
         .unwrap_or(Path::new(""))
         .to_path_buf();
     let opened = open::read_beneath(&folder.1, &relative, open.flags);
-    lock(&shared.folders).push(folder);
+    let mut folders = lock(&shared.folders);
+    if !folders.iter().any(|(kept, _)| *kept == folder.0) {
+        // Each kept folder holds a descriptor of this process: a bound, so that a program
+        // cannot spend the application's descriptors on folder after folder.
+        if folders.len() >= FOLDER_BOUND {
+            return Err(nix::errno::Errno::EACCES);
+        }
+        folders.push(folder);
+    }
     opened
 }
 
@@ -294,7 +350,11 @@ fn give(shared: &Shared, id: u64, open: &Open, opened: Result<OwnedFd, nix::errn
             Ok(_) => Step::Given,
             Err(e) => Step::Answer(Answer::Fail(e.raw_os_error().unwrap_or(libc::EACCES))),
         },
-        Err(errno) => Step::Answer(Answer::Fail(errno as i32)),
+        // An error nix could not name reads 0, which would make the open return 0: refused.
+        Err(errno) => Step::Answer(Answer::Fail(match errno as i32 {
+            0 => libc::EACCES,
+            known => known,
+        })),
     }
 }
 
@@ -305,7 +365,9 @@ fn give(shared: &Shared, id: u64, open: &Open, opened: Result<OwnedFd, nix::errn
 fn allowed_by_policy(policy: &sandbox_core::Policy, open: &Open) -> bool {
     let within = |path: &Path| match open.access() {
         Access::Read => {
-            policy.covers(path) || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
+            path == Path::new("/dev/null")
+                || policy.covers(path)
+                || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
         }
         // Writing, and whatever a later version adds: the narrowest.
         _ => {
@@ -314,6 +376,20 @@ fn allowed_by_policy(policy: &sandbox_core::Policy, open: &Open) -> bool {
         }
     };
     within(&open.path) || resolved(&open.path).is_some_and(|path| within(&path))
+}
+
+/// Opens the supervisor leaves to the kernel whatever the policy: a path-only open (`O_PATH`,
+/// which Landlock does not check and a grant would only widen), and names that mean the
+/// program's own process (`/proc/self/...`, `/proc/<its threads>/...`, `/dev/fd/N`, `/dev/stdin`),
+/// which this process would read as its own. Nothing in `/proc` is ever granted anyway (`open`).
+fn kernel_decides(open: &Open) -> bool {
+    let path = &open.path;
+    open.flags & libc::O_PATH != 0
+        || path.starts_with("/proc")
+        || path.starts_with("/dev/fd")
+        || ["/dev/stdin", "/dev/stdout", "/dev/stderr"]
+            .iter()
+            .any(|name| path == Path::new(name))
 }
 
 /// `path` with its links followed as far as it exists, the rest appended as named (a file about
@@ -341,14 +417,27 @@ fn acknowledge_canary(channel: BorrowedFd<'_>) {
     );
 }
 
-/// Whether the launcher has closed its end of the socket.
-fn hung_up(channel: BorrowedFd<'_>) -> bool {
+/// Whether the launcher is done: it said it executes the program
+/// ([`EXECUTING`](sandbox_core::grant::EXECUTING)), or closed its end of the socket.
+fn launcher_done(channel: BorrowedFd<'_>) -> bool {
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-    let mut fds = [PollFd::new(channel, PollFlags::empty())];
-    match poll(&mut fds, PollTimeout::ZERO) {
-        Ok(_) => fds[0]
-            .revents()
-            .is_some_and(|r| r.intersects(PollFlags::POLLHUP | PollFlags::POLLERR)),
+    use nix::sys::socket::{recv, MsgFlags};
+    let mut fds = [PollFd::new(channel, PollFlags::POLLIN)];
+    let revents = match poll(&mut fds, PollTimeout::ZERO) {
+        Ok(_) => fds[0].revents().unwrap_or(PollFlags::empty()),
+        Err(_) => return false,
+    };
+    if revents.intersects(PollFlags::POLLHUP | PollFlags::POLLERR) {
+        return true;
+    }
+    if !revents.contains(PollFlags::POLLIN) {
+        return false;
+    }
+    let mut bytes = [0u8; 16];
+    match recv(channel.as_raw_fd(), &mut bytes, MsgFlags::MSG_DONTWAIT) {
+        // An end of file is the close.
+        Ok(0) => true,
+        Ok(n) => bytes[..n].contains(&sandbox_core::grant::EXECUTING),
         Err(_) => false,
     }
 }

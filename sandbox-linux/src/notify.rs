@@ -43,30 +43,52 @@ pub fn opening_calls(arch: Arch) -> Vec<u32> {
         .collect()
 }
 
-/// The filter for `arch`: notify for [`opening_calls`], allow everything else.
+/// The filter for `arch`: notify for [`opening_calls`]; refuse (`EPERM`) a `seccomp` call that
+/// asks for a listener of its own, so that a program whose supervisor has gone cannot install one
+/// and answer its own opens; allow everything else.
 pub fn program(arch: Arch) -> Vec<sock_filter> {
     let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
     let calls = opening_calls(arch);
     let allow = libc::SECCOMP_RET_ALLOW;
     let notify = libc::SECCOMP_RET_USER_NOTIF;
-    // seccomp_data: nr at 0, arch at 4.
+    let refuse = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    // A number no call has, where the architecture had no `seccomp` (every one here has).
+    let seccomp = arch.number("seccomp").unwrap_or(u32::MAX);
+    // seccomp_data: nr at 0, arch at 4, the arguments from 16, 8 bytes each (the low word first
+    // on these little-endian architectures).
+    const NR: u32 = 0;
+    const ARCH: u32 = 4;
+    const FLAGS: u32 = 16 + 8;
     let mut out = vec![
-        ins(LD_W_ABS, 0, 0, 4),
+        ins(LD_W_ABS, 0, 0, ARCH),
         // Another architecture's numbers mean other calls: the refusal table kills those.
         ins(JMP_JEQ_K, 1, 0, arch.audit_value()),
         ins(RET_K, 0, 0, allow),
-        ins(LD_W_ABS, 0, 0, 0),
+        ins(LD_W_ABS, 0, 0, NR),
         ins(JMP_JSET_K, 0, 1, X32_SYSCALL_BIT),
         ins(RET_K, 0, 0, allow),
     ];
     let count = calls.len();
     for (at, nr) in calls.into_iter().enumerate() {
-        // Past the remaining comparisons and the "allow" to the "notify".
-        let to_notify = u8::try_from(count - at).unwrap_or(u8::MAX);
+        // To the "notify" at the end: past the remaining comparisons (count - at - 1) and the
+        // six instructions of the `seccomp` check.
+        let to_notify = u8::try_from(count - at - 1 + 6).unwrap_or(u8::MAX);
         out.push(ins(JMP_JEQ_K, to_notify, 0, nr));
     }
-    out.push(ins(RET_K, 0, 0, allow));
-    out.push(ins(RET_K, 0, 0, notify));
+    out.extend([
+        ins(JMP_JEQ_K, 1, 0, seccomp),
+        ins(RET_K, 0, 0, allow),
+        ins(LD_W_ABS, 0, 0, FLAGS),
+        ins(
+            JMP_JSET_K,
+            0,
+            1,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
+        ),
+        ins(RET_K, 0, 0, refuse),
+        ins(RET_K, 0, 0, allow),
+        ins(RET_K, 0, 0, notify),
+    ]);
     out
 }
 
@@ -166,6 +188,27 @@ mod tests {
                 let nr = arch.number(name).expect("a common call");
                 assert_eq!(run(nr, arch.audit_value()), allow, "{arch:?} {name}");
             }
+            let seccomp = arch.number("seccomp").expect("seccomp");
+            let with_flags = |flags: u64| {
+                checked
+                    .run(&crate::eval::SeccompData::call(
+                        arch.audit_value(),
+                        seccomp,
+                        [1, flags, 0, 0, 0, 0],
+                    ))
+                    .ret
+            };
+            let listener = libc::SECCOMP_FILTER_FLAG_NEW_LISTENER;
+            assert_eq!(
+                with_flags(listener),
+                libc::SECCOMP_RET_ERRNO | libc::EPERM as u32
+            );
+            assert_eq!(
+                with_flags(listener | 1),
+                libc::SECCOMP_RET_ERRNO | libc::EPERM as u32
+            );
+            assert_eq!(with_flags(0), allow);
+            assert_eq!(with_flags(1), allow, "TSYNC alone");
         }
     }
 }

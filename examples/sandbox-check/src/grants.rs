@@ -146,9 +146,21 @@ fn prompt(terminal: &mut std::io::BufReader<std::fs::File>, request: &OpenReques
         || request.program.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    // "Folder" grants the file's folder (the folder itself, for a folder): said, so that the
+    // answer is given knowing what it covers.
     let (verb, choices) = match request.access {
-        Access::Read => ("read", "[o]nce / [f]older / [n]o"),
-        _ => ("write", "[o]nce / [n]o"),
+        Access::Read => {
+            let folder = if request.path.is_dir() {
+                request.path.as_path()
+            } else {
+                request.path.parent().unwrap_or(Path::new("/"))
+            };
+            (
+                "read",
+                format!("[o]nce / [f]older {} / [n]o", shown(folder)),
+            )
+        }
+        _ => ("write", "[o]nce / [n]o".to_owned()),
     };
     let question = format!(
         "sandbox-check: {program} wants to {verb} {}: {choices} ",

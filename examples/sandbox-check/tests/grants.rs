@@ -252,7 +252,7 @@ fn links_dot_dot_and_proc_cannot_turn_an_approved_name_into_another_file() {
     assert_eq!(status, 0, "{err}");
     assert_eq!(
         printed,
-        "errno ELOOP\nerrno ELOOP\nerrno EACCES\nerrno ELOOP\nerrno EACCES\nerrno ELOOP\nok a,b\n1,2\n"
+        "errno ELOOP\nerrno ELOOP\nerrno EACCES\nerrno EACCES\nerrno EACCES\nerrno EACCES\nok a,b\n1,2\n"
     );
     let asked = asked.lock().unwrap().clone();
     assert!(
@@ -262,6 +262,12 @@ fn links_dot_dot_and_proc_cannot_turn_an_approved_name_into_another_file() {
     assert!(!asked
         .iter()
         .any(|(p, _)| p.components().any(|c| c == std::path::Component::ParentDir)));
+    // `/proc` names go on into the kernel, where Landlock refuses them: the function, careless
+    // as it is, never sees one.
+    assert!(
+        !asked.iter().any(|(p, _)| p.starts_with("/proc")),
+        "{asked:?}"
+    );
 }
 
 /// A program with a second thread that keeps rewriting the path it passes to `open`, between
@@ -629,4 +635,126 @@ fn grant_folder_through_the_cli_as_an_ordinary_user_reads_the_folder_and_nothing
         log.contains("\"by\":\"folder\"") && log.contains("data.csv"),
         "{log}"
     );
+}
+
+#[test]
+fn what_works_without_a_function_works_with_a_refusing_one_and_is_not_asked_about() {
+    let book = workbook("grant-same");
+    let data = book.0.join("data.csv");
+    // Reads of /dev/null, of standard input by name, of the program's own executable through
+    // /proc/self, and a path-only open of a file outside the policy: Landlock allows each, so
+    // the supervisor must let each go on, and ask nothing.
+    let code = format!(
+        "{TRY}\n\
+         attempt(lambda: open('/dev/null').read())\n\
+         attempt(lambda: open('/dev/stdin').read())\n\
+         attempt(lambda: len(open('/proc/self/exe', 'rb').read(4)))\n\
+         attempt(lambda: os.close(os.open(sys.argv[1], os.O_PATH)))\n"
+    );
+    let plain = Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER));
+    let (sandbox, asked) = sandbox_answering(|_| Grant::Refuse);
+    let run = |sandbox: &Sandbox<'_>| {
+        let done = sandbox
+            .run(
+                &usr(),
+                PYTHON,
+                ["-I", "-c", &code, data.to_str().unwrap()],
+                &RunOptions::new().input("from stdin"),
+            )
+            .unwrap();
+        (
+            done.status.code(),
+            String::from_utf8_lossy(&done.stdout).into_owned(),
+        )
+    };
+    let without = run(&plain);
+    assert_eq!(
+        without,
+        (Some(0), "ok \nok from stdin\nok 4\nok None\n".to_owned())
+    );
+    assert_eq!(run(&sandbox), without);
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        !asked.iter().any(|(p, _)| p.starts_with("/dev")
+            || p.starts_with("/proc")
+            || *p == data
+            || p.starts_with("/usr")),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn a_supervised_program_cannot_install_a_listener_of_its_own() {
+    // seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL): the kernel would
+    // answer EFAULT for the missing program; the supervised launch's filter refuses first.
+    let code = format!(
+        "{TRY}\nimport ctypes, platform\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         nr = 317 if platform.machine() == 'x86_64' else 277\n\
+         def listener():\n\
+         \x20   if libc.syscall(nr, 1, 8, None) < 0:\n\
+         \x20       raise OSError(ctypes.get_errno(), 'seccomp')\n\
+         attempt(listener)\n"
+    );
+    let plain = Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER));
+    let (sandbox, _asked) = sandbox_answering(|_| Grant::Refuse);
+    assert_eq!(python(&plain, &usr(), &code, &[]).1, "errno EFAULT\n");
+    assert_eq!(python(&sandbox, &usr(), &code, &[]).1, "errno EPERM\n");
+}
+
+#[test]
+fn an_approved_file_on_sys_is_still_refused_and_a_created_file_takes_the_program_s_umask() {
+    let book = workbook("grant-umask");
+    let created = book.0.join("private.csv");
+    // A function that approves everything: what it cannot make safe, the supervisor refuses.
+    let (sandbox, asked) = sandbox_answering(|request| match request.access {
+        Access::Read => Grant::ReadOnce,
+        _ => Grant::WriteOnce,
+    });
+    let code = format!(
+        "{TRY}\n\
+         attempt(lambda: open('/sys/devices/system/cpu/online').read().strip())\n\
+         os.umask(0o077)\n\
+         attempt(lambda: open(sys.argv[1], 'w').write('x'))\n\
+         attempt(lambda: oct(os.stat(sys.argv[1]).st_mode & 0o777))\n"
+    );
+    let (status, printed, err) = python(&sandbox, &usr(), &code, &[&created]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(printed, "errno EACCES\nok 1\nok 0o600\n");
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        asked
+            .iter()
+            .any(|(p, _)| p == Path::new("/sys/devices/system/cpu/online")),
+        "the function was asked, and approved: {asked:?}"
+    );
+}
+
+#[test]
+fn a_program_that_names_file_after_file_is_refused_unasked_past_the_question_bound() {
+    let book = Scratch::new("grant-bound");
+    let bound = sandbox_core::grant::QUESTION_BOUND;
+    let (sandbox, asked) = sandbox_answering(|_| Grant::Refuse);
+    let code = format!(
+        "{TRY}\nimport collections\nseen = collections.Counter()\n\
+         for n in range({}):\n\
+         \x20   try:\n\
+         \x20       os.close(os.open(os.path.join(sys.argv[1], 'f%d' % n), os.O_WRONLY | os.O_CREAT))\n\
+         \x20       seen['opened'] += 1\n\
+         \x20   except OSError as e:\n\
+         \x20       seen[errno.errorcode[e.errno]] += 1\n\
+         print(dict(seen))\n",
+        bound + 100
+    );
+    let (status, printed, err) = python(&sandbox, &usr(), &code, &[&book.0]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(printed, format!("{{'EACCES': {}}}\n", bound + 100));
+    let asked = asked_within(&asked, &book.0).len();
+    // Python's own questions at its start (`/etc/...`) count too.
+    assert!(asked <= bound, "{asked} questions");
+    assert!(
+        asked >= bound - 20,
+        "{asked} questions: the bound is {bound}"
+    );
+    assert!(entries(&book.0).is_empty());
 }

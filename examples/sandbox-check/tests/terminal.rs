@@ -343,7 +343,7 @@ fn ask_puts_each_file_to_the_terminal_and_the_program_cannot_read_the_answers() 
     pty.type_in("o\n");
     pty.expect("read: a,b");
     pty.expect(&format!(
-        "python3 wants to read {}",
+        " wants to read {}",
         folder.0.join("secret.csv").display()
     ));
     pty.type_in("n\n");

@@ -231,6 +231,14 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             _ => parent = Some(parse_pid(PARENT, value)?),
         }
     }
+    // The supervisor's socket and the status pipe are two descriptors: one number for both
+    // would send the listener down the pipe.
+    if let (Some(fd), true) = (supervisor, supervisor == status) {
+        return Err(WireError::Number {
+            key: SUPERVISOR,
+            value: fd.to_string().into(),
+        });
+    }
     let program = PathBuf::from(args.next().ok_or(WireError::NoProgram)?);
     if !program.is_absolute() {
         return Err(WireError::RelativeProgram { path: program });

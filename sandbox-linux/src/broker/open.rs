@@ -1,7 +1,7 @@
 //! Opening a granted file, as this process, for the program: the path the application decided
 //! on, resolved following no symbolic link (magic links such as `/proc/self/root` included), and
-//! only a regular file or a folder on a file system that holds files (never `/proc`, `/sys` and
-//! their kind, whose files would answer for this process). Each object is first opened by path
+//! only a regular file or a folder on a file system that stores files ([`STORING`]; never
+//! `/proc`, `/sys` and their kind, whose files would answer for this process). Each object is first opened by path
 //! only, checked, and then opened for its access through that very descriptor, so that what was
 //! checked is what the program gets and a device is never opened for real.
 
@@ -12,19 +12,34 @@ use nix::errno::Errno;
 use nix::fcntl::{openat2, OFlag, OpenHow, ResolveFlag, AT_FDCWD};
 use nix::sys::stat::Mode;
 
-/// File systems whose files stand for processes or the kernel, not for stored data: a file
-/// there opened by the supervisor would answer for the application.
-const PSEUDO: &[i64] = &[
-    0x9fa0,      // proc
-    0x6265_6572, // sysfs
-    0x6462_6720, // debugfs
-    0x7363_6673, // securityfs
-    0x7472_6163, // tracefs
-    0x0027_e0eb, // cgroup
-    0x6367_7270, // cgroup2
-    0xcafe_4a11, // bpf
-    0x6e73_6673, // nsfs
-    0x1cd1,      // devpts
+/// The file systems that store files, by their magic number (`statfs`'s `f_type`): the only ones
+/// a grant opens a file on. Every other (`/proc`, `/sys`, binfmt_misc, selinuxfs, efivarfs,
+/// configfs, debugfs, cgroupfs, bpffs, nsfs, devpts, mqueue, FUSE ...) is refused: its files stand
+/// for processes, the kernel or a server, and opened by the supervisor they would answer for the
+/// application, or hang it. A list of what is allowed, so that a file system added later is
+/// refused until it is named here.
+const STORING: &[i64] = &[
+    0xEF53,      // ext2, ext3, ext4
+    0x5846_5342, // xfs
+    0x9123_683E, // btrfs
+    0x0102_1994, // tmpfs
+    0xF2F5_2010, // f2fs
+    0x4d44,      // vfat, msdos
+    0x2011_BAB0, // exfat
+    0x7366_746e, // ntfs3
+    0x5346_544e, // ntfs
+    0x794c_7630, // overlay
+    0x2FC1_2FC1, // zfs
+    0xca45_1a4e, // bcachefs
+    0x7371_7368, // squashfs
+    0xE0F5_E1E2, // erofs
+    0x9660,      // iso9660
+    0x1501_3346, // udf
+    0x6969,      // nfs
+    0xFF53_4D42, // cifs
+    0xFE53_4D42, // smb2
+    0x0102_1997, // 9p
+    0x00c3_6400, // ceph
 ];
 
 /// Opens the file at `path` for reading, as the program's `flags` ask (a folder where
@@ -130,7 +145,7 @@ fn kind(object: &OwnedFd) -> Result<Kind, Errno> {
     let system = nix::sys::statfs::fstatfs(object.as_fd())?;
     #[allow(clippy::unnecessary_cast, reason = "the type differs by C library")]
     let magic = system.filesystem_type().0 as i64;
-    if PSEUDO.contains(&magic) {
+    if !STORING.contains(&magic) {
         return Err(Errno::EACCES);
     }
     Ok(found)

@@ -117,11 +117,31 @@ pub fn read(calls: &Calls, pid: u32, data: &libc::seccomp_data) -> Result<Open, 
     } else {
         folder(pid, dirfd)?.join(named)
     };
+    // A file the supervisor creates gets the mode the kernel would give it: the program's
+    // umask applies, not the application's.
+    let mode = if flags & libc::O_CREAT != 0 {
+        mode & !umask(pid)
+    } else {
+        mode
+    };
     Ok(Open {
         path: normal(&path),
         flags,
         mode,
     })
+}
+
+/// Thread `pid`'s umask, from `/proc/<pid>/status`; the usual `022` where it cannot be read.
+fn umask(pid: u32) -> u32 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Umask:"))
+                .and_then(|value| u32::from_str_radix(value.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 /// `openat2`'s `struct open_how` at `address` of `size` bytes: its flags and mode. A resolution
