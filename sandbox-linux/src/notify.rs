@@ -116,7 +116,8 @@ pub fn supervised() -> bool {
     CHANNEL.load(Ordering::Relaxed) >= 0
 }
 
-/// The check of a launch with grants on demand: see [`supervisor_refuses`].
+/// The check of a launch with grants on demand: the launcher opens the canary, which must come
+/// back refused (`EACCES`), and waits (5 s at most) for the supervisor's word that it refused it.
 pub const SUPERVISED: Attempt = Attempt {
     name: "an open outside the policy goes to the application's supervisor, which refuses it",
     expect: Expect::Works,

@@ -106,7 +106,8 @@ pub struct Cli {
     suggest: Option<PathBuf>,
 
     /// With a program: put each file it opens that the policy does not allow to you, on the
-    /// terminal (read: [o]nce / [f]older FOLDER / [n]o; write: [o]nce / [n]o), while it waits. A file
+    /// terminal, while it waits: o (once), f (its folder, named in the question) or n (no) for a
+    /// read, o or n for a write. A file
     /// granted is opened for it, that once; refused, it sees what it would without --ask. Its
     /// standard input, where that is the terminal, is /dev/null, so it cannot take your answers.
     /// Linux; not with --explain.
