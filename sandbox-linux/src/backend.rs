@@ -48,8 +48,13 @@ impl LinuxBackend {
         }
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
         ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
-        let opt_ins =
-            filter::OptIns::NONE.local_socket_pairs(launch.request.policy.local_socket_pairs());
+        // A supervised launch with a scratch folder lets permission and time changes past the
+        // table to its supervisor, which makes them only inside that folder.
+        let supervised_scratch =
+            launch.request.supervisor.is_some() && launch.request.policy.scratch().is_some();
+        let opt_ins = filter::OptIns::NONE
+            .local_socket_pairs(launch.request.policy.local_socket_pairs())
+            .scratch_metadata(supervised_scratch);
         let program = filter::build_with(arch, std::process::id(), opt_ins)?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;

@@ -116,6 +116,10 @@ pub enum Slot {
     /// `socketpair`'s number where the policy opts in to local socket pairs, and a value no
     /// call number has where it does not, so that the comparison never holds.
     LocalPairs,
+    /// The architecture's audit value where the launch opts in to metadata changes in its
+    /// scratch folder (`OptIn::ScratchMetadata`), and a value no architecture has where it does
+    /// not: compared with the architecture word, which is that value wherever the row is reached.
+    Supervised,
 }
 
 impl Test {

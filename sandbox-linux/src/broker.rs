@@ -18,6 +18,7 @@
 //! other sees it and ends too; the listener is closed, and the kernel fails every open the
 //! program has pending or makes later (`ENOSYS`): never an allow.
 
+mod metadata;
 mod open;
 mod request;
 
@@ -36,6 +37,9 @@ use sandbox_core::grant::{
 use crate::sys::notify::{answer, inject, receive, still_pending, Answer};
 use crate::syscalls::Arch;
 use request::{Open, Unread};
+
+/// The changes of a file's permissions and times the supervisor answers (`metadata`).
+pub(crate) const METADATA_CALLS: [&str; 8] = metadata::NAMES;
 
 /// The Linux supervisor: seccomp user notification, with the listener the launcher sends.
 #[derive(Debug, Clone, Copy, Default)]
@@ -121,6 +125,12 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
     // Until the launcher closes its end (just before `exec`), the opens are its own.
     let mut launcher = true;
     let calls = request::Calls::of(arch);
+    let metadata_calls = metadata::Calls::of(arch);
+    let scratch = shared
+        .session
+        .policy
+        .scratch()
+        .map(|scratch| (scratch.path.clone(), scratch.identity.device));
     // Where the kernel has it (6.6), the program's thread and this one hand the processor to
     // each other at each open instead of waking through the scheduler; elsewhere, as before.
     let _older_kernel = crate::sys::notify::wake_synchronously(shared.listener.as_fd());
@@ -139,7 +149,31 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
             launcher = false;
         }
         let id = notification.id;
-        let read = request::read(&calls, notification.pid, &notification.data);
+        let pid = notification.pid;
+        // A change of permissions or times: made here for a file of the scratch folder, refused
+        // for any other, once what was read is known to be this call's.
+        if let Some(meta) = metadata::read(&metadata_calls, pid, &notification.data) {
+            if !still_pending(shared.listener.as_fd(), id) {
+                continue;
+            }
+            let scratch = scratch
+                .as_ref()
+                .map(|(path, device)| (path.as_path(), *device));
+            let reply = match meta.and_then(|meta| metadata::apply(pid, &meta, scratch)) {
+                Ok(()) => Answer::Done,
+                Err(errno) => Answer::Fail(match errno as i32 {
+                    0 => libc::EPERM,
+                    known => known,
+                }),
+            };
+            if let Err(e) = answer(shared.listener.as_fd(), id, reply) {
+                if e.raw_os_error() != Some(libc::ENOENT) {
+                    break;
+                }
+            }
+            continue;
+        }
+        let read = request::read(&calls, pid, &notification.data);
         let outcome = match read {
             // What cannot be read as an open, the kernel decides as it would with no supervisor.
             Err(

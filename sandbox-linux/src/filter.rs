@@ -73,13 +73,24 @@ pub struct OptIns {
     /// `socketpair` of connected `AF_UNIX` stream or sequenced-packet sockets
     /// ([`OptIn::LocalSocketPairs`]).
     pub local_socket_pairs: bool,
+    /// A file's permissions and times changed in the scratch folder, through the supervisor
+    /// ([`OptIn::ScratchMetadata`]).
+    pub scratch_metadata: bool,
 }
 
 impl OptIns {
     /// Nothing beyond the table.
     pub const NONE: OptIns = OptIns {
         local_socket_pairs: false,
+        scratch_metadata: false,
     };
+
+    /// With metadata changes in the scratch folder going to the supervisor or not.
+    #[must_use]
+    pub const fn scratch_metadata(mut self, allowed: bool) -> Self {
+        self.scratch_metadata = allowed;
+        self
+    }
 
     /// With local socket pairs allowed or not.
     #[must_use]
@@ -123,6 +134,8 @@ impl Template {
                 Slot::Pid => pid,
                 Slot::Group => group(pid),
                 Slot::LocalPairs => pairs,
+                Slot::Supervised if opt_ins.scratch_metadata => arch.audit_value(),
+                Slot::Supervised => NEVER,
             };
         }
         Ok(Program {
@@ -453,13 +466,20 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
             let not_zero = g.test(w, Test::Eq(0), no, not_group);
             g.test(w, Test::Slot(Slot::Pid), no, not_zero)
         }
-        Condition::NotOptedIn { opt_in } => {
-            let slot = match opt_in {
-                OptIn::LocalSocketPairs => Slot::LocalPairs,
-            };
+        Condition::NotOptedIn {
+            opt_in: OptIn::LocalSocketPairs,
+        } => {
             // The number is the call's own here, so the comparison holds exactly where the
             // launch wrote that number in: where the policy opts in.
-            g.test(Word::Nr, Test::Slot(slot), no, yes)
+            g.test(Word::Nr, Test::Slot(Slot::LocalPairs), no, yes)
+        }
+        Condition::NotOptedIn {
+            opt_in: OptIn::ScratchMetadata,
+        } => {
+            // The architecture word is the native one wherever a row is reached, so the
+            // comparison holds exactly where the launch wrote that value in: one slot for every
+            // call of the opt-in.
+            g.test(Word::Arch, Test::Slot(Slot::Supervised), no, yes)
         }
         Condition::OtherProcessBy {
             which,
@@ -596,7 +616,7 @@ mod tests {
     fn a_launch_writes_its_values_where_the_rows_compare_them() {
         for arch in Arch::ALL {
             let template = compile(arch).unwrap();
-            for slot in [Slot::Pid, Slot::Group, Slot::LocalPairs] {
+            for slot in [Slot::Pid, Slot::Group, Slot::LocalPairs, Slot::Supervised] {
                 assert!(
                     template.slots.iter().any(|&(_, s)| s == slot),
                     "{arch} {slot:?}"
@@ -604,7 +624,9 @@ mod tests {
             }
             let pairs = arch.number("socketpair").unwrap();
             for (pid, opt_in) in [(1, false), (2, true), (4242, false), (0x7fff_ffff, true)] {
-                let opt_ins = OptIns::NONE.local_socket_pairs(opt_in);
+                let opt_ins = OptIns::NONE
+                    .local_socket_pairs(opt_in)
+                    .scratch_metadata(opt_in);
                 let program = build_with(arch, pid, opt_ins).unwrap();
                 for (at, (built, compiled)) in program
                     .instructions
@@ -620,6 +642,8 @@ mod tests {
                                 Slot::Group => pid.wrapping_neg(),
                                 Slot::LocalPairs if opt_in => pairs,
                                 Slot::LocalPairs => u32::MAX,
+                                Slot::Supervised if opt_in => arch.audit_value(),
+                                Slot::Supervised => u32::MAX,
                             };
                             assert_eq!(built.code, 0x15, "{arch} {at}: a JEQ");
                             assert_eq!(built.k, expected, "{arch} {at} {slot:?}");
@@ -652,6 +676,18 @@ mod tests {
                 let stream = decide(pairs, [1, 0o2000001, 0, 0, 0, 0]);
                 let wanted = if opt_in { ALLOW } else { REFUSED };
                 assert_eq!(stream, wanted, "{arch} socketpair, opted in: {opt_in}");
+                // Opted in, a change of permissions or times passes the table (to the
+                // supervisor's filter); otherwise it is refused, whatever its arguments.
+                for name in ["fchmod", "fchmodat", "fchmodat2", "utimensat"] {
+                    let nr = arch.number(name).unwrap();
+                    for args in [[3, 0o644, 0, 0, 0, 0], [u64::MAX, 0o4755, 1, 0x100, 0, 0]] {
+                        assert_eq!(
+                            decide(nr, args),
+                            wanted,
+                            "{arch} {name}, opted in: {opt_in}"
+                        );
+                    }
+                }
             }
         }
     }

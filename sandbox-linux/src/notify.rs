@@ -35,10 +35,13 @@ const ACKNOWLEDGED_WITHIN: Duration = Duration::from_secs(5);
 /// `__X32_SYSCALL_BIT`: an x32 call, which the refusal table answers; this filter lets it pass.
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
-/// The calls that open a file by name, on `arch`.
+/// The calls the supervisor answers, on `arch`: those that open a file by name, and the changes
+/// of a file's permissions and times (which reach it only where the refusal table lets them past,
+/// in a launch with a scratch folder).
 pub fn opening_calls(arch: Arch) -> Vec<u32> {
     ["open", "openat", "openat2", "creat"]
         .iter()
+        .chain(crate::broker::METADATA_CALLS.iter())
         .filter_map(|name| arch.number(name))
         .collect()
 }
@@ -185,7 +188,7 @@ mod tests {
                 assert_eq!(run(nr | X32_SYSCALL_BIT, arch.audit_value()), allow);
                 assert_eq!(run(nr, 0x4000_0003), allow, "another architecture");
             }
-            for name in ["read", "close", "execve", "mmap"] {
+            for name in ["read", "close", "execve", "mmap", "fchown"] {
                 let nr = arch.number(name).expect("a common call");
                 assert_eq!(run(nr, arch.audit_value()), allow, "{arch:?} {name}");
             }

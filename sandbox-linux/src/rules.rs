@@ -323,12 +323,20 @@ pub enum OptIn {
     /// `socketpair` of `AF_UNIX` stream or sequenced-packet sockets: a pair whose ends only
     /// reach each other (`Policy::allow_local_socket_pairs`).
     LocalSocketPairs,
+    /// A file's permissions and times changed inside the launch's scratch folder: in a launch
+    /// with grants on demand and a scratch folder, these calls go past the table to the
+    /// application's supervisor, which does the change itself for a file of the scratch folder's
+    /// own file system and refuses every other (`sandbox-linux/src/broker/metadata.rs`).
+    ScratchMetadata,
 }
 
 impl fmt::Display for OptIn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OptIn::LocalSocketPairs => f.write_str("local socket pairs"),
+            OptIn::ScratchMetadata => {
+                f.write_str("metadata changes in the scratch folder, checked by the supervisor")
+            }
         }
     }
 }
@@ -886,6 +894,19 @@ const fn eperm_on(arch: Arch, name: &'static str, reason: &'static str) -> Rule 
     }
 }
 
+/// A change of a file's permissions or times: refused, unless a supervised launch with a scratch
+/// folder opts in ([`OptIn::ScratchMetadata`]), where the supervisor decides.
+const fn metadata(calls: Calls, reason: &'static str) -> Rule {
+    Rule {
+        calls,
+        when: Condition::NotOptedIn {
+            opt_in: OptIn::ScratchMetadata,
+        },
+        action: Action::Errno(EPERM),
+        reason,
+    }
+}
+
 const fn always(name: &'static str, reason: &'static str) -> Rule {
     eperm(name, Condition::Always, reason)
 }
@@ -1199,10 +1220,10 @@ pub static RULES: &[Rule] = &[
     always("mq_notify", MQUEUE),
     always("mq_getsetattr", MQUEUE),
     // File metadata, by path and by descriptor.
-    eperm_on(X86_64, "chmod", PERMISSIONS),
-    always("fchmod", PERMISSIONS),
-    always("fchmodat", PERMISSIONS),
-    always("fchmodat2", PERMISSIONS),
+    metadata(Calls::SyscallOn("chmod", X86_64), PERMISSIONS),
+    metadata(Calls::Syscall("fchmod"), PERMISSIONS),
+    metadata(Calls::Syscall("fchmodat"), PERMISSIONS),
+    metadata(Calls::Syscall("fchmodat2"), PERMISSIONS),
     eperm_on(X86_64, "chown", OWNER),
     always("fchown", OWNER),
     eperm_on(X86_64, "lchown", OWNER),
@@ -1215,10 +1236,10 @@ pub static RULES: &[Rule] = &[
     always("lremovexattr", XATTRS),
     always("fremovexattr", XATTRS),
     always("removexattrat", XATTRS),
-    eperm_on(X86_64, "utime", TIMES),
-    eperm_on(X86_64, "utimes", TIMES),
-    eperm_on(X86_64, "futimesat", TIMES),
-    always("utimensat", TIMES),
+    metadata(Calls::SyscallOn("utime", X86_64), TIMES),
+    metadata(Calls::SyscallOn("utimes", X86_64), TIMES),
+    metadata(Calls::SyscallOn("futimesat", X86_64), TIMES),
+    metadata(Calls::Syscall("utimensat"), TIMES),
     always(
         "file_setattr",
         "changes a file's flags and project, which Landlock has no right for",

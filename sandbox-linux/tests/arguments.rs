@@ -59,7 +59,9 @@ impl Kernel {
     }
 
     fn built(arch: Arch, pairs: bool) -> Self {
-        let opt_ins = OptIns::NONE.local_socket_pairs(pairs);
+        let opt_ins = OptIns::NONE
+            .local_socket_pairs(pairs)
+            .scratch_metadata(pairs);
         let stack = Stack::of(arch, &[build_with(arch, PID, opt_ins).unwrap()]).unwrap();
         Self { arch, stack, pairs }
     }
@@ -97,7 +99,33 @@ const OPTED_IN_WITNESSES: &[Witness] = &[
     ("socketpair", &[1, 2, 0], EPERM), // SOCK_DGRAM: sendto past the pair
     ("socketpair", &[1, 4, 0], EPERM), // SOCK_RDM
     ("socketpair", &[1, 3, 0], EPERM), // SOCK_RAW
+    // A supervised launch with a scratch folder: changes of permissions and times pass the table
+    // to the supervisor, whatever their arguments (it checks them).
+    ("fchmod", &[3, 0o644], ALLOW),
+    ("fchmodat", &[AT_FDCWD, 0, 0o4755], ALLOW),
+    ("fchmodat2", &[AT_FDCWD, 0, 0o644, 0x100], ALLOW),
+    ("utimensat", &[3, 0, 0, 0], ALLOW),
 ];
+
+/// The same calls, not opted in: refused, whatever their arguments.
+const METADATA_WITNESSES: &[Witness] = &[
+    ("fchmod", &[3, 0o644], EPERM),
+    ("fchmodat", &[AT_FDCWD, 0, 0o644], EPERM),
+    ("fchmodat2", &[AT_FDCWD, 0, 0o644, 0x100], EPERM),
+    ("utimensat", &[3, 0, 0, 0], EPERM),
+];
+
+/// x86_64's older calls for the same: refused (the third field), and passed to the supervisor
+/// when opted in (the fourth).
+const X86_64_METADATA: &[(&str, &[u64], Action, Action)] = &[
+    ("chmod", &[0, 0o644], EPERM, ALLOW),
+    ("utime", &[0, 0], EPERM, ALLOW),
+    ("utimes", &[0, 0], EPERM, ALLOW),
+    ("futimesat", &[AT_FDCWD, 0, 0], EPERM, ALLOW),
+];
+
+/// `AT_FDCWD` as a register holds it.
+const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
 /// One hand-written call and the answer it must get.
 type Witness = (&'static str, &'static [u64], Action);
@@ -268,6 +296,17 @@ fn witnesses_get_what_they_say() {
                 k.arch
             );
         }
+        if !k.pairs {
+            for &(name, args, expected) in METADATA_WITNESSES {
+                assert_eq!(k.answer(name, args), expected, "{}: {name}", k.arch);
+            }
+        }
+        if k.arch == Arch::X86_64 {
+            for &(name, args, refused, opted_in) in X86_64_METADATA {
+                let expected = if k.pairs { opted_in } else { refused };
+                assert_eq!(k.answer(name, args), expected, "{}: {name}", k.arch);
+            }
+        }
     }
 }
 
@@ -348,7 +387,17 @@ fn every_conditional_row_has_a_witness_only_it_refuses() {
                 // Removing one leaves its call unclassified: see tests/decisions.rs.
                 continue;
             }
-            let tables = [(WITNESSES, false), (OPTED_IN_WITNESSES, true)];
+            let x86: Vec<Witness> = X86_64_METADATA
+                .iter()
+                .filter(|_| arch == Arch::X86_64)
+                .map(|&(n, args, refused, _)| (n, args, refused))
+                .collect();
+            let tables = [
+                (WITNESSES, false),
+                (OPTED_IN_WITNESSES, true),
+                (METADATA_WITNESSES, false),
+                (&x86[..], false),
+            ];
             let witnessed = tables.iter().any(|&(table, pairs)| {
                 table.iter().any(|&(n, args, expected)| {
                     let mut all = [0u64; 6];

@@ -271,8 +271,9 @@ fn links_dot_dot_and_proc_cannot_turn_an_approved_name_into_another_file() {
 }
 
 /// A program with a second thread that keeps rewriting the path it passes to `open`, between
-/// the name `argv[1]` and the name `argv[2]` (of the same length), 400 times; it prints how many
-/// opens gave each content and each error.
+/// the name `argv[1]` and the name `argv[2]` (of the same length), while it opens 400 times or,
+/// given a third argument, up to that many until one open was refused; it prints how many opens
+/// gave each content and each error.
 const SWAPPER: &str = r#"
 import ctypes, os, sys, threading
 libc = ctypes.CDLL(None, use_errno=True)
@@ -286,7 +287,12 @@ def swap():
         ctypes.memmove(buf, first, len(first))
 threading.Thread(target=swap).start()
 seen = {}
-for _ in range(400):
+# At least 400 opens; up to `argv[3]` until one came back refused, so that a swap is seen
+# however the threads are scheduled.
+most = int(sys.argv[3]) if len(sys.argv) > 3 else 400
+for n in range(most):
+    if n >= 400 and any(key.startswith("errno") for key in seen):
+        break
     fd = libc.open(buf, os.O_RDONLY)
     if fd < 0:
         key = "errno %d" % ctypes.get_errno()
@@ -356,6 +362,7 @@ fn a_path_changed_after_an_open_the_policy_allows_was_let_go_on_is_still_landloc
         let mut argv: Vec<std::ffi::OsString> = vec!["-I".into(), "-c".into(), SWAPPER.into()];
         argv.push(allowed.0.join("note.txt").into());
         argv.push(secret.0.join("note.txt").into());
+        argv.push("100000".into());
         sandbox
             .run(
                 &policy,
@@ -757,4 +764,95 @@ fn a_program_that_names_file_after_file_is_refused_unasked_past_the_question_bou
         "{asked} questions: the bound is {bound}"
     );
     assert!(entries(&book.0).is_empty());
+}
+
+/// A supervised launch with a scratch folder: the program changes permissions and times of the
+/// files it made there (what `shutil.copy`, `tarfile` and `os.utime` do), and nothing else.
+#[test]
+fn in_a_supervised_launch_permissions_and_times_change_in_the_scratch_folder_and_nowhere_else() {
+    use sandbox_core::scratch::{Bound, Scratch as ScratchFolder};
+    let outside = Scratch::new("grant-meta-outside");
+    let precious = outside.0.join("precious");
+    make_file(&precious);
+    let before = file_state(&precious);
+    let scratch = ScratchFolder::create(Bound::DEFAULT).unwrap();
+    let policy = usr()
+        .allow_read(&outside.0)
+        .unwrap()
+        .with_scratch(scratch.grant(false));
+    let code = format!(
+        "{TRY}\nimport shutil\n\
+         tmp, precious = sys.argv[1], sys.argv[2]\n\
+         a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')\n\
+         open(a, 'w').write('x')\n\
+         attempt(lambda: os.chmod(a, 0o600) or oct(os.stat(a).st_mode & 0o7777))\n\
+         attempt(lambda: shutil.copy(a, b) and oct(os.stat(b).st_mode & 0o7777))\n\
+         attempt(lambda: os.utime(a, (1000, 2000)) or os.stat(a).st_mtime)\n\
+         def fd_mode():\n\
+         \x20   fd = os.open(a, os.O_RDONLY)\n\
+         \x20   os.fchmod(fd, 0o640)\n\
+         \x20   os.close(fd)\n\
+         \x20   return oct(os.stat(a).st_mode & 0o7777)\n\
+         attempt(fd_mode)\n\
+         attempt(lambda: os.chmod(a, 0o4755))\n\
+         attempt(lambda: os.chmod(a, 0o2755))\n\
+         attempt(lambda: os.chmod(precious, 0o777))\n\
+         attempt(lambda: os.utime(precious, (1, 1)))\n\
+         attempt(lambda: os.chmod(os.path.join(tmp, '..', '..', 'etc'), 0o777))\n\
+         attempt(lambda: os.utime('/proc/self/fd/0', (1, 1)))\n\
+         attempt(lambda: shutil.copy2(a, os.path.join(tmp, 'c')) and os.stat(os.path.join(tmp, 'c')).st_mtime)\n"
+    );
+    let (sandbox, _asked) = sandbox_answering(|_| Grant::Refuse);
+    let done = sandbox
+        .run(
+            &policy,
+            PYTHON,
+            [
+                "-I".as_ref(),
+                "-c".as_ref(),
+                code.as_ref(),
+                scratch.path().as_os_str(),
+                precious.as_os_str(),
+            ],
+            &RunOptions::new().timeout(Duration::from_secs(60)),
+        )
+        .unwrap();
+    let printed = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(
+        printed,
+        "ok 0o600\nok 0o600\nok 2000.0\nok 0o640\nerrno EPERM\nerrno EPERM\nerrno EPERM\nerrno EPERM\nerrno EPERM\nerrno EPERM\nok 2000.0\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(
+        file_state(&precious),
+        before,
+        "the file outside was changed"
+    );
+    // Without a supervisor the same changes are refused, in the scratch folder too.
+    let plain = Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER));
+    let refused = format!(
+        "{TRY}\ntmp = sys.argv[1]\na = os.path.join(tmp, 'a')\nopen(a, 'w').write('x')\n\
+         attempt(lambda: os.chmod(a, 0o600))\nattempt(lambda: os.utime(a, (1, 2)))\n"
+    );
+    // A scratch folder serves one launch: a fresh one for this.
+    let fresh = ScratchFolder::create(Bound::DEFAULT).unwrap();
+    let policy = usr().with_scratch(fresh.grant(false));
+    let done = plain
+        .run(
+            &policy,
+            PYTHON,
+            [
+                "-I".as_ref(),
+                "-c".as_ref(),
+                refused.as_ref(),
+                fresh.path().as_os_str(),
+            ],
+            &RunOptions::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "errno EPERM\nerrno EPERM\n"
+    );
 }

@@ -171,7 +171,7 @@ fn open_how(pid: u32, address: u64, size: u64) -> Result<(i32, u32), Unread> {
 
 /// The NUL-terminated string at `address` of thread `pid`, read a page at a time (a read across
 /// into an unmapped page would fail whole).
-fn read_path(pid: u32, address: u64) -> Result<PathBuf, Unread> {
+pub(super) fn read_path(pid: u32, address: u64) -> Result<PathBuf, Unread> {
     const PAGE: u64 = 4096;
     let mut out = Vec::new();
     let mut at = address;
@@ -196,7 +196,7 @@ fn read_path(pid: u32, address: u64) -> Result<PathBuf, Unread> {
 }
 
 /// Copies `buffer.len()` bytes at `address` of thread `pid`; how many were read.
-fn read_memory(pid: u32, address: u64, buffer: &mut [u8]) -> Option<usize> {
+pub(super) fn read_memory(pid: u32, address: u64, buffer: &mut [u8]) -> Option<usize> {
     use nix::sys::uio::{process_vm_readv, RemoteIoVec};
     let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).ok()?);
     let remote = [RemoteIoVec {

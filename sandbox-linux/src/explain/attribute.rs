@@ -164,6 +164,9 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32, opt_ins: OptIns) -> O
         Condition::NotOptedIn {
             opt_in: OptIn::LocalSocketPairs,
         } => !opt_ins.local_socket_pairs,
+        Condition::NotOptedIn {
+            opt_in: OptIn::ScratchMetadata,
+        } => !opt_ins.scratch_metadata,
         Condition::OtherProcessBy {
             which,
             process,

@@ -100,6 +100,7 @@ pub fn answer(listener: BorrowedFd<'_>, id: u64, answer: Answer) -> io::Result<(
     let (error, flags) = match answer {
         Answer::Continue => (0, libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32),
         Answer::Fail(errno) => (-errno, 0),
+        Answer::Done => (0, 0),
     };
     let response = libc::seccomp_notif_resp {
         id,
@@ -128,6 +129,8 @@ pub enum Answer {
     Continue,
     /// The call fails with this error number.
     Fail(i32),
+    /// The call returns 0 without running: the supervisor did what it asked.
+    Done,
 }
 
 /// Puts a copy of `fd` into the program's descriptor table and, in the same step, answers
