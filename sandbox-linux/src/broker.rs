@@ -150,16 +150,31 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         }
         let id = notification.id;
         let pid = notification.pid;
+        // The filter hands over this architecture's calls only; anything else is refused.
+        if notification.data.arch != arch.audit_value() {
+            // A call gone meanwhile needs no answer.
+            let _gone = answer(shared.listener.as_fd(), id, Answer::Fail(libc::EPERM));
+            continue;
+        }
         // A change of permissions or times: made here for a file of the scratch folder, refused
         // for any other, once what was read is known to be this call's.
         if let Some(meta) = metadata::read(&metadata_calls, pid, &notification.data) {
-            if !still_pending(shared.listener.as_fd(), id) {
-                continue;
-            }
             let scratch = scratch
                 .as_ref()
                 .map(|(path, device)| (path.as_path(), *device));
-            let reply = match meta.and_then(|meta| metadata::apply(pid, &meta, scratch)) {
+            // The thread's `/proc` entries are opened first, then the call is known to be still
+            // this thread's, then the change is made through what was opened.
+            let resolved = meta.and_then(|meta| {
+                metadata::resolve(pid, &meta, scratch).map(|object| (meta, object))
+            });
+            if !still_pending(shared.listener.as_fd(), id) {
+                continue;
+            }
+            let done = resolved.and_then(|(meta, object)| {
+                let device = scratch.map_or(0, |(_, device)| device);
+                metadata::change(pid, &object, &meta, device)
+            });
+            let reply = match done {
                 Ok(()) => Answer::Done,
                 Err(errno) => Answer::Fail(match errno as i32 {
                     0 => libc::EPERM,
@@ -175,14 +190,14 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         }
         let read = request::read(&calls, pid, &notification.data);
         let outcome = match read {
-            // What cannot be read as an open, the kernel decides as it would with no supervisor.
-            Err(
-                Unread::OtherCall
-                | Unread::Memory
-                | Unread::Resolution
-                | Unread::Folder
-                | Unread::Empty,
-            ) => Step::Answer(Answer::Continue),
+            // A call the filter handed over that is neither an open nor a change of metadata
+            // (a table and a filter out of step): refused, never let go on.
+            Err(Unread::OtherCall) => Step::Answer(Answer::Fail(libc::EPERM)),
+            // An open that cannot be read as one, the kernel decides as it would with no
+            // supervisor.
+            Err(Unread::Memory | Unread::Resolution | Unread::Folder | Unread::Empty) => {
+                Step::Answer(Answer::Continue)
+            }
             Ok(open) => decide(
                 &shared,
                 &channel,

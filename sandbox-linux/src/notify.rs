@@ -171,6 +171,34 @@ fn supervisor_refuses(context: &Context) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The calls the refusal table lets past to the supervisor are exactly those its filter
+    /// hands over: a row added to one and not the other would let a call go on unchecked.
+    #[test]
+    fn the_table_s_metadata_rows_are_the_calls_the_supervisor_answers() {
+        use crate::rules::{Condition, OptIn, RULES};
+        for arch in Arch::ALL {
+            let mut rows: Vec<&str> = RULES
+                .iter()
+                .filter(|r| r.calls.applies_to(arch))
+                .filter(|r| {
+                    r.when
+                        == Condition::NotOptedIn {
+                            opt_in: OptIn::ScratchMetadata,
+                        }
+                })
+                .filter_map(|r| r.calls.syscall())
+                .collect();
+            let mut answered: Vec<&str> = crate::broker::METADATA_CALLS
+                .iter()
+                .copied()
+                .filter(|name| arch.number(name).is_some())
+                .collect();
+            rows.sort_unstable();
+            answered.sort_unstable();
+            assert_eq!(rows, answered, "{arch}");
+        }
+    }
+
     #[test]
     fn the_filter_notifies_the_opening_calls_and_allows_the_rest() {
         for arch in Arch::ALL {

@@ -229,28 +229,101 @@ fn utimbuf(pid: u32, address: u64) -> Result<Option<[TimeSpec; 2]>, Errno> {
     ]))
 }
 
-/// Makes the change `meta` of thread `pid`, if its target lies on the scratch folder's file
-/// system, `device`; `EPERM` otherwise, as the refusal table answers.
-pub fn apply(pid: u32, meta: &Meta, scratch: Option<(&Path, u64)>) -> Result<(), Errno> {
+/// The target of `meta` of thread `pid`, opened by path only: found only through a folder of the
+/// scratch folder's file system (`scratch`: its path and device), and never beyond it. `EPERM`,
+/// as the refusal table answers, for a target named anywhere else, before anything outside the
+/// folder is looked up (so that the supervisor's own rights tell the program nothing of what
+/// exists there); the real error (`ENOENT`, ...) only for a name looked up inside it. Called
+/// before the notification is known to be still pending, so that the thread's `/proc` entries
+/// are opened while they are still its own.
+pub fn resolve(pid: u32, meta: &Meta, scratch: Option<(&Path, u64)>) -> Result<OwnedFd, Errno> {
     let (folder, device) = scratch.ok_or(Errno::EPERM)?;
-    // A target that cannot be found is refused as the table refuses everything outside the
-    // scratch folder, unless it was named inside it (a file not there yet: its own error).
-    let object = target(pid, &meta.target).map_err(|errno| match &meta.target {
-        Target::Path { path, .. } if super::request::normal(path).starts_with(folder) => errno,
-        _ => Errno::EPERM,
-    })?;
-    let stat = nix::sys::stat::fstat(object.as_fd())?;
-    #[allow(
-        clippy::useless_conversion,
-        reason = "st_dev's type differs by C library"
-    )]
-    if u64::from(stat.st_dev) != device {
+    let refused = |_| Errno::EPERM;
+    let on_scratch = |object: &OwnedFd| on_device(object, device);
+    match &meta.target {
+        Target::Fd(fd) => {
+            let link = match *fd {
+                libc::AT_FDCWD => format!("/proc/{pid}/cwd"),
+                fd if fd >= 0 => format!("/proc/{pid}/fd/{fd}"),
+                _ => return Err(Errno::EPERM),
+            };
+            let object = by_path(&link).map_err(refused)?;
+            if !on_scratch(&object) {
+                return Err(Errno::EPERM);
+            }
+            Ok(object)
+        }
+        Target::Path {
+            dirfd,
+            path,
+            follow,
+        } => {
+            let (base, relative) = if path.is_absolute() {
+                // Only a name inside the folder is looked up at all, from the program's root.
+                let named = super::request::normal(path);
+                let inside = named.strip_prefix(folder).map_err(|_| Errno::EPERM)?;
+                let root = by_path(&format!("/proc/{pid}/root")).map_err(refused)?;
+                let how = OpenHow::new()
+                    .flags(OFlag::O_PATH | OFlag::O_CLOEXEC | OFlag::O_DIRECTORY)
+                    .resolve(
+                        ResolveFlag::RESOLVE_IN_ROOT
+                            | ResolveFlag::RESOLVE_NO_SYMLINKS
+                            | ResolveFlag::RESOLVE_NO_MAGICLINKS,
+                    );
+                let from_root = folder.strip_prefix("/").unwrap_or(folder);
+                let base = openat2(root.as_fd(), from_root, how).map_err(refused)?;
+                (base, inside.to_path_buf())
+            } else {
+                let link = match *dirfd {
+                    libc::AT_FDCWD => format!("/proc/{pid}/cwd"),
+                    fd if fd >= 0 => format!("/proc/{pid}/fd/{fd}"),
+                    _ => return Err(Errno::EPERM),
+                };
+                (by_path(&link).map_err(refused)?, path.clone())
+            };
+            if !on_scratch(&base) {
+                return Err(Errno::EPERM);
+            }
+            let relative = if relative.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                relative
+            };
+            let mut flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
+            if !follow {
+                flags |= OFlag::O_NOFOLLOW;
+            }
+            // Beneath a folder of the scratch file system and on it: the walk meets nothing
+            // elsewhere (the program can make no link there, and a way out is `EXDEV`).
+            let how = OpenHow::new().flags(flags).resolve(
+                ResolveFlag::RESOLVE_BENEATH
+                    | ResolveFlag::RESOLVE_NO_XDEV
+                    | ResolveFlag::RESOLVE_NO_SYMLINKS
+                    | ResolveFlag::RESOLVE_NO_MAGICLINKS,
+            );
+            openat2(base.as_fd(), &relative, how).map_err(|errno| match errno {
+                Errno::EXDEV | Errno::ELOOP => Errno::EPERM,
+                other => other,
+            })
+        }
+    }
+}
+
+/// Makes the change `meta` of thread `pid` to `object` (from [`resolve`]): a regular file or a
+/// folder on the scratch folder's device, owned by the program's file-system user (as the kernel
+/// would require of a program without capabilities, whatever the supervisor's own rights), and
+/// a mode with no set-user-ID or set-group-ID bit; `EPERM` otherwise.
+pub fn change(pid: u32, object: &OwnedFd, meta: &Meta, device: u64) -> Result<(), Errno> {
+    if !on_device(object, device) {
         return Err(Errno::EPERM);
     }
-    // Only what stores data is changed; a link's own mode is no thing Linux has.
+    let stat = nix::sys::stat::fstat(object.as_fd())?;
     match stat.st_mode & libc::S_IFMT {
         libc::S_IFREG | libc::S_IFDIR => {}
         _ => return Err(Errno::EPERM),
+    }
+    if Some(stat.st_uid) != fs_uid(pid) {
+        return Err(Errno::EPERM);
     }
     let through = format!("/proc/self/fd/{}", object.as_raw_fd());
     let through = Path::new(&through);
@@ -279,55 +352,32 @@ pub fn apply(pid: u32, meta: &Meta, scratch: Option<(&Path, u64)>) -> Result<(),
     }
 }
 
-/// The target, opened by path only, as the program names it.
-fn target(pid: u32, target: &Target) -> Result<OwnedFd, Errno> {
-    let by_path =
-        |link: &str| nix::fcntl::open(link, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty());
-    match target {
-        Target::Fd(fd) if *fd >= 0 => by_path(&format!("/proc/{pid}/fd/{fd}")),
-        Target::Fd(_) => Err(Errno::EBADF),
-        Target::Path {
-            dirfd,
-            path,
-            follow,
-        } => {
-            // An absolute path starts at the program's root, and stays beneath it; a relative one
-            // at its working folder or the folder it names.
-            let (base, relative, resolve) = if path.is_absolute() {
-                let relative = path.strip_prefix("/").unwrap_or(path).to_path_buf();
-                let relative = if relative.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    relative
-                };
-                (
-                    by_path(&format!("/proc/{pid}/root"))?,
-                    relative,
-                    ResolveFlag::RESOLVE_IN_ROOT,
-                )
-            } else if *dirfd == libc::AT_FDCWD {
-                (
-                    by_path(&format!("/proc/{pid}/cwd"))?,
-                    path.clone(),
-                    ResolveFlag::empty(),
-                )
-            } else if *dirfd >= 0 {
-                (
-                    by_path(&format!("/proc/{pid}/fd/{dirfd}"))?,
-                    path.clone(),
-                    ResolveFlag::empty(),
-                )
-            } else {
-                return Err(Errno::EBADF);
-            };
-            let mut flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
-            if !follow {
-                flags |= OFlag::O_NOFOLLOW;
-            }
-            let how = OpenHow::new()
-                .flags(flags)
-                .resolve(resolve | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-            openat2(base.as_fd(), &relative, how)
+/// Whether `object` lies on the file system of `device`, a tmpfs (the scratch folder's kind).
+fn on_device(object: &OwnedFd, device: u64) -> bool {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    let stat = nix::sys::stat::fstat(object.as_fd());
+    let system = nix::sys::statfs::fstatfs(object.as_fd());
+    #[allow(
+        clippy::useless_conversion,
+        clippy::unnecessary_cast,
+        reason = "the types differ by C library"
+    )]
+    match (stat, system) {
+        (Ok(stat), Ok(system)) => {
+            u64::from(stat.st_dev) == device && system.filesystem_type().0 as i64 == TMPFS_MAGIC
         }
+        _ => false,
     }
+}
+
+/// Thread `pid`'s file-system user ID (`/proc/<pid>/status`, the fourth of `Uid:`).
+fn fs_uid(pid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("Uid:"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// A `/proc` link, opened by path only (following it: that is what it is for).
+fn by_path(link: &str) -> Result<OwnedFd, Errno> {
+    nix::fcntl::open(link, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())
 }
