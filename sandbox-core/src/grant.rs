@@ -102,6 +102,10 @@ pub type OnOpen = dyn Fn(&OpenRequest) -> Grant + Send + Sync;
 /// grow the application's log, or keep a person answering, without end.
 pub const QUESTION_BOUND: usize = 4096;
 
+/// The byte a supervisor writes on the launch's socket each time it refuses an open of the
+/// canary: the launcher's check waits for it, as its proof that the supervisor is in place.
+pub const CANARY_REFUSED: u8 = b'R';
+
 /// The byte the launcher writes on the supervisor's socket just before it executes the program:
 /// from then on every open is the program's.
 pub const EXECUTING: u8 = b'E';

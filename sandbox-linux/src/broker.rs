@@ -1,5 +1,5 @@
 //! Grants on demand, the application's half: the supervisor that answers each open the program
-//! makes (`sandbox_core::grant` says what it promises; `crate::notify` is the launcher's half).
+//! makes (`sandbox_core::grant` says what it promises; the module `notify` is the launcher's half).
 //!
 //! Two threads of the application serve one launch. The *supervisor* receives every
 //! notification and answers at once what needs no question: an open the policy allows goes on
@@ -461,7 +461,7 @@ fn acknowledge_canary(channel: BorrowedFd<'_>) {
     use nix::sys::socket::{send, MsgFlags};
     let _gone = send(
         channel.as_raw_fd(),
-        &[crate::notify::CANARY_REFUSED],
+        &[sandbox_core::grant::CANARY_REFUSED],
         MsgFlags::MSG_NOSIGNAL | MsgFlags::MSG_DONTWAIT,
     );
 }

@@ -27,7 +27,7 @@ use crate::opcodes::{JMP_JEQ_K, JMP_JSET_K, LD_W_ABS, RET_K};
 use crate::syscalls::Arch;
 
 /// The byte the supervisor writes on the socket each time it refuses an open of the canary.
-pub const CANARY_REFUSED: u8 = b'R';
+pub use sandbox_core::grant::CANARY_REFUSED;
 
 /// How long the check waits for the supervisor's word.
 const ACKNOWLEDGED_WITHIN: Duration = Duration::from_secs(5);
