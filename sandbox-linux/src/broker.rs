@@ -14,6 +14,10 @@
 //! this process's own copy of the path, following no symbolic link) and injects into the program
 //! in the same step as the answer (`SECCOMP_ADDFD_FLAG_SEND`).
 //!
+//! A change of permissions or times (in a launch with a scratch folder) is answered by the
+//! supervisor itself, without a question: made for a file of the scratch folder, refused for any
+//! other (`metadata`).
+//!
 //! Both threads hold the listener. If either ends (the function panics, a call fails), the
 //! other sees it and ends too; the listener is closed, and the kernel fails every open the
 //! program has pending or makes later (`ENOSYS`): never an allow.

@@ -3,10 +3,12 @@
 //!
 //! The filter is installed after Landlock and before the refusal table's filter, on the launcher's
 //! one thread. It answers "notify" for `open`, `openat`, `openat2` and `creat` of this
-//! architecture and "allow" for everything else, so the refusal table still decides every other
-//! call (the kernel takes the strictest answer of all filters: an errno or a kill beats a
-//! notification). It reads the call number only, so the kernel's action cache answers every other
-//! call without running it.
+//! architecture, and for the permission and time calls (`chmod` ... `utimensat`, which the table
+//! lets past only in a launch with a scratch folder); "refuse" for a `seccomp` call asking for a
+//! listener of its own; and "allow" for everything else, so the refusal table still decides every
+//! other call (the kernel takes the strictest answer of all filters: an errno or a kill beats a
+//! notification). It reads the call number, and the flags of `seccomp` alone, so the kernel's
+//! action cache answers every other call without running it.
 //!
 //! The listener goes to the application over the launch's supervisor socket and is closed here
 //! at once: the program never holds it. From then on every open of this process waits for the
