@@ -20,6 +20,7 @@
 mod calls;
 #[cfg(target_os = "linux")]
 mod downstream;
+#[cfg(target_os = "linux")]
 mod grants;
 #[cfg(target_os = "linux")]
 mod launches;

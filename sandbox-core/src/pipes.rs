@@ -16,12 +16,28 @@ pub(crate) const SUPERVISOR_FD: i32 = 4;
 #[cfg(unix)]
 pub(crate) fn socket_pair() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+    #[cfg(not(target_vendor = "apple"))]
     let (ours, theirs) = socketpair(
         AddressFamily::Unix,
         SockType::Stream,
         None,
         SockFlag::SOCK_CLOEXEC,
     )?;
+    // macOS has no SOCK_CLOEXEC: the flag follows at once, as for its pipes (`new_pipe`).
+    #[cfg(target_vendor = "apple")]
+    let (ours, theirs) = {
+        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+        let pair = socketpair(
+            AddressFamily::Unix,
+            SockType::Stream,
+            None,
+            SockFlag::empty(),
+        )?;
+        for fd in [&pair.0, &pair.1] {
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
+        }
+        pair
+    };
     // `try_clone` takes the lowest free number from 3 up: the copies below are held until one
     // lands above the launcher's two places, then closed.
     let above = |mut fd: std::os::fd::OwnedFd| -> io::Result<std::os::fd::OwnedFd> {

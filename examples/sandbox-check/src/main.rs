@@ -11,6 +11,8 @@ mod backend;
 mod cli;
 #[cfg(unix)]
 mod explain;
+// Without unix there is no launch, so nothing asks: the flags parse and go unread there.
+#[cfg_attr(not(unix), allow(dead_code))]
 mod grants;
 mod profile;
 #[cfg(unix)]
