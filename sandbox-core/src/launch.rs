@@ -99,6 +99,19 @@ pub(crate) fn build(
     args: Vec<OsString>,
     extras: Extras<'_>,
 ) -> Result<Command, CommandError> {
+    build_request(backend, policy, canary, program, args, extras).map(|(command, _)| command)
+}
+
+/// [`build`], and the request the command carries (its policy with the program in the exec
+/// list), for a caller that needs what the launcher will be told.
+pub(crate) fn build_request(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: &Path,
+    args: Vec<OsString>,
+    extras: Extras<'_>,
+) -> Result<(Command, Request), CommandError> {
     let launcher = extras.launcher;
     // The launcher refuses a parent other than this process: had this process exited, the
     // launcher's new parent (PID 1, a subreaper) would pass the signal check, and the program
@@ -118,7 +131,7 @@ pub(crate) fn build(
     };
     let mut command = Command::new(exe);
     command.arg(LAUNCH_FLAG).args(wire::encode(&request));
-    Ok(command)
+    Ok((command, request))
 }
 
 /// The request for `program`, with `extras`, run by a launch sequence whose parent is `parent`.

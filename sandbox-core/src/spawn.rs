@@ -353,7 +353,7 @@ impl<'b> Sandbox<'b> {
             Some(_) => Some(crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?),
             None => None,
         };
-        let mut command = crate::launch::build(
+        let (mut command, request) = crate::launch::build_request(
             self.backend,
             policy,
             &canary,
@@ -404,15 +404,14 @@ impl<'b> Sandbox<'b> {
         // launcher's `confine` would find no one to send to and refuse; `running` is killed and
         // reaped as it is dropped here anyway.
         if let (Some((broker, on_open)), Some(channel)) = (broker, channel) {
-            // The launch's own policy, with the program in its exec list as the request has
-            // it (`launch::request`), so that the supervisor lets its reads go on as Landlock
-            // would.
-            let launched = policy
-                .clone()
-                .allow_exec(program)
-                .unwrap_or_else(|_| policy.clone());
-            let session =
-                crate::grant::Session::new(launched, running._canary.path(), program, on_open);
+            // The request's policy, the program in its exec list, so that the supervisor lets
+            // the program's reads of itself go on as Landlock would.
+            let session = crate::grant::Session::new(
+                request.policy,
+                running._canary.path(),
+                &request.program,
+                on_open,
+            );
             broker
                 .serve(channel, session)
                 .map_err(crate::grant::GrantError::Start)?;

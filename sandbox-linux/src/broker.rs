@@ -180,10 +180,7 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
             });
             let reply = match done {
                 Ok(()) => Answer::Done,
-                Err(errno) => Answer::Fail(match errno as i32 {
-                    0 => libc::EPERM,
-                    known => known,
-                }),
+                Err(errno) => failed(errno, libc::EPERM),
             };
             if let Err(e) = answer(shared.listener.as_fd(), id, reply) {
                 if e.raw_os_error() != Some(libc::ENOENT) {
@@ -202,15 +199,7 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
             Err(Unread::Memory | Unread::Resolution | Unread::Folder | Unread::Empty) => {
                 Step::Answer(Answer::Continue)
             }
-            Ok(open) => decide(
-                &shared,
-                &channel,
-                launcher,
-                open,
-                notification.pid,
-                id,
-                &questions,
-            ),
+            Ok(open) => decide(&shared, &channel, launcher, open, pid, id, &questions),
         };
         if let Err(e) = send(&shared, id, outcome) {
             // The call went away meanwhile (its thread killed): not the supervisor's failure.
@@ -403,11 +392,7 @@ fn give(shared: &Shared, id: u64, open: &Open, opened: Result<OwnedFd, nix::errn
             Ok(_) => Step::Given,
             Err(e) => Step::Answer(Answer::Fail(e.raw_os_error().unwrap_or(libc::EACCES))),
         },
-        // An error nix could not name reads 0, which would make the open return 0: refused.
-        Err(errno) => Step::Answer(Answer::Fail(match errno as i32 {
-            0 => libc::EACCES,
-            known => known,
-        })),
+        Err(errno) => Step::Answer(failed(errno, libc::EACCES)),
     }
 }
 
@@ -522,6 +507,15 @@ fn wait_for_one(listener: BorrowedFd<'_>, asker_gone: BorrowedFd<'_>) -> bool {
             Err(_) => return false,
         }
     }
+}
+
+/// A call failed with `errno`; one nix could not name reads 0, which would make the call return
+/// 0 as if it had worked, and is `fallback` instead.
+fn failed(errno: nix::errno::Errno, fallback: i32) -> Answer {
+    Answer::Fail(match errno as i32 {
+        0 => fallback,
+        known => known,
+    })
 }
 
 /// A lock that a panic elsewhere has not spoiled for this use (the data are plain sets).

@@ -22,14 +22,12 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use sandbox_core::backend::check::{Attempt, Context, Expect};
+use sandbox_core::grant::CANARY_REFUSED;
 use seccompiler::sock_filter;
 
 use crate::error::LinuxError;
 use crate::opcodes::{JMP_JEQ_K, JMP_JSET_K, LD_W_ABS, RET_K};
 use crate::syscalls::Arch;
-
-/// The byte the supervisor writes on the socket each time it refuses an open of the canary.
-pub use sandbox_core::grant::CANARY_REFUSED;
 
 /// How long the check waits for the supervisor's word.
 const ACKNOWLEDGED_WITHIN: Duration = Duration::from_secs(5);
