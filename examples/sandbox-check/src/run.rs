@@ -394,13 +394,19 @@ mod launch {
                     }
                     _ => None,
                 };
-                relays.start(counted, console).map_err(Refused::Relay)?
+                relays
+                    .start(counted, console.clone())
+                    .map_err(Refused::Relay)?
             }
         };
         if let (Some(watch), Some(limit), true) = (&watch, run.settings.timeout, started) {
             watch.time_out(limit).map_err(Refused::Relay)?;
         }
         let status = crate::signals::wait_forwarding(forked, user, watch.as_deref());
+        // A question still open is withdrawn: the relays wait for it.
+        if let Some(console) = &console {
+            console.program_ended();
+        }
         // Everything the program wrote is passed on before this process says anything more.
         relayed.finish();
         // Before the canary goes: dropping it sweeps the launch's cgroup, which says whether

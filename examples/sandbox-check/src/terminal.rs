@@ -120,6 +120,9 @@ impl Saved {
 ///   typed after it counts; an answer it does not know asks again, naming the answers.
 pub struct Console {
     state: std::sync::Mutex<Screen>,
+    /// The program has ended: a question still open is withdrawn (refused), so that the relays
+    /// it holds can pass on the rest of the output.
+    ended: std::sync::atomic::AtomicBool,
 }
 
 /// What the lock guards: the terminal, and whether its cursor is at the start of a line.
@@ -138,6 +141,8 @@ enum Line {
     Background,
     /// End of input (Ctrl-D), a hang-up, or an error: no answer will come.
     Gone,
+    /// The program ended while the question was open.
+    Withdrawn,
 }
 
 impl Console {
@@ -154,7 +159,17 @@ impl Console {
                 at_line_start: true,
                 styled,
             }),
+            ended: std::sync::atomic::AtomicBool::new(false),
         }))
+    }
+
+    /// Says that the program has ended: a question still open is withdrawn within 200 ms.
+    pub fn program_ended(&self) {
+        self.ended.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn has_ended(&self) -> bool {
+        self.ended.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Screen> {
@@ -215,7 +230,9 @@ impl Console {
         let mut screen = self.lock();
         let mut again = false;
         loop {
-            screen.wait_for_foreground();
+            if !screen.wait_for_foreground(|| self.has_ended()) {
+                return Grant::Refuse;
+            }
             let mut text = String::new();
             if !screen.at_line_start {
                 text.push('\n');
@@ -239,7 +256,7 @@ impl Console {
                 return Grant::Refuse;
             }
             screen.at_line_start = false;
-            let answer = match screen.read_line() {
+            let answer = match screen.read_line(|| self.has_ended()) {
                 Line::Typed(answer) => answer,
                 // Put again once this process is back in the foreground.
                 Line::Background => {
@@ -247,6 +264,14 @@ impl Console {
                     continue;
                 }
                 Line::Gone => return Grant::Refuse,
+                Line::Withdrawn => {
+                    let _ignored = std::io::Write::write_all(
+                        &mut screen.tty,
+                        b"\nsandbox-check: the program ended; the question is withdrawn\n",
+                    );
+                    screen.at_line_start = true;
+                    return Grant::Refuse;
+                }
             };
             // The person's Enter ended the line.
             screen.at_line_start = true;
@@ -271,19 +296,27 @@ impl Screen {
     /// Waits until this process is the terminal's foreground job: a question shown from the
     /// background would be answered by what the person types for another job, and input
     /// dropped from the background would be theirs.
-    fn wait_for_foreground(&self) {
+    /// False where `ended` says the program ended first.
+    fn wait_for_foreground(&self, ended: impl Fn() -> bool) -> bool {
         while !self.foreground() {
+            if ended() {
+                return false;
+            }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
+        true
     }
 
     /// Reads one line from the terminal (canonical mode: it arrives whole), keeping its first
     /// 64 bytes.
-    fn read_line(&mut self) -> Line {
+    fn read_line(&mut self, ended: impl Fn() -> bool) -> Line {
         use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
         use std::io::Read;
         let mut line = Vec::new();
         loop {
+            if ended() {
+                return Line::Withdrawn;
+            }
             if !self.foreground() {
                 return Line::Background;
             }

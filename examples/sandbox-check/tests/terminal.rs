@@ -653,3 +653,28 @@ fn under_an_output_cap_no_stream_of_the_program_is_the_terminal() {
     assert!(all.contains("write 0: 9\r\n"), "{all:?}");
     assert!(all.len() < 2000, "{} bytes reached the terminal", all.len());
 }
+
+/// A question still open when the program ends is withdrawn: `sandbox-check` does not wait for
+/// an answer nobody needs, and passes on what the program wrote.
+#[test]
+fn a_question_open_when_the_program_ends_is_withdrawn() {
+    let folder = Scratch::new("ask-withdrawn");
+    let secret = folder.0.join("secret.csv");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let code = "import os, sys, threading, time\n\
+        threading.Thread(target=lambda: open(sys.argv[1]), daemon=True).start()\n\
+        time.sleep(1)\n\
+        os.write(1, b'bye\\n')\n\
+        os._exit(3)\n";
+    let mut pty = Pty::open();
+    let mut child = spawn_asking(&pty, &[], code, &[&secret]);
+    refuse_until(&mut pty, asks_about(&secret));
+    pty.expect("sandbox-check: the program ended; the question is withdrawn\r\n");
+    pty.expect("bye\r\n");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(3),
+        "{}",
+        pty.everything()
+    );
+}
