@@ -15,10 +15,10 @@ use std::fmt::Arguments;
 use std::io::Write;
 
 /// The status for a standard output whose reader has gone: 128 + SIGPIPE.
-pub const EXIT_CLOSED_OUTPUT: i32 = 141;
+pub const EXIT_CLOSED_OUTPUT: u8 = 141;
 
 /// The status for another failure to write standard output (`EX_IOERR`).
-pub const EXIT_OUTPUT_FAILED: i32 = 74;
+pub const EXIT_OUTPUT_FAILED: u8 = 74;
 
 /// Writes `args` (and a newline where `newline`) to standard output, flushed; ends the process
 /// if it cannot be written.
@@ -37,13 +37,13 @@ pub fn stdout(args: Arguments<'_>, newline: bool) {
     match written {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            std::process::exit(EXIT_CLOSED_OUTPUT)
+            std::process::exit(EXIT_CLOSED_OUTPUT.into())
         }
         Err(e) => {
             stderr(format_args!(
                 "sandbox-check: cannot write standard output: {e}"
             ));
-            std::process::exit(EXIT_OUTPUT_FAILED)
+            std::process::exit(EXIT_OUTPUT_FAILED.into())
         }
     }
 }
