@@ -210,7 +210,9 @@ impl Console {
         // answer is given knowing what it covers.
         let (verb, choices, answers) = match request.access {
             Access::Read => {
-                let folder = if request.path.is_dir() {
+                // Not following a link, as the supervisor does not: a link is never granted as
+                // a folder.
+                let folder = if std::fs::symlink_metadata(&request.path).is_ok_and(|m| m.is_dir()) {
                     request.path.as_path()
                 } else {
                     request.path.parent().unwrap_or(Path::new("/"))
