@@ -48,10 +48,11 @@ pub fn stdout(args: Arguments<'_>, newline: bool) {
     }
 }
 
-/// Writes `args` and a newline to standard error, or nothing where it cannot be written.
+/// Writes `args` and a newline to standard error, in one write (a line is not split among
+/// another process's), or nothing where it cannot be written.
 pub fn stderr(args: Arguments<'_>) {
-    let mut err = std::io::stderr().lock();
-    let _ignored = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+    let line = format!("{args}\n");
+    let _ignored = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// std's `println!`, ending quietly where standard output's reader has gone.
