@@ -469,9 +469,10 @@ fn the_program_cannot_draw_over_the_question_nor_forge_one() {
         .spawn()
         .expect("setsid and sandbox-check start");
     let sandbox_check = child.id();
-    // Held while a question is open, "started" may come after the question.
-    refuse_until(&mut pty, asks_about(&secret));
+    // Held while a question is open, "started" may come after the question; and where the
+    // program can draw, the question is on the screen though no longer last.
     let question = format!(" wants to read {}: [o]nce", secret.display());
+    refuse_until(&mut pty, shows(&question));
     pty.expect(&question);
     // The drawing thread has written (and ended) once the program is down to one thread.
     let program = wait_for_child(sandbox_check);
