@@ -1,4 +1,5 @@
-//! The user's standard streams, saved before a launch and put back after the program ends.
+//! The user's standard streams, saved before a launch and put back after the program ends; and
+//! the terminal `--ask` puts its questions on ([`Console`]), which the program cannot draw over.
 //!
 //! The program inherits this process's standard streams, and with them their open file
 //! descriptions, which the user's shell shares: a program that sets `O_NONBLOCK` on a terminal
