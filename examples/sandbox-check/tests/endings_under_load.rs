@@ -163,3 +163,82 @@ fn a_thousand_async_launches_under_load_each_end_as_they_did() {
         &wrong[..wrong.len().min(5)]
     );
 }
+
+/// Issue 46.2: a kill at the memory bound is `MemoryLimit`, every time, from threads under load.
+/// The count of the kill lives in the launch's cgroup, which any other launch sweeps once the
+/// launch's process ID is gone: read after the reap, a busy application lost it now and then
+/// and answered `Signalled(9)`. Many 256 MiB bombs with a 64 MiB bound, eight at a time from
+/// threads (each launching, and so sweeping, beside the others), two busy loops per core.
+#[test]
+fn memory_bombs_from_threads_under_load_all_end_at_the_memory_bound() {
+    const BOMBS: usize = 160;
+    let mut limits = sandbox_core::Limits::default();
+    limits.memory = Some(64 << 20);
+    let policy = Policy::new()
+        .allow_read("/usr")
+        .unwrap()
+        .with_limits(limits);
+    let sandbox = Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER));
+    // Where no memory bound can be enforced, the launch is refused as Unenforceable.
+    let probe = sandbox.run(&policy, "/usr/bin/true", [""; 0], &RunOptions::new());
+    if let Err(SpawnError::Unenforceable { missing }) = &probe {
+        println!("SKIPPED: no memory cgroup to bound a launch in here: {missing:?}");
+        return;
+    }
+    probe.unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let busy: Vec<_> = (0..2 * cores)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let bomb = "b = bytearray(256 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1";
+    let endings: Vec<Ending> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..AT_ONCE)
+            .map(|_| {
+                let (sandbox, policy, next) = (&sandbox, &policy, next.clone());
+                scope.spawn(move || {
+                    let mut endings = Vec::new();
+                    while next.fetch_add(1, Ordering::Relaxed) < BOMBS {
+                        let options = RunOptions::new().timeout(Duration::from_secs(120));
+                        let done = sandbox
+                            .run(policy, "/usr/bin/python3", ["-I", "-c", bomb], &options)
+                            .unwrap();
+                        endings.push(done.ending);
+                    }
+                    endings
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    stop.store(true, Ordering::Relaxed);
+    for thread in busy {
+        thread.join().unwrap();
+    }
+    let wrong: Vec<_> = endings
+        .iter()
+        .filter(|e| **e != Ending::MemoryLimit)
+        .collect();
+    println!(
+        "memory bombs: {} of {} ended MemoryLimit",
+        endings.len() - wrong.len(),
+        endings.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {BOMBS} bombs mislabelled, the first: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+}
