@@ -276,6 +276,22 @@ fn running_executable() -> std::io::Result<PathBuf> {
 ///
 /// A launcher run either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
+///
+/// An application that forgets it (or calls it only after its first launch) gets
+/// [`SpawnError::NotALauncher`](crate::SpawnError::NotALauncher) from that launch, at once: the
+/// launcher it executes is itself, which runs `main` again, and that copy, at its first launch
+/// (or [`Sandbox`](crate::Sandbox) call that would start one), tells the application so on the
+/// launch's status pipe and exits with [`REFUSED_EXIT_CODE`] without running anything. So one
+/// copy at most is ever started, whatever threads either has. A launch with no executed launcher
+/// (a fork, in an application of one thread) needs no `handle_args`, but the call costs nothing
+/// and keeps working once the application gains a thread.
+///
+/// Why not a token that `handle_args` returns and [`Sandbox::new`](crate::Sandbox::new) takes,
+/// so that forgetting it would not compile: the token would prove that the call was made, not
+/// that it was made first (a thread started before it is still refused at launch time), and
+/// every library that runs programs over a `&dyn Backend` would have to take the application's
+/// token as well; the mistake it would catch is caught here at the first launch, typed, with a
+/// single copy started.
 pub fn handle_args(backend: &dyn Backend) {
     let mut args = std::env::args_os();
     let _exe = args.next();

@@ -71,7 +71,7 @@ impl Sandbox<'_> {
 
     /// [`Sandbox::spawn_async`], explained where `explain` asks, as `Sandbox::spawn_with`
     /// does for the blocking forms.
-    async fn spawn_async_with<I, S>(
+    pub(crate) async fn spawn_async_with<I, S>(
         &self,
         policy: &Policy,
         program: &Path,

@@ -263,7 +263,8 @@ impl<'b> Sandbox<'b> {
         self.spawn_with(policy, program.as_ref(), collect(args), true)
     }
 
-    fn spawn_with(
+    /// [`Sandbox::spawn`], explained where `explain` asks.
+    pub(crate) fn spawn_with(
         &self,
         policy: &Policy,
         program: &Path,
