@@ -282,12 +282,9 @@ impl<'b> Command<'b> {
     /// them). The scratch folder lives as long as the handle.
     pub fn spawn(self) -> Result<Running, SpawnError> {
         let (policy, scratch) = Self::prepare(self.policy, self.scratch)?;
-        let mut running = self.sandbox.spawn_with(
-            &policy,
-            &self.program,
-            self.args,
-            self.options.explain,
-        )?;
+        let mut running =
+            self.sandbox
+                .spawn_with(&policy, &self.program, self.args, self.options.explain)?;
         running.scratch = scratch;
         Ok(running)
     }

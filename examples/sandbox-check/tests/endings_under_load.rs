@@ -168,7 +168,8 @@ fn a_thousand_async_launches_under_load_each_end_as_they_did() {
 /// The count of the kill lives in the launch's cgroup, which any other launch sweeps once the
 /// launch's process ID is gone: read after the reap, a busy application lost it now and then
 /// and answered `Signalled(9)`. Many 256 MiB bombs with a 64 MiB bound, eight at a time from
-/// threads (each launching, and so sweeping, beside the others), two busy loops per core.
+/// threads, beside eight threads launching a program that exits at once (each launch sweeps),
+/// with two busy loops per core.
 #[test]
 fn memory_bombs_from_threads_under_load_all_end_at_the_memory_bound() {
     const BOMBS: usize = 160;
@@ -200,7 +201,20 @@ fn memory_bombs_from_threads_under_load_all_end_at_the_memory_bound() {
         .collect();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let bomb = "b = bytearray(256 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1";
+    let bombs_done = AtomicBool::new(false);
     let endings: Vec<Ending> = std::thread::scope(|scope| {
+        // Beside the bombs, launches of a program that exits at once: each launcher sweeps the
+        // cgroups of gone processes as it starts, and each handle's canary as it goes.
+        for _ in 0..AT_ONCE {
+            let (sandbox, bombs_done) = (&sandbox, &bombs_done);
+            scope.spawn(move || {
+                let usr = Policy::new().allow_read("/usr").unwrap();
+                while !bombs_done.load(Ordering::Relaxed) {
+                    let done = sandbox.run(&usr, "/usr/bin/true", [""; 0], &RunOptions::new());
+                    assert_eq!(done.unwrap().ending, Ending::Exited(0));
+                }
+            });
+        }
         let workers: Vec<_> = (0..AT_ONCE)
             .map(|_| {
                 let (sandbox, policy, next) = (&sandbox, &policy, next.clone());
@@ -217,10 +231,12 @@ fn memory_bombs_from_threads_under_load_all_end_at_the_memory_bound() {
                 })
             })
             .collect();
-        workers
+        let endings = workers
             .into_iter()
             .flat_map(|w| w.join().unwrap())
-            .collect()
+            .collect();
+        bombs_done.store(true, Ordering::Relaxed);
+        endings
     });
     stop.store(true, Ordering::Relaxed);
     for thread in busy {
