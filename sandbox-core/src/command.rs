@@ -176,6 +176,19 @@ impl<'b> Command<'b> {
         self
     }
 
+    /// Makes every cgroup bound of the policy's limits required, those at their default too
+    /// ([`Limits::required`]): where this machine cannot enforce one (an ordinary user with no
+    /// cgroup it may write), the launch is refused with
+    /// [`SpawnError::Unenforceable`] instead of running without it.
+    pub fn require_bounds(mut self) -> Self {
+        self.policy = self.policy.map(|p| {
+            let mut limits = *p.limits();
+            limits.defaults_required = true;
+            p.with_limits(limits)
+        });
+        self
+    }
+
     /// Sets the bytes the program reads on its standard input, which is then closed: any bytes
     /// (`&str`, `&[u8]`, `&Vec<u8>`, `String`, ...), copied. Without it the program's input is
     /// empty ([`Command::output`]) or a pipe ([`Command::spawn`]).
