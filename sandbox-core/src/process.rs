@@ -141,6 +141,7 @@ impl Traced {
 }
 
 impl Process {
+    #[cfg(feature = "tokio")]
     pub(crate) fn kind(&self) -> &Kind {
         &self.kind
     }
