@@ -1018,14 +1018,12 @@ pub static PROBES: &[Probe] = &[
         "madvise",
         "MADV_HWPOISON, unaligned",
         &[BAD_PTR, n(4096), n(100)],
-    )
-    .guarded(CAP),
+    ),
     eperm(
         "madvise",
         "MADV_SOFT_OFFLINE, unaligned",
         &[BAD_PTR, n(4096), n(101)],
-    )
-    .guarded(CAP),
+    ),
     passes(
         "madvise",
         "MADV_DONTNEED, unaligned",
@@ -1174,7 +1172,7 @@ pub static PROBES: &[Probe] = &[
     eperm("chroot", "to a bad path", &[BAD_PTR]),
     eperm("unshare", "with unknown flags", &[n(0xffff_ffff)]),
     eperm("setns", "a bad descriptor", &[BAD_FD, Z]),
-    eperm("open_by_handle_at", "a bad handle", &[BAD_FD, BAD_PTR, Z]).guarded(CAP),
+    eperm("open_by_handle_at", "a bad handle", &[BAD_FD, BAD_PTR, Z]),
     eperm(
         "name_to_handle_at",
         "of a bad path",
@@ -1194,8 +1192,8 @@ pub static PROBES: &[Probe] = &[
     eperm("open_tree_attr", "of a bad path", &[CWD, BAD_PTR, Z, Z, Z]),
     eperm(
         "mount_setattr",
-        "of a bad path",
-        &[BAD_FD, BAD_PTR, Z, BAD_PTR, n(32)],
+        "with unknown flags",
+        &[BAD_FD, BAD_PTR, n(0xffff_ffff), BAD_PTR, n(32)],
     ),
     // The kernel's attack surface.
     eperm("bpf", "an unknown command", &[n(0xffff), Z, Z]),
@@ -1204,7 +1202,11 @@ pub static PROBES: &[Probe] = &[
         "from a bad address",
         &[BAD_PTR, Z, BAD_FD, BAD_FD, Z],
     ),
-    eperm("userfaultfd", "with unknown flags", &[n(0xffff_fff0)]),
+    eperm(
+        "userfaultfd",
+        "UFFD_USER_MODE_ONLY with an unknown flag",
+        &[n(0x11)],
+    ),
     eperm("add_key", "of a bad type", &[BAD_PTR, BAD_PTR, Z, Z, Z]),
     eperm("request_key", "of a bad type", &[BAD_PTR, BAD_PTR, Z, Z]),
     eperm("keyctl", "an unknown operation", &[n(0x7fff), Z, Z, Z, Z]),
@@ -1221,7 +1223,8 @@ pub static PROBES: &[Probe] = &[
     eperm("swapon", "a bad path", &[BAD_PTR, Z]).guarded(CAP),
     eperm("swapoff", "a bad path", &[BAD_PTR]).guarded(CAP),
     eperm("reboot", "with bad magic numbers", &[Z, Z, Z, Z]).guarded(CAP),
-    eperm("syslog", "an unknown action", &[n(0x7fff), Z, Z]),
+    eperm("syslog", "SYSLOG_ACTION_SIZE_BUFFER", &[n(10), Z, Z])
+        .guarded("needs CAP_SYSLOG where kernel.dmesg_restrict is 1, as on most distributions"),
     eperm(
         "ioperm",
         "of ports past the last",
@@ -1244,7 +1247,11 @@ pub static PROBES: &[Probe] = &[
     eperm("clock_settime", "from a bad address", &[Z, BAD_PTR]),
     eperm("clock_adjtime", "from a bad address", &[Z, BAD_PTR]),
     eperm("adjtimex", "from a bad address", &[BAD_PTR]),
-    eperm("fanotify_init", "with unknown flags", &[n(0xffff_ffff), Z]),
+    eperm(
+        "fanotify_init",
+        "FAN_REPORT_FID with an unknown flag",
+        &[n(0x200 | 0x4000_0000), Z],
+    ),
     eperm("acct", "of a bad path", &[BAD_PTR]).guarded(CAP),
     eperm(
         "quotactl",
