@@ -553,7 +553,7 @@ pub struct Mutant {
 impl Mutant {
     /// Every wrong decision of row `row`: allowed; answered with another errno (`ENOSYS` for
     /// an `EPERM` row, `EPERM` for any other); for a row with a condition, the condition
-    /// inverted.
+    /// inverted; for a row with a list of commands, each command taken out of it.
     pub fn of_row(row: usize) -> Vec<Mutant> {
         let Some(rule) = RULES.get(row) else {
             return Vec::new();
@@ -569,6 +569,16 @@ impl Mutant {
         if rule.when != Condition::Always {
             mutations.push(Mutation::Inverted);
         }
+        // Every command of an allow-list, and of a list of refused commands longer than one (the
+        // one of a single command is the row allowed), taken out alone.
+        let listed: Vec<u32> = match rule.when {
+            Condition::NoneOf { allowed, .. } => allowed.iter().map(|p| p.command.value).collect(),
+            Condition::Command { commands, .. } if commands.len() > 1 => {
+                commands.iter().map(|c| c.value).collect()
+            }
+            _ => Vec::new(),
+        };
+        mutations.extend(listed.into_iter().map(Mutation::Without));
         mutations
             .into_iter()
             .map(|mutation| Mutant { row, mutation })
@@ -592,6 +602,19 @@ impl fmt::Display for Mutant {
             Mutation::Allowed => f.write_str("allowed"),
             Mutation::Answer(action) => write!(f, "answered {action}"),
             Mutation::Inverted => f.write_str("condition inverted"),
+            Mutation::Without(value) => {
+                let name = match rule.when {
+                    Condition::NoneOf { allowed, .. } => allowed
+                        .iter()
+                        .find(|p| p.command.value == value)
+                        .map(|p| p.command.name),
+                    Condition::Command { commands, .. } => {
+                        commands.iter().find(|c| c.value == value).map(|c| c.name)
+                    }
+                    _ => None,
+                };
+                write!(f, "without `{}` ({value:#x})", name.unwrap_or("?"))
+            }
         }
     }
 }

@@ -314,6 +314,10 @@ pub enum Mutation {
     /// The row's condition inverted: it refuses the calls it let through and lets through those
     /// it refused.
     Inverted,
+    /// One command, by value, taken out of the row's list: out of an allow-list
+    /// ([`Condition::NoneOf`]) it is refused, out of a list of refused commands
+    /// ([`Condition::Command`]) it passes.
+    Without(u32),
 }
 
 /// [`compile`] with `mutation` applied to row `row` of [`RULES`] (its index there), and every
@@ -389,7 +393,9 @@ fn by_graph(
             Some(Mutation::Answer(action)) => g.ret(action_value(action)),
             // A row of these kinds has no condition: inverted, it refuses nothing.
             Some(Mutation::Allowed | Mutation::Inverted) if nr.is_none() => continue,
-            Some(Mutation::Allowed | Mutation::Inverted) => g.ret(action_value(rule.action)),
+            Some(Mutation::Allowed | Mutation::Inverted | Mutation::Without(_)) => {
+                g.ret(action_value(rule.action))
+            }
         };
         match (rule.calls, nr) {
             (_, Some(nr)) => by_number.entry(nr).or_default().push(rule),
@@ -495,8 +501,41 @@ fn lower_rows(
                 let refuse = refuse(g, rule.action);
                 lower(g, &rule.when, next, refuse)
             }
+            Some(Mutation::Without(value)) => {
+                let refuse = refuse(g, rule.action);
+                lower(g, &without(rule.when, value), refuse, next)
+            }
         }
     })
+}
+
+/// `when` with the command `value` taken out of its list, for [`Mutation::Without`]. The
+/// shorter list is leaked: a condition holds its lists for the program's life, and a mutant is
+/// compiled only by the tests and `cargo xtask mutants`, a few hundred times a run.
+fn without(when: Condition, value: u32) -> Condition {
+    match when {
+        Condition::NoneOf { arg, allowed } => Condition::NoneOf {
+            arg,
+            allowed: Vec::leak(
+                allowed
+                    .iter()
+                    .filter(|p| p.command.value != value)
+                    .copied()
+                    .collect(),
+            ),
+        },
+        Condition::Command { arg, commands } => Condition::Command {
+            arg,
+            commands: Vec::leak(
+                commands
+                    .iter()
+                    .filter(|c| c.value != value)
+                    .copied()
+                    .collect(),
+            ),
+        },
+        other => other,
+    }
 }
 
 /// `yes` where `condition` holds, `no` where it does not.

@@ -849,6 +849,38 @@ pub static PROBES: &[Probe] = &[
         "PR_SET_MDWE of unknown bits",
         &[n(65), n(0x8000_0000), Z, Z, Z],
     ),
+    passes("prctl", "PR_GET_KEEPCAPS", &[n(7)]),
+    passes("prctl", "PR_GET_SECUREBITS", &[n(27)]),
+    passes(
+        "prctl",
+        "PR_SET_TIMERSLACK to 50 microseconds",
+        &[n(29), n(50_000)],
+    ),
+    passes("prctl", "PR_GET_TIMERSLACK", &[n(30)]),
+    passes("prctl", "PR_MCE_KILL_GET", &[n(34), Z, Z, Z, Z]),
+    passes(
+        "prctl",
+        "PR_GET_CHILD_SUBREAPER into a bad address",
+        &[n(37), BAD_PTR],
+    ),
+    passes("prctl", "PR_GET_THP_DISABLE", &[n(42), Z, Z, Z, Z]),
+    passes("prctl", "PR_SVE_GET_VL", &[n(51)]),
+    passes(
+        "prctl",
+        "PR_GET_SPECULATION_CTRL of an unknown one",
+        &[n(52), n(1000)],
+    ),
+    passes("prctl", "PR_GET_TAGGED_ADDR_CTRL", &[n(56), Z, Z, Z, Z]),
+    passes("prctl", "PR_GET_IO_FLUSHER", &[n(58), Z, Z, Z, Z]),
+    passes("prctl", "PR_PAC_GET_ENABLED_KEYS", &[n(61), Z, Z, Z, Z]),
+    passes("prctl", "PR_SME_GET_VL", &[n(64)]),
+    passes("prctl", "PR_GET_MDWE", &[n(66), Z, Z, Z, Z]),
+    passes("prctl", "PR_GET_MEMORY_MERGE", &[n(68), Z, Z, Z, Z]),
+    passes(
+        "prctl",
+        "PR_GET_AUXV into a bad address",
+        &[n(0x4155_5856), BAD_PTR, n(64), Z, Z],
+    ),
     // fcntl: the locks pretend, refused commands, the argument rules, allowed ones.
     eperm(
         "fcntl",
@@ -943,6 +975,58 @@ pub static PROBES: &[Probe] = &[
         "F_DUPFD_CLOEXEC on a bad descriptor",
         &[BAD_FD, n(1030), Z],
     ),
+    passes(
+        "fcntl",
+        "F_SETFD on a bad descriptor",
+        &[BAD_FD, n(2), n(1)],
+    ),
+    passes(
+        "fcntl",
+        "F_OFD_GETLK on a bad descriptor",
+        &[BAD_FD, n(36), BAD_PTR],
+    ),
+    passes("fcntl", "F_GETOWN on a bad descriptor", &[BAD_FD, n(9)]),
+    passes(
+        "fcntl",
+        "F_GETOWN_EX on a bad descriptor",
+        &[BAD_FD, n(16), BAD_PTR],
+    ),
+    passes("fcntl", "F_GETSIG on a bad descriptor", &[BAD_FD, n(11)]),
+    passes(
+        "fcntl",
+        "F_GETLEASE on a bad descriptor",
+        &[BAD_FD, n(1025)],
+    ),
+    passes(
+        "fcntl",
+        "F_DUPFD_QUERY on a bad descriptor",
+        &[BAD_FD, n(1027), Z],
+    ),
+    passes(
+        "fcntl",
+        "F_CREATED_QUERY on a bad descriptor",
+        &[BAD_FD, n(1028)],
+    ),
+    passes(
+        "fcntl",
+        "F_GETPIPE_SZ on a bad descriptor",
+        &[BAD_FD, n(1032)],
+    ),
+    passes(
+        "fcntl",
+        "F_GET_SEALS on a bad descriptor",
+        &[BAD_FD, n(1034)],
+    ),
+    passes(
+        "fcntl",
+        "F_GET_RW_HINT on a bad descriptor",
+        &[BAD_FD, n(1035), BAD_PTR],
+    ),
+    passes(
+        "fcntl",
+        "F_GET_FILE_RW_HINT on a bad descriptor",
+        &[BAD_FD, n(1037), BAD_PTR],
+    ),
     eperm("flock", "on a bad descriptor", &[BAD_FD, n(2)]).expect(Expect::Pretend),
     // futex: refused operations, then every allowed one, all on an unaligned address.
     eperm(
@@ -1006,6 +1090,38 @@ pub static PROBES: &[Probe] = &[
         "futex",
         "FUTEX_WAKE_OP_PRIVATE, unaligned",
         &[BAD_PTR, n(5 | FUTEX_PRIVATE), Z, Z, BAD_PTR],
+    ),
+    passes(
+        "futex",
+        "FUTEX_WAIT_PRIVATE|FUTEX_CLOCK_REALTIME, unaligned",
+        &[BAD_PTR, n(FUTEX_PRIVATE | FUTEX_CLOCK_REALTIME), Z, Z],
+    ),
+    passes(
+        "futex",
+        "FUTEX_WAIT_BITSET_PRIVATE, unaligned",
+        &[BAD_PTR, n(9 | FUTEX_PRIVATE), Z, Z, Z, n(1)],
+    ),
+    passes(
+        "futex",
+        "FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME, unaligned",
+        &[BAD_PTR, n(9 | FUTEX_CLOCK_REALTIME), Z, Z, Z, n(1)],
+    ),
+    passes(
+        "futex",
+        "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME, unaligned",
+        &[
+            BAD_PTR,
+            n(9 | FUTEX_PRIVATE | FUTEX_CLOCK_REALTIME),
+            Z,
+            Z,
+            Z,
+            n(1),
+        ],
+    ),
+    passes(
+        "futex",
+        "FUTEX_WAKE_BITSET_PRIVATE, unaligned",
+        &[BAD_PTR, n(10 | FUTEX_PRIVATE), n(1), Z, Z, n(1)],
     ),
     eperm("futex_requeue", "of bad waiters", &[BAD_PTR, Z, n(1), Z]),
     // Memory and the page cache.
