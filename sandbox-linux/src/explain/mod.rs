@@ -51,7 +51,7 @@ pub use attribute::Refused;
 pub use report::rule_line;
 use sandbox_core::explain::Tracer;
 pub use sandbox_core::explain::{
-    Access, CallRefusal, Explanation, FileRefusal, Grant, Never, Right, Seen,
+    Access, CallRefusal, Explanation, FileRefusal, Grant, Never, Outcome, Right, Seen,
 };
 
 use crate::eval::StackError;
@@ -211,8 +211,14 @@ impl Explainer {
             (true, true, true) => Seen::NotEveryCall,
             (true, true, false) => Seen::Everything,
         };
+        let status = ExitStatus::from_raw(end.raw);
+        report.outcome = Some(if status.success() {
+            Outcome::Succeeded
+        } else {
+            Outcome::Failed
+        });
         Ok(Explained {
-            status: ExitStatus::from_raw(end.raw),
+            status,
             explanation: report,
         })
     }
