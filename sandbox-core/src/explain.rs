@@ -135,6 +135,10 @@ pub struct CallRefusal {
     pub rules: Vec<Rule>,
     /// How many times.
     pub count: u64,
+    /// Whether it is routine: a call of [`ROUTINE_CALLS`], or one the backend knows a runtime
+    /// makes and goes on without (the C library's probe for the `nscd` cache's socket). Never
+    /// the likeliest cause.
+    pub routine: bool,
 }
 
 /// A grant (a `Policy` method, a flag of `sandbox-check`) that would allow part of what was
@@ -422,9 +426,9 @@ impl Explanation {
             .any(|routine| file.access.resolved == Path::new(routine))
     }
 
-    /// Whether `call` is one a runtime goes on without ([`ROUTINE_CALLS`]).
+    /// Whether `call` is one a runtime goes on without ([`CallRefusal::routine`]).
     pub fn is_routine_call(call: &CallRefusal) -> bool {
-        ROUTINE_CALLS.contains(&call.name.as_str())
+        call.routine
     }
 
     /// The likeliest cause of a failure: the last refusal that is not routine
@@ -482,14 +486,23 @@ impl Explanation {
         }
     }
 
-    /// Counts a refused call, once for each time it is added.
+    /// Counts a refused call, once for each time it is added; routine if it is one of
+    /// [`ROUTINE_CALLS`].
     pub fn add_call(&mut self, name: String, answer: String, rules: Vec<Rule>) {
+        let routine = ROUTINE_CALLS.contains(&name.as_str());
+        self.add_call_as(name, answer, rules, routine);
+    }
+
+    /// Counts a refused call the backend knows to be routine ([`CallRefusal::routine`]).
+    pub fn add_routine_call(&mut self, name: String, answer: String, rules: Vec<Rule>) {
+        self.add_call_as(name, answer, rules, true);
+    }
+
+    fn add_call_as(&mut self, name: String, answer: String, rules: Vec<Rule>, routine: bool) {
         let full = self.calls.len() >= MAX_DISTINCT;
-        let at = match self
-            .calls
-            .iter()
-            .position(|c| c.name == name && c.answer == answer && c.rules == rules)
-        {
+        let at = match self.calls.iter().position(|c| {
+            c.name == name && c.answer == answer && c.rules == rules && c.routine == routine
+        }) {
             Some(at) => {
                 self.calls[at].count += 1;
                 at
@@ -501,6 +514,7 @@ impl Explanation {
                     answer,
                     rules,
                     count: 1,
+                    routine,
                 });
                 self.calls.len() - 1
             }
@@ -828,8 +842,8 @@ impl fmt::Display for Report<'_> {
             )?,
             (Some(Outcome::Failed), None) if !this.is_empty() => writeln!(
                 f,
-                "explain: the program failed, but nothing was refused it except routine \
-                 lookups: the sandbox is not the likeliest cause"
+                "explain: the program failed, and nothing but routine lookups was refused it: \
+                 if it needed one of them, --explain=all lists and suggests them"
             )?,
             _ => {}
         }
@@ -1060,7 +1074,7 @@ mod tests {
         assert_eq!(routine.last_sentence(), None);
         assert!(routine
             .to_string()
-            .contains("explain: the program failed, but nothing was refused it except routine"));
+            .contains("explain: the program failed, and nothing but routine lookups was"));
         assert_eq!(routine.grants(), []);
     }
 

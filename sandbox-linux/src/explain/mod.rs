@@ -276,7 +276,8 @@ struct Collector<'a> {
 impl trace::Observer for Collector<'_> {
     fn failed(&mut self, tid: Pid, call: &trace::Entry, errno: i32) {
         if let Some(refused) = self.seccomp.refused(call, Some(errno)) {
-            report::add_call(&mut self.report, refused);
+            let routine = report::is_nscd_probe(&refused.name, &call.args);
+            report::add_call(&mut self.report, refused, routine);
             return;
         }
         if errno != libc::EACCES {
@@ -300,7 +301,7 @@ impl trace::Observer for Collector<'_> {
 
     fn killed(&mut self, _tid: Pid, call: &trace::Entry) {
         if let Some(refused) = self.seccomp.refused(call, None) {
-            report::add_call(&mut self.report, refused);
+            report::add_call(&mut self.report, refused, false);
         }
     }
 }
