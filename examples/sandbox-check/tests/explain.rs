@@ -680,8 +680,9 @@ fn the_likeliest_cause_is_the_last_refusal_not_routine_and_the_suggestion_keeps_
     command.args([
         "--explain",
         "--scratch=1M",
-        "--tasks",
-        "50",
+        // A bound every user can have enforced (a resource limit, not a cgroup's).
+        "--cpu-seconds",
+        "30",
         "--read",
         "/usr",
         "--",
@@ -713,7 +714,7 @@ fn the_likeliest_cause_is_the_last_refusal_not_routine_and_the_suggestion_keeps_
         .unwrap();
     assert!(
         suggested.starts_with(
-            "sandbox-check --scratch=1048576 --tasks 50 --read /usr --read /etc/hostname -- "
+            "sandbox-check --scratch=1048576 --cpu-seconds 30 --read /usr --read /etc/hostname -- "
         ),
         "{suggested}"
     );
