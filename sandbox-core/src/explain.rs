@@ -589,13 +589,13 @@ impl Explanation {
             }
             match file.access.right {
                 Right::Read => match resolved.parent() {
-                    Some(folder) if !too_wide(folder) => {
+                    Some(folder) => {
                         let files = by_folder.entry(folder).or_default();
                         if !files.contains(&resolved) {
                             files.push(resolved);
                         }
                     }
-                    _ => grants.push(Grant::Read(resolved.to_path_buf())),
+                    None => grants.push(Grant::Read(resolved.to_path_buf())),
                 },
                 Right::List => withhold(Grant::Read(resolved.to_path_buf()), Because::Listed),
                 Right::Execute => grants.push(Grant::Exec(resolved.to_path_buf())),
@@ -603,7 +603,12 @@ impl Explanation {
             }
         }
         for (folder, files) in by_folder {
+            // Two files of a folder too wide to grant: the folder is named, its files suggested.
+            if files.len() >= 2 && too_wide(folder) {
+                withhold(Grant::Read(folder.to_path_buf()), Because::TooWide);
+            }
             let whole = files.len() >= 2
+                && !too_wide(folder)
                 && covers(folder).is_none()
                 && !files.iter().any(|file| is_secret(file));
             if whole {
@@ -1003,7 +1008,9 @@ mod tests {
                 ("--read /home/u/.ssh/id_rsa".to_owned(), Because::Secret),
                 ("--read /opt/data".to_owned(), Because::Listed),
                 ("--read /proc/99/environ".to_owned(), Because::NotAPath),
+                ("--read /proc/sys/kernel".to_owned(), Because::TooWide),
                 ("--read /srv/proj/.env".to_owned(), Because::Secret),
+                ("--read /tmp".to_owned(), Because::TooWide),
                 (
                     "--read /tmp/canary-x".to_owned(),
                     Because::Covers(canary.into())
