@@ -21,7 +21,8 @@
 //! };
 //! explanation.add_file(access, "openat");
 //! assert_eq!(explanation.sentences(), ["reading /etc/ssl/openssl.cnf was refused"]);
-//! assert_eq!(explanation.grants()[0].to_string(), "--read /etc/ssl");
+//! assert_eq!(explanation.grants()[0].to_string(), "--read /etc/ssl/openssl.cnf");
+//! assert_eq!(explanation.grants()[0].call(), r#"read("/etc/ssl/openssl.cnf")"#);
 //! ```
 
 use std::fmt;
