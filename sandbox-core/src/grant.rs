@@ -58,17 +58,33 @@ pub struct OpenRequest {
     /// where that cannot be read. Like the path, the program's to choose: what it executes is
     /// still only what the policy lists.
     pub program: PathBuf,
+    /// The folder a [`Grant::ReadFolder`] answer gives: the requested path where it was a folder
+    /// when the question was put, else the folder holding it. Decided once, from the folder the
+    /// supervisor opened then; that very folder is what is granted, whatever is put at its path
+    /// meanwhile. `/` is never granted ([`folder_grantable`]).
+    pub folder: PathBuf,
 }
 
 impl OpenRequest {
     /// A request, for tests and for functions that forward requests to each other.
+    /// Its [`folder`](Self::folder) is the path's parent, as named (nothing is looked up).
     pub fn new(path: impl Into<PathBuf>, access: Access, program: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let folder = path.parent().unwrap_or(Path::new("/")).to_path_buf();
         Self {
-            path: path.into(),
+            path,
             access,
             program: program.into(),
+            folder,
         }
     }
+}
+
+/// Whether `folder` may be granted as a whole (a [`Grant::ReadFolder`], `sandbox-check
+/// --grant-folder`): every folder but the root, which is every file. One rule for the library
+/// and the command line.
+pub fn folder_grantable(folder: &Path) -> bool {
+    folder.parent().is_some()
 }
 
 /// The application's answer to one [`OpenRequest`].

@@ -96,6 +96,11 @@ pub fn function(
             if !resolved.is_dir() {
                 return Err(fail("it is not a folder"));
             }
+            if !sandbox_core::grant::folder_grantable(&resolved) {
+                return Err(fail(
+                    "it is the root folder, which holds every file: name the folders the program needs",
+                ));
+            }
             Ok(resolved)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -150,14 +155,10 @@ fn prompt(terminal: &mut std::io::BufReader<std::fs::File>, request: &OpenReques
     // answer is given knowing what it covers.
     let (verb, choices) = match request.access {
         Access::Read => {
-            let folder = if request.path.is_dir() {
-                request.path.as_path()
-            } else {
-                request.path.parent().unwrap_or(Path::new("/"))
-            };
+            // Decided once, by the supervisor, when it put the question: the folder granted.
             (
                 "read",
-                format!("[o]nce / [f]older {} / [n]o", shown(folder)),
+                format!("[o]nce / [f]older {} / [n]o", shown(&request.folder)),
             )
         }
         _ => ("write", "[o]nce / [n]o".to_owned()),
