@@ -1141,3 +1141,73 @@ fn the_supervisor_runs_at_the_program_s_priority() {
     assert!(program_nice > 0, "the program's nice is {program_nice}");
     assert_eq!(supervisor, vec![program_nice]);
 }
+
+/// Issue 45.13: `--grant-folder /` was taken (and approved every read) where the library's
+/// folder grant refuses `/`. One rule for both (`grant::folder_grantable`): refused before
+/// anything runs, as any `--grant-folder` that cannot be granted is (exit 97), named through a
+/// link too.
+#[test]
+fn grant_folder_of_the_root_is_refused_before_anything_runs() {
+    let book = Scratch::new("grant-root");
+    let link = book.0.join("root");
+    std::os::unix::fs::symlink("/", &link).unwrap();
+    for folder in [Path::new("/"), &link] {
+        let out = sandbox_check()
+            .args(["--read", "/usr", "--grant-folder"])
+            .arg(folder)
+            .args(["--", PYTHON, "-I", "-c", "print('ran')"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(97), "{err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+        assert!(
+            err.lines().count() == 1
+                && err.contains(&format!(
+                    "refused: --grant-folder {}: it is the root folder, which holds every file",
+                    folder.display()
+                )),
+            "{err}"
+        );
+    }
+}
+
+/// Issue 45's suspicion: the folder a [f]older answer grants was decided when the question was put
+/// (to show it) and again when the answer came, so a folder swapped for a file in between widened
+/// the grant to its parent. Decided once: the folder named in the request is the one granted, the
+/// very folder opened when the question was put, whatever is at its path afterwards.
+#[test]
+fn a_folder_swapped_for_a_file_while_the_question_waits_grants_no_more_than_that_folder() {
+    let book = workbook("grant-swap");
+    let sub = book.0.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(sub.join("a.csv"), "a\n").unwrap();
+    let moved = book.0.join("moved");
+    let folders: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+    let (sub2, moved2, seen) = (sub.clone(), moved.clone(), Arc::clone(&folders));
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path != sub2 {
+            return Grant::Refuse;
+        }
+        seen.lock().unwrap().push(request.folder.clone());
+        // The program (or anyone) swaps the folder for a file before the answer.
+        std::fs::rename(&sub2, &moved2).unwrap();
+        std::fs::write(&sub2, "now a file\n").unwrap();
+        Grant::ReadFolder
+    });
+    let code = format!(
+        "{TRY}\n\
+         attempt(lambda: sorted(os.listdir(sys.argv[1])))\n\
+         attempt(lambda: open(sys.argv[2]).read())\n"
+    );
+    let secret = book.0.join("secret.csv");
+    let (status, printed, err) = python(&sandbox, &usr(), &code, &[&sub, &secret]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(printed, "ok ['a.csv']\nerrno EACCES\n");
+    assert_eq!(*folders.lock().unwrap(), vec![sub.clone()]);
+    assert_eq!(
+        asked_within(&asked, &book.0),
+        vec![(sub.clone(), Access::Read), (secret, Access::Read)],
+        "the file beside the folder was asked about, not granted with it"
+    );
+}
