@@ -19,7 +19,7 @@
 //! guarantees and what was tried against it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::policy::Policy;
 
@@ -131,6 +131,52 @@ pub const EXECUTING: u8 = b'E';
 /// application no more than this many requests' memory.
 pub const PENDING_BOUND: usize = 16;
 
+/// How many refused opens one launch lists ([`Refusals`]); past it, refusals go unlisted.
+pub const REFUSALS_LISTED: usize = 256;
+
+/// The opens a launch's supervisor refused for the function or in its place: each file the
+/// function refused (once, however often the program retried), and each routine file refused
+/// unasked ([`Session::ask_routine`]). At most [`REFUSALS_LISTED`], in order, each path and
+/// access once. Shared between the supervisor and the launch, which lists them in
+/// [`Finished::grants_refused`](crate::Finished::grants_refused).
+#[derive(Debug, Clone, Default)]
+pub struct Refusals(Arc<Mutex<Vec<OpenRequest>>>);
+
+impl Refusals {
+    /// Lists `request`, unless it is listed already or the list is full.
+    pub fn push(&self, request: OpenRequest) {
+        let mut list = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let listed = list
+            .iter()
+            .any(|r| r.path == request.path && r.access == request.access);
+        if !listed && list.len() < REFUSALS_LISTED {
+            list.push(request);
+        }
+    }
+
+    /// The refusals listed so far.
+    pub fn listed(&self) -> Vec<OpenRequest> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Whether `path` is a routine file ([`ROUTINE_FILES`](crate::explain::ROUTINE_FILES)): one a
+/// program's runtime looks for at its start and goes on without (the loader's cache, the user
+/// database, ...). Unless the application asks for them ([`Session::ask_routine`],
+/// [`Sandbox::ask_routine`](crate::Sandbox::ask_routine)), these are refused without asking the
+/// function, as the sandbox refuses them without a supervisor.
+pub fn is_routine(path: &Path) -> bool {
+    crate::explain::ROUTINE_FILES
+        .iter()
+        .any(|routine| path == Path::new(routine))
+}
+
 /// A launch with grants on demand, as the backend's [`Broker`] serves it.
 #[derive(Clone)]
 #[non_exhaustive]
@@ -144,6 +190,11 @@ pub struct Session {
     pub program: PathBuf,
     /// The application's function.
     pub on_open: Arc<OnOpen>,
+    /// Whether the function is asked about routine files ([`is_routine`]); by default they are
+    /// refused unasked.
+    pub ask_routine: bool,
+    /// Where the supervisor lists what it refused.
+    pub refused: Refusals,
 }
 
 impl Session {
@@ -154,6 +205,8 @@ impl Session {
             canary: canary.to_path_buf(),
             program: program.to_path_buf(),
             on_open,
+            ask_routine: false,
+            refused: Refusals::default(),
         }
     }
 }
@@ -164,6 +217,7 @@ impl std::fmt::Debug for Session {
             .field("policy", &self.policy)
             .field("canary", &self.canary)
             .field("program", &self.program)
+            .field("ask_routine", &self.ask_routine)
             .finish_non_exhaustive()
     }
 }

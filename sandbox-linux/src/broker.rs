@@ -331,11 +331,25 @@ fn decide(
     if lock(&shared.refused).contains(&(open.path.clone(), access == Access::Write)) {
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    if shared.asked.fetch_add(1, Ordering::Relaxed) >= QUESTION_BOUND {
+    let program = || {
+        std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_else(|_| session.program.clone())
+    };
+    // A file the program's runtime looks for at its start and goes on without: refused as the
+    // sandbox refuses it with no function, and the function is not asked (unless it wants to be).
+    if !session.ask_routine && sandbox_core::grant::is_routine(&open.path) {
+        remember_refusal(shared, &open);
+        session
+            .refused
+            .push(OpenRequest::new(open.path.clone(), access, program()));
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    let program =
-        std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_else(|_| session.program.clone());
+    if shared.asked.fetch_add(1, Ordering::Relaxed) >= QUESTION_BOUND {
+        session
+            .refused
+            .push(OpenRequest::new(open.path.clone(), access, program()));
+        return Step::Answer(Answer::Fail(libc::EACCES));
+    }
+    let program = program();
     let folder = (access == Access::Read).then(|| folder_of(&open.path));
     match questions.try_send(Ask {
         id,
@@ -345,9 +359,20 @@ fn decide(
     }) {
         Ok(()) => Step::Asked,
         // Past the bound, or the asker is gone: refused, unasked.
-        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+        Err(TrySendError::Full(ask) | TrySendError::Disconnected(ask)) => {
+            session
+                .refused
+                .push(OpenRequest::new(ask.open.path.clone(), access, ask.program));
             Step::Answer(Answer::Fail(libc::EACCES))
         }
+    }
+}
+
+/// Remembers `open` as refused, so that it is refused again unasked (the first [`REMEMBERED`]).
+fn remember_refusal(shared: &Shared, open: &Open) {
+    let mut refused = lock(&shared.refused);
+    if refused.len() < REMEMBERED {
+        refused.insert((open.path.clone(), open.access() == Access::Write));
     }
 }
 
@@ -409,10 +434,8 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
                 give(shared, id, &open, opened)
             }
             (Grant::Refuse, _) | (_, _) => {
-                let mut refused = lock(&shared.refused);
-                if refused.len() < REMEMBERED {
-                    refused.insert((open.path.clone(), access == Access::Write));
-                }
+                remember_refusal(shared, &open);
+                shared.session.refused.push(request.clone());
                 Step::Answer(Answer::Fail(libc::EACCES))
             }
         };

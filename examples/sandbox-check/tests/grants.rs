@@ -1211,3 +1211,92 @@ fn a_folder_swapped_for_a_file_while_the_question_waits_grants_no_more_than_that
         "the file beside the folder was asked about, not granted with it"
     );
 }
+
+/// Issue 46.5: every Python launch asked the function about the files its runtime looks for at
+/// its start (`/etc/passwd`, the loader's cache, ...), before the real request. Routine files
+/// (`explain::ROUTINE_FILES`, the explainer's list) are refused without asking unless the
+/// application asks for them (`Sandbox::ask_routine`), and `Finished::grants_refused` lists what
+/// was refused: the routine files, and what the function refused.
+#[test]
+fn routine_files_are_refused_unasked_and_listed_with_what_the_function_refused() {
+    let book = workbook("grant-routine");
+    let (data, secret) = (book.0.join("data.csv"), book.0.join("secret.csv"));
+    let wanted = data.clone();
+    let answer = move |request: &OpenRequest| {
+        if request.path == wanted || request.path == Path::new("/etc/passwd") {
+            Grant::ReadOnce
+        } else {
+            Grant::Refuse
+        }
+    };
+    let code = format!(
+        "{TRY}\n\
+         attempt(lambda: len(open('/etc/passwd').read()) > 0)\n\
+         attempt(lambda: open(sys.argv[1]).read().strip())\n\
+         attempt(lambda: open(sys.argv[2]).read())\n"
+    );
+    let run = |sandbox: &Sandbox<'_>| {
+        sandbox
+            .run(
+                &usr(),
+                PYTHON,
+                [
+                    "-I",
+                    "-c",
+                    &code,
+                    data.to_str().unwrap(),
+                    secret.to_str().unwrap(),
+                ],
+                &RunOptions::new().timeout(Duration::from_secs(60)),
+            )
+            .unwrap()
+    };
+    let (sandbox, asked) = sandbox_answering(answer.clone());
+    let done = run(&sandbox);
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "errno EACCES\nok a,b\n1,2\nerrno EACCES\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        !asked
+            .iter()
+            .any(|(p, _)| sandbox_core::grant::is_routine(p)),
+        "asked about a routine file: {asked:?}"
+    );
+    let refused: Vec<(PathBuf, Access)> = done
+        .grants_refused
+        .iter()
+        .map(|r| (r.path.clone(), r.access))
+        .collect();
+    assert!(
+        refused.contains(&(PathBuf::from("/etc/passwd"), Access::Read))
+            && refused.contains(&(secret.clone(), Access::Read))
+            && !refused.iter().any(|(p, _)| *p == data),
+        "{refused:?}"
+    );
+    // Only routine files are refused unasked; everything else listed is the function's answer.
+    assert!(
+        refused
+            .iter()
+            .all(|(p, a)| sandbox_core::grant::is_routine(p) || asked.contains(&(p.clone(), *a))),
+        "{refused:?} {asked:?}"
+    );
+    // Asked for, the function decides them like any other file.
+    let (sandbox, asked) = sandbox_answering(answer);
+    let done = run(&sandbox.ask_routine(true));
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "ok True\nok a,b\n1,2\nerrno EACCES\n"
+    );
+    assert!(asked
+        .lock()
+        .unwrap()
+        .contains(&(PathBuf::from("/etc/passwd"), Access::Read)));
+    assert!(!done
+        .grants_refused
+        .iter()
+        .any(|r| r.path == Path::new("/etc/passwd")));
+}
