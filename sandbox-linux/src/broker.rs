@@ -413,7 +413,7 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
         }
         // The file is opened with the program's rights, on a thread that took them: this one
         // keeps the application's, for its function.
-        let as_program = |f: &(dyn Fn() -> Result<OwnedFd, nix::errno::Errno> + Sync)| {
+        let as_program = |f: &Opening<'_>| {
             shared
                 .credentials
                 .get()
@@ -453,6 +453,12 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
     shared.ended.store(true, Ordering::Relaxed);
 }
 
+/// What an opening for the program gives.
+type Opened = Result<OwnedFd, nix::errno::Errno>;
+
+/// An opening, run on a thread with the program's rights.
+type Opening<'a> = dyn Fn() -> Opened + Sync + 'a;
+
 /// The folder a [`Grant::ReadFolder`] of `path` would give: `path` itself where it is a folder,
 /// else the folder holding it; opened by path now (with the program's rights: this is the
 /// supervisor's thread), so that the folder named in the question is the one granted, whatever
@@ -476,10 +482,8 @@ fn grant_folder(
     shared: &Shared,
     open: &Open,
     folder: Option<(PathBuf, Option<OwnedFd>)>,
-    as_program: &dyn Fn(
-        &(dyn Fn() -> Result<OwnedFd, nix::errno::Errno> + Sync),
-    ) -> Result<OwnedFd, nix::errno::Errno>,
-) -> Result<OwnedFd, nix::errno::Errno> {
+    as_program: &dyn Fn(&Opening<'_>) -> Opened,
+) -> Opened {
     let Some((path, Some(handle))) = folder else {
         return Err(nix::errno::Errno::EACCES);
     };

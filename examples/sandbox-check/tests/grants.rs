@@ -894,7 +894,7 @@ fn unreadable(name: &str) -> Unreadable {
             nix::unistd::chown(path, nobody, group).unwrap();
         }
     }
-    let (file_mode, folder_mode) = if root { (0o600, 0o700) } else { (0, 0) };
+    let (file_mode, folder_mode) = if root { (0o600, 0o700) } else { (0o0, 0o0) };
     std::fs::set_permissions(&private, PermissionsExt::from_mode(file_mode)).unwrap();
     std::fs::set_permissions(&locked, PermissionsExt::from_mode(folder_mode)).unwrap();
     Unreadable {
@@ -987,7 +987,7 @@ fn names_in_a_folder_the_program_cannot_search_are_answered_alike_whether_they_e
         std::fs::write(files.locked.join(format!("exists-{n}")), "x").unwrap();
     }
     if !nix::unistd::geteuid().is_root() {
-        std::fs::set_permissions(&files.locked, PermissionsExt::from_mode(0)).unwrap();
+        std::fs::set_permissions(&files.locked, PermissionsExt::from_mode(0o0)).unwrap();
     }
     let code = format!(
         "{TRY}\nimport collections\nseen = collections.Counter()\n\
@@ -1013,6 +1013,10 @@ fn names_in_a_folder_the_program_cannot_search_are_answered_alike_whether_they_e
 /// `command` run to its end: its output, and the processor time (user and system, seconds) it
 /// and every process it waited for used (`wait4`, which neither std nor nix offers).
 #[allow(unsafe_code)]
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4, for its resource use"
+)]
 fn run_timed(mut command: std::process::Command) -> (String, String, f64) {
     use std::io::Read;
     let mut child = command
