@@ -6,7 +6,8 @@
 //! (on Linux, Landlock). Any other open is put to the application's function as an
 //! [`OpenRequest`], which answers with a [`Grant`]: refuse, as the sandbox would without a
 //! supervisor; or allow it once, in which case the *application* opens the file, from its own copy
-//! of the path, and hands the program that one descriptor. A grant gives a descriptor, never a
+//! of the path but with the program's rights (never more than the program's own user and groups
+//! would open, whatever the application's), and hands the program that one descriptor. A grant gives a descriptor, never a
 //! path right: the program cannot open the file again, nor anything beside it, without asking.
 //! [`Grant::ReadFolder`] is the one grant that lasts: later reads beneath that folder are opened
 //! for the program without asking again.

@@ -14,6 +14,12 @@
 //! this process's own copy of the path, following no symbolic link) and injects into the program
 //! in the same step as the answer (`SECCOMP_ADDFD_FLAG_SEND`).
 //!
+//! Nothing is looked up or opened for the program with the application's rights (`creds`): the
+//! supervisor's thread takes the program's file-system user, groups and no capability at the
+//! program's first call, and the asker opens each grant on a thread that takes them first. The
+//! supervisor's lookups are bounded ([`COMPONENT_BOUND`], [`LOOKUP_BUDGET`]), and its threads run
+//! no sooner than the program (its nice value).
+//!
 //! A change of permissions or times (in a launch with a scratch folder) is answered by the
 //! supervisor itself, without a question: made for a file of the scratch folder, refused for any
 //! other (`metadata`).

@@ -76,10 +76,11 @@ impl Credentials {
     }
 
     /// Makes these the calling thread's: its supplementary groups, file-system group and user,
-    /// no effective capability, and at least the program's nice value; then reads them back.
-    /// Fails (and the thread must then open nothing for the program) where the thread cannot
-    /// take them, which an application without `CAP_SETUID`/`CAP_SETGID` can only when the
-    /// program's differ from its own, which they do not.
+    /// no effective capability, and at least the program's nice value (best effort: a priority
+    /// is no right); then reads the rights back. Fails (and the thread must then open nothing
+    /// for the program) where the thread cannot take them: only an application without
+    /// `CAP_SETUID` and `CAP_SETGID` whose program's rights differ from its own, which the
+    /// launcher never makes so.
     pub fn assume(&self) -> io::Result<()> {
         use crate::sys;
         let mut groups: Vec<libc::gid_t> = self.groups.clone();
@@ -93,7 +94,7 @@ impl Credentials {
                 "the program's file-system user and group could not be taken",
             ));
         }
-        sys::lower_thread_priority(sys::thread_id(), self.nice)?;
+        let _best_effort = sys::lower_thread_priority(sys::thread_id(), self.nice);
         let sets = sys::capget()?;
         sys::capset(sys::CapSets {
             effective: 0,
