@@ -444,3 +444,18 @@ fn a_workbook_folder_granted_lets_the_cell_read_its_files_and_nothing_beside_it(
     assert_eq!(ungranted.stdout, "#BLOCKED!\n");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Issue 45.13: `--grant-folder /` granted every read; the library's rule refuses `/` as a folder
+/// grant, and the command line now takes the same rule (a usage error, exit 2, nothing run).
+#[test]
+fn grant_folder_of_the_root_is_a_usage_error() {
+    let got = run(python_cell(&["--grant-folder", "/", "print('ran')"]), None);
+    assert_eq!(got.code, Some(2), "{}", got.stderr);
+    assert_eq!(got.stdout, "");
+    assert!(
+        got.stderr
+            .contains("\"/\" is the root folder, which holds every file"),
+        "{}",
+        got.stderr
+    );
+}
