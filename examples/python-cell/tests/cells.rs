@@ -197,9 +197,9 @@ fn memory_beyond_the_limit_is_refused() {
     assert_eq!(got.stdout, "#PYTHON!\n");
     assert_eq!(got.note(), "python-cell: MemoryError");
     assert_eq!(got.code, Some(1));
-    // The same cell fits under a limit above what it needs. Its timeout is long: a cell runs at
-    // CPU weight 10, so on a busy machine (two CPU-bound processes beside the tests, as `cargo
-    // xtask ci --stress` makes) touching 512 MiB took 11.6 s of wall clock, past the default 10 s.
+    // The same cell fits under a limit above what it needs. Its timeout is long: on a busy
+    // machine (two CPU-bound processes beside the tests, as `cargo xtask ci --stress` makes)
+    // touching 512 MiB took 11.6 s of wall clock, past the default 10 s.
     let got = run(
         python_cell(&[
             "--memory-limit",
