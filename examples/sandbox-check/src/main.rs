@@ -4,7 +4,7 @@
 //! Exit status: 0 when everything is as required (or the program's own status, when one is run);
 //! 1 when the self-test found a gap or the launcher refused; 97 when the launch of a program was
 //! refused; 127 / 126 when the program was not found / is not executable; 2 when there is no
-//! sandbox for this kind of system; 64 for a wrong command line.
+//! sandbox for this kind of system; 64 for a mistake in the command line or the profile.
 #![forbid(unsafe_code)]
 
 mod backend;
@@ -47,6 +47,7 @@ fn main() -> ExitCode {
     match mode {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
+        cli::Mode::ListProfiles => ExitCode::from(profile::list()),
         cli::Mode::PrintPolicy {
             read,
             exec,
