@@ -1112,8 +1112,41 @@ mod tests {
         std::fs::write(root.join("loop.toml"), "include = [\"loop.toml\"]\n").unwrap();
         assert!(matches!(
             Profile::load(root.join("loop.toml")),
-            Err(ProfileError::TooDeep { .. })
+            Err(ProfileError::Cycle { .. })
         ));
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A path only looked for is skipped where absent; a required one still refuses, and an
+    /// optional one that exists is granted as `read` grants it.
+    #[test]
+    fn an_optional_path_is_skipped_where_absent_and_granted_where_present() {
+        let profile = Profile::from_toml(
+            "read = [\"/usr\"]\nread_optional = [\"/no/such/file\", \"/etc\"]\n",
+            "/p/o.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            profile.policy.read_paths(),
+            [PathBuf::from("/usr"), PathBuf::from("/etc")]
+        );
+        let error = Profile::from_toml("read = [\"/no/such/file\"]\n", "/p/r.toml").unwrap_err();
+        assert!(
+            matches!(&error, ProfileError::Path { key: "read", .. }),
+            "{error}"
+        );
+        let error =
+            Profile::from_toml("read_optional = [\"relative\"]\n", "/p/r.toml").unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                ProfileError::Path {
+                    key: "read_optional",
+                    source: PolicyError::Relative { .. },
+                    ..
+                }
+            ),
+            "{error}"
+        );
     }
 }
