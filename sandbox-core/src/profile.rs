@@ -185,6 +185,17 @@ pub enum ProfileError {
         /// The path.
         file: PathBuf,
     },
+    /// An include was found but could not be read as a profile.
+    #[error("{}: include {}", file.display(), include.display())]
+    Include {
+        /// The including file.
+        file: PathBuf,
+        /// The include, as written.
+        include: PathBuf,
+        /// Why it could not be read.
+        #[source]
+        source: Box<ProfileError>,
+    },
     /// An include was found nowhere it was looked for.
     #[error("{}: include {}: not found; looked for {}", file.display(), include.display(), looked.join(", "))]
     IncludeNotFound {
@@ -419,11 +430,12 @@ impl Profile {
     }
 
     /// Finds and reads `include`, written in `from`.
-    fn find_include(
-        from: &Loaded,
-        include: &Path,
-        source: Source,
-    ) -> Result<Loaded, ProfileError> {
+    fn find_include(from: &Loaded, include: &Path, source: Source) -> Result<Loaded, ProfileError> {
+        let wrap = |source| ProfileError::Include {
+            file: from.name.clone(),
+            include: include.to_path_buf(),
+            source: Box::new(source),
+        };
         let mut looked = Vec::new();
         if let Some(folder) = &from.folder {
             let beside = folder.join(include);
@@ -433,7 +445,7 @@ impl Profile {
                 {
                     looked.push(beside.display().to_string());
                 }
-                other => return other,
+                other => return other.map_err(wrap),
             }
         }
         let by_name = include.components().count() == 1;
@@ -455,16 +467,23 @@ impl Profile {
                         library.find(name, &mut looked)
                     };
                     if let Some(found) = found {
-                        return found;
+                        return found.map_err(wrap);
                     }
                 }
             }
             Source::Library(_) => {}
         }
+        // A folder looked in twice (the including file's is also the library's) is said once.
+        let mut unique: Vec<String> = Vec::new();
+        for place in looked {
+            if !unique.contains(&place) {
+                unique.push(place);
+            }
+        }
         Err(ProfileError::IncludeNotFound {
             file: from.name.clone(),
             include: include.to_path_buf(),
-            looked,
+            looked: unique,
         })
     }
 
@@ -655,7 +674,11 @@ impl<'a> Library<'a> {
     /// not end in `.toml`.
     pub fn is_name(given: &Path) -> bool {
         given.to_str().is_some_and(|text| {
-            !text.is_empty() && !text.contains('/') && !text.ends_with(".toml") && text != "." && text != ".."
+            !text.is_empty()
+                && !text.contains('/')
+                && !text.ends_with(".toml")
+                && text != "."
+                && text != ".."
         })
     }
 
@@ -693,14 +716,21 @@ impl<'a> Library<'a> {
             };
             let mut names: Vec<String> = entries
                 .flatten()
-                .filter_map(|entry| entry.file_name().to_str()?.strip_suffix(".toml").map(str::to_owned))
+                .filter_map(|entry| {
+                    entry
+                        .file_name()
+                        .to_str()?
+                        .strip_suffix(".toml")
+                        .map(str::to_owned)
+                })
                 .collect();
             names.sort();
-            found.extend(
-                names
-                    .into_iter()
-                    .map(|name| (name.clone(), Origin::File(folder.join(format!("{name}.toml"))))),
-            );
+            found.extend(names.into_iter().map(|name| {
+                (
+                    name.clone(),
+                    Origin::File(folder.join(format!("{name}.toml"))),
+                )
+            }));
         }
         for (file, _) in self.built_in {
             if let Some(name) = file.strip_suffix(".toml") {
@@ -722,7 +752,11 @@ impl<'a> Library<'a> {
     }
 
     /// `file_name` in the folders, then built in; `looked` says where it was looked for.
-    fn find(&self, file_name: &str, looked: &mut Vec<String>) -> Option<Result<Loaded, ProfileError>> {
+    fn find(
+        &self,
+        file_name: &str,
+        looked: &mut Vec<String>,
+    ) -> Option<Result<Loaded, ProfileError>> {
         for folder in &self.folders {
             let path = folder.join(file_name);
             match read_file(&path) {
@@ -741,12 +775,15 @@ impl<'a> Library<'a> {
 
 /// The built-in profile `name` of `files`.
 fn built_in(files: &[(&str, &str)], name: &str) -> Option<Loaded> {
-    files.iter().find(|(n, _)| *n == name).map(|(n, text)| Loaded {
-        text: (*text).to_owned(),
-        name: PathBuf::from(n),
-        folder: None,
-        key: Key::BuiltIn((*n).to_owned()),
-    })
+    files
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| Loaded {
+            text: (*text).to_owned(),
+            name: PathBuf::from(n),
+            folder: None,
+            key: Key::BuiltIn((*n).to_owned()),
+        })
 }
 
 /// Reads the profile file `path`: opened without waiting (a FIFO or a device must not hold the

@@ -66,7 +66,8 @@ pub fn library() -> Library<'static> {
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
     };
-    let config = absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|h| h.join(".config")));
+    let config =
+        absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|h| h.join(".config")));
     let mut folders: Vec<PathBuf> = config
         .map(|c| c.join("sandbox-check").join("profiles"))
         .into_iter()

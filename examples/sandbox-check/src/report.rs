@@ -307,8 +307,8 @@ pub fn open_output(
         .truncate(keep == Keep::Nothing)
         .open(path)
         .map_err(|source| SinkError::Open {
-        flag,
-        path: path.to_path_buf(),
-        source,
-    })
+            flag,
+            path: path.to_path_buf(),
+            source,
+        })
 }
