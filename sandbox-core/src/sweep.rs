@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// The entries of `dir` whose names `maker` reads a process ID from, where that process is
 /// gone. A process ID taken again by another process keeps its entry: a delay, never a removal
-/// of what a live process holds.
+/// of what a live process holds. Used for cgroups, which only Linux has.
 pub(crate) fn left_by_gone_processes(
     dir: &Path,
     maker: impl Fn(&str) -> Option<i32>,
@@ -31,7 +31,6 @@ pub(crate) fn left_by_gone_processes(
 }
 
 /// Who made a file, as its name records it: enough for a sweeper to prove the maker is gone.
-#[cfg(target_os = "linux")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Maker {
     /// Its process ID, in its own PID namespace.
@@ -42,7 +41,6 @@ pub(crate) struct Maker {
     pub boot: String,
 }
 
-#[cfg(target_os = "linux")]
 impl Maker {
     /// This process, where `/proc` says its PID namespace and boot; `None` where it does not,
     /// and then what it makes can never be proved left behind, so it is never swept.
@@ -80,7 +78,6 @@ impl Maker {
 /// whose names `maker` reads a [`Maker`] from that is provably gone: what a sweep may remove.
 /// Another user's file, one whose maker cannot be proved gone, and one whose name proves
 /// nothing are kept.
-#[cfg(target_os = "linux")]
 pub(crate) fn own_files_of_gone_makers(
     dir: &Path,
     maker: impl Fn(&str) -> Option<Maker>,
