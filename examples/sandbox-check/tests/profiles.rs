@@ -744,8 +744,19 @@ fn a_missing_read_path_is_a_mistake_of_the_command_line() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_mistake(
-        &out,
-        "/no/such/folder: cannot be resolved: No such file or directory (os error 2)",
+    let reason = "/no/such/folder: cannot be resolved: No such file or directory (os error 2)";
+    assert_mistake(&out, reason);
+    // The report says it is a mistake, not a refusal.
+    let out = sandbox_check()
+        .args(["--json", "--read", "/no/such/folder", "--", "/usr/bin/true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "sandbox-check: {reason}\n{{\"outcome\":\"usage\",\"reason\":\"{reason}\",\"exit_code\":64}}\n"
+        )
     );
 }
