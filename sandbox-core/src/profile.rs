@@ -457,21 +457,21 @@ impl Profile {
                 }
                 looked.push("the built-in profiles".to_owned());
             }
-            Source::Library(library) if by_name => {
-                if let Some(name) = include.to_str() {
-                    // A built-in profile's includes are built in too: what ships works as shipped.
-                    let found = if from.folder.is_none() {
-                        looked.push("the built-in profiles".to_owned());
-                        built_in(library.built_in, name).map(Ok)
-                    } else {
-                        library.find(name, &mut looked)
-                    };
-                    if let Some(found) = found {
+            // A built-in profile's includes are built in too: what ships works as shipped.
+            Source::Library(library) if from.folder.is_none() => {
+                looked.push("the built-in profiles".to_owned());
+                if let Some(found) = include.to_str().and_then(|n| built_in(library.built_in, n)) {
+                    return Ok(found);
+                }
+            }
+            // A file's include by plain name is looked for as `--policy NAME.toml` would be.
+            Source::Library(library) => {
+                if let Some(name) = include.to_str().filter(|_| by_name) {
+                    if let Some(found) = library.find(name, &mut looked) {
                         return found.map_err(wrap);
                     }
                 }
             }
-            Source::Library(_) => {}
         }
         // A folder looked in twice (the including file's is also the library's) is said once.
         let mut unique: Vec<String> = Vec::new();
@@ -1185,5 +1185,61 @@ mod tests {
             ),
             "{error}"
         );
+    }
+
+    /// A name is a profile of the library (its folders before its built-in ones), a path a file;
+    /// a file's include by plain name falls back to the library, a built-in one's stays built in.
+    #[test]
+    fn a_library_finds_by_name_and_a_path_is_a_file() {
+        for (given, name) in [
+            ("python3", true),
+            ("python3.toml", false),
+            ("./python3", false),
+            ("a/b", false),
+            ("..", false),
+        ] {
+            assert_eq!(Library::is_name(Path::new(given)), name, "{given}");
+        }
+        let root = dir("library");
+        let built_in = [
+            ("base.toml", "read = [\"/usr\"]\n"),
+            ("top.toml", "include = [\"base.toml\"]\n"),
+        ];
+        std::fs::write(root.join("base.toml"), "read = [\"/etc\"]\n").unwrap();
+        let library = Library::new(vec![root.clone()], &built_in);
+        // The folder's base shadows the built-in one; the built-in top includes the built-in base.
+        assert_eq!(
+            library.load("base").unwrap().policy.read_paths(),
+            [PathBuf::from("/etc")]
+        );
+        assert_eq!(
+            library.load("top").unwrap().policy.read_paths(),
+            [PathBuf::from("/usr")]
+        );
+        let elsewhere = dir("library-elsewhere");
+        std::fs::write(elsewhere.join("mine.toml"), "include = [\"base.toml\"]\n").unwrap();
+        assert_eq!(
+            library
+                .load(elsewhere.join("mine.toml"))
+                .unwrap()
+                .policy
+                .read_paths(),
+            [PathBuf::from("/etc")]
+        );
+        let listed: Vec<(String, bool)> = library
+            .list()
+            .into_iter()
+            .map(|l| (l.name, l.shadowed))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("base".to_owned(), false),
+                ("base".to_owned(), true),
+                ("top".to_owned(), false)
+            ]
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+        std::fs::remove_dir_all(&elsewhere).unwrap();
     }
 }
