@@ -28,15 +28,17 @@ pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
 }
 
 /// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
-/// set to other than their default, and not named in [`Limits::best_effort`]. A launch must be
-/// refused while this is not empty: a bound someone asked for is never dropped in silence.
+/// set to other than their default (or at it, with [`Limits::defaults_required`]), and not named
+/// in [`Limits::best_effort`]. A launch must be refused while this is not empty: a bound someone
+/// asked for is never dropped in silence.
 pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
     let default = Limits::default();
+    let all = limits.defaults_required;
     unenforced
         .iter()
         .filter(|missing| match missing.bound {
-            "memory" => limits.memory != default.memory && !limits.best_effort.memory,
-            "tasks" => limits.tasks != default.tasks && !limits.best_effort.tasks,
+            "memory" => (all || limits.memory != default.memory) && !limits.best_effort.memory,
+            "tasks" => (all || limits.tasks != default.tasks) && !limits.best_effort.tasks,
             _ => false,
         })
         .copied()

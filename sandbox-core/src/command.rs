@@ -42,6 +42,34 @@ use crate::PolicyError;
 /// assert_eq!(done.stdout, br#"[{"a": "1", "b": "2"}]"#);
 /// # Ok::<(), sandbox_core::SpawnError>(())
 /// ```
+///
+/// A command is a launch described once: clone it to run it again, each run with a scratch
+/// folder of its own if it asks for one. With the `tokio` feature, [`Command::output_async`] and
+/// [`Command::spawn_async`] run it on tokio's reactor:
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// # #[cfg(feature = "tokio")]
+/// async fn convert(sheets: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, sandbox_core::SpawnError> {
+///     let code = "import csv, json, sys; json.dump(list(csv.DictReader(sys.stdin)), sys.stdout)";
+///     let converter = sandbox_core::Sandbox::new(backend())
+///         .command("/usr/bin/python3")
+///         .args(["-I", "-c", code])
+///         .read("/usr")
+///         .timeout(std::time::Duration::from_secs(2));
+///     let mut json = Vec::new();
+///     for csv in sheets {
+///         json.push(converter.clone().stdin(csv).output_async().await?.stdout);
+///     }
+///     Ok(json)
+/// }
+/// ```
 #[derive(Debug)]
 #[must_use = "a command does nothing until `output` or `spawn`"]
 pub struct Command<'b> {
@@ -52,6 +80,40 @@ pub struct Command<'b> {
     policy: Result<Policy, PolicyError>,
     options: RunOptions,
     scratch: Option<(Bound, bool)>,
+}
+
+impl Clone for Command<'_> {
+    fn clone(&self) -> Self {
+        Self {
+            sandbox: self.sandbox.clone(),
+            program: self.program.clone(),
+            args: self.args.clone(),
+            policy: self.policy.as_ref().map(Policy::clone).map_err(copy_error),
+            options: self.options.clone(),
+            scratch: self.scratch,
+        }
+    }
+}
+
+/// The same error again, for a clone of a command that holds one: a system error keeps its
+/// errno (or its kind and text, where it has none).
+fn copy_error(error: &PolicyError) -> PolicyError {
+    match error {
+        PolicyError::Relative { path } => PolicyError::Relative { path: path.clone() },
+        PolicyError::ContainsNul { path } => PolicyError::ContainsNul { path: path.clone() },
+        PolicyError::Unreadable { path, source } => PolicyError::Unreadable {
+            path: path.clone(),
+            source: source.raw_os_error().map_or_else(
+                || std::io::Error::new(source.kind(), source.to_string()),
+                std::io::Error::from_raw_os_error,
+            ),
+        },
+        PolicyError::NotCanonical { path } => PolicyError::NotCanonical { path: path.clone() },
+        PolicyError::LinkToFolder { path, target } => PolicyError::LinkToFolder {
+            path: path.clone(),
+            target: target.clone(),
+        },
+    }
 }
 
 impl<'b> Sandbox<'b> {
@@ -114,10 +176,24 @@ impl<'b> Command<'b> {
         self
     }
 
-    /// Sets the bytes the program reads on its standard input, which is then closed. Without
-    /// it the program's input is empty ([`Command::output`]) or a pipe ([`Command::spawn`]).
-    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Self {
-        self.options.input = input.into();
+    /// Makes every cgroup bound of the policy's limits required, those at their default too
+    /// ([`Limits::required`]): where this machine cannot enforce one (an ordinary user with no
+    /// cgroup it may write), the launch is refused with
+    /// [`SpawnError::Unenforceable`] instead of running without it.
+    pub fn require_bounds(mut self) -> Self {
+        self.policy = self.policy.map(|p| {
+            let mut limits = *p.limits();
+            limits.defaults_required = true;
+            p.with_limits(limits)
+        });
+        self
+    }
+
+    /// Sets the bytes the program reads on its standard input, which is then closed: any bytes
+    /// (`&str`, `&[u8]`, `&Vec<u8>`, `String`, ...), copied. Without it the program's input is
+    /// empty ([`Command::output`]) or a pipe ([`Command::spawn`]).
+    pub fn stdin(mut self, input: impl AsRef<[u8]>) -> Self {
+        self.options.input = input.as_ref().to_vec();
         self
     }
 
@@ -169,8 +245,8 @@ impl<'b> Command<'b> {
         self
     }
 
-    /// The policy, the program and its arguments, and a fresh scratch folder if one was asked
-    /// for.
+    /// The policy, and a fresh scratch folder if one was asked for: what every form of running
+    /// the command (blocking or async, to its end or with pipes) starts from.
     fn prepare(
         policy: Result<Policy, PolicyError>,
         scratch: Option<(Bound, bool)>,
@@ -198,6 +274,20 @@ impl<'b> Command<'b> {
         done
     }
 
+    /// [`Command::output`], awaited on tokio's reactor ([`Sandbox::run_async`]; feature
+    /// `tokio`). Dropping the future kills the program, then removes its scratch folder.
+    #[cfg(feature = "tokio")]
+    pub async fn output_async(self) -> Result<Finished, SpawnError> {
+        let (policy, scratch) = Self::prepare(self.policy, self.scratch)?;
+        // Declared after the folder, so dropped (the program killed and reaped) before it.
+        let run = self
+            .sandbox
+            .run_async(&policy, &self.program, &self.args, &self.options);
+        let done = run.await;
+        drop(scratch);
+        done
+    }
+
     /// Starts the program with its standard streams as pipes ([`Sandbox::spawn`], or
     /// [`Sandbox::spawn_explained`] if [`Command::explain`] asked), as `std`'s `spawn` does: the
     /// pipes are the caller's, and what [`Command::stdin`], [`Command::timeout`] and
@@ -205,12 +295,23 @@ impl<'b> Command<'b> {
     /// them). The scratch folder lives as long as the handle.
     pub fn spawn(self) -> Result<Running, SpawnError> {
         let (policy, scratch) = Self::prepare(self.policy, self.scratch)?;
-        let mut running = if self.options.explain {
+        let mut running =
             self.sandbox
-                .spawn_explained(&policy, &self.program, &self.args)?
-        } else {
-            self.sandbox.spawn(&policy, &self.program, &self.args)?
-        };
+                .spawn_with(&policy, &self.program, self.args, self.options.explain)?;
+        running.scratch = scratch;
+        Ok(running)
+    }
+
+    /// [`Command::spawn`], awaiting the launcher's report on tokio's reactor
+    /// ([`Sandbox::spawn_async`]; feature `tokio`). Run it to its end with
+    /// [`Running::finish_async`].
+    #[cfg(feature = "tokio")]
+    pub async fn spawn_async(self) -> Result<Running, SpawnError> {
+        let (policy, scratch) = Self::prepare(self.policy, self.scratch)?;
+        let mut running = self
+            .sandbox
+            .spawn_async_with(&policy, &self.program, self.args, self.options.explain)
+            .await?;
         running.scratch = scratch;
         Ok(running)
     }

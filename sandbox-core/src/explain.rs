@@ -11,10 +11,10 @@
 //! [`Backend::tracer`]: crate::Backend::tracer
 //!
 //! ```
-//! use sandbox_core::explain::{Access, Explanation, Right, Seen};
+//! use sandbox_core::explain::{Explanation, PathRight, Right, Seen};
 //!
 //! let mut explanation = Explanation::new(Seen::Everything);
-//! let access = Access {
+//! let access = PathRight {
 //!     named: "/etc/ssl/openssl.cnf".into(),
 //!     resolved: "/etc/ssl/openssl.cnf".into(),
 //!     right: Right::Read,
@@ -92,9 +92,10 @@ impl fmt::Display for Right {
     }
 }
 
-/// One path a refused call needed a right on.
+/// One path a refused call needed a right on. Named `PathRight`, not `Access`:
+/// [`crate::Access`] is what an open asks for in a grant on demand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Access {
+pub struct PathRight {
     /// The path as the program named it (relative paths stay relative); for a call on a
     /// descriptor, the descriptor's path.
     pub named: PathBuf,
@@ -108,7 +109,7 @@ pub struct Access {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRefusal {
     /// The path and the right.
-    pub access: Access,
+    pub access: PathRight,
     /// The call that first asked for it (`openat`, `execve`, `mkdir`).
     pub call: String,
     /// How many times.
@@ -138,29 +139,30 @@ pub struct CallRefusal {
 }
 
 /// A grant (a `Policy` method, a flag of `sandbox-check`) that would allow part of what was
-/// refused.
+/// refused. Named `Remedy`, not `Grant`: [`crate::Grant`] is the answer an application's
+/// `on_open` gives while the program waits.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[non_exhaustive]
-pub enum Grant {
+pub enum Remedy {
     /// `Policy::allow_read`, `--read PATH`.
     Read(PathBuf),
     /// `Policy::allow_exec`, `--exec PATH`.
     Exec(PathBuf),
 }
 
-impl Grant {
+impl Remedy {
     /// The flag.
     pub fn flag(&self) -> &'static str {
         match self {
-            Grant::Read(_) => "--read",
-            Grant::Exec(_) => "--exec",
+            Remedy::Read(_) => "--read",
+            Remedy::Exec(_) => "--exec",
         }
     }
 
     /// The path.
     pub fn path(&self) -> &Path {
         match self {
-            Grant::Read(path) | Grant::Exec(path) => path,
+            Remedy::Read(path) | Remedy::Exec(path) => path,
         }
     }
 
@@ -169,14 +171,14 @@ impl Grant {
     /// on a `Policy`, `allow_read`, less its prefix).
     pub fn call(&self) -> String {
         let method = match self {
-            Grant::Read(_) => "read",
-            Grant::Exec(_) => "exec",
+            Remedy::Read(_) => "read",
+            Remedy::Exec(_) => "exec",
         };
         format!("{method}({:?})", self.path().display().to_string())
     }
 }
 
-impl fmt::Display for Grant {
+impl fmt::Display for Remedy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.flag(), self.path().display())
     }
@@ -186,7 +188,7 @@ impl fmt::Display for Grant {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Learnt {
     /// The grants to add, each path once, none beneath another of the same kind.
-    pub grants: Vec<Grant>,
+    pub grants: Vec<Remedy>,
     /// The grants it would not suggest.
     pub withheld: Vec<Withheld>,
 }
@@ -195,7 +197,7 @@ pub struct Learnt {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Withheld {
     /// The grant.
-    pub grant: Grant,
+    pub grant: Remedy,
     /// Why not.
     pub because: Because,
 }
@@ -339,7 +341,7 @@ impl Explanation {
     }
 
     /// Counts a refused access.
-    pub fn add_file(&mut self, access: Access, call: &str) {
+    pub fn add_file(&mut self, access: PathRight, call: &str) {
         let full = self.files.len() >= MAX_DISTINCT;
         match self.files.iter().position(|f| f.access == access) {
             Some(at) => {
@@ -404,19 +406,19 @@ impl Explanation {
     /// folder (the file itself where that folder is `/` or a top-level one such as `/etc`, which
     /// would grant far more than was asked); for a folder listed, the folder; for a program, the
     /// program. A path beneath another of the same grant is left out.
-    pub fn grants(&self) -> Vec<Grant> {
-        let mut grants: Vec<Grant> = self
+    pub fn grants(&self) -> Vec<Remedy> {
+        let mut grants: Vec<Remedy> = self
             .files
             .iter()
             .filter_map(|f| {
                 let resolved = &f.access.resolved;
                 match f.access.right {
-                    Right::Read => Some(Grant::Read(match resolved.parent() {
+                    Right::Read => Some(Remedy::Read(match resolved.parent() {
                         Some(folder) if folder.components().count() > 2 => folder.to_path_buf(),
                         _ => resolved.clone(),
                     })),
-                    Right::List => Some(Grant::Read(resolved.clone())),
-                    Right::Execute => Some(Grant::Exec(resolved.clone())),
+                    Right::List => Some(Remedy::Read(resolved.clone())),
+                    Right::Execute => Some(Remedy::Exec(resolved.clone())),
                     _ => None,
                 }
             })
@@ -464,7 +466,7 @@ impl Explanation {
             let resolved = file.access.resolved.as_path();
             if Self::is_routine(file) {
                 withheld.push(Withheld {
-                    grant: Grant::Read(resolved.to_path_buf()),
+                    grant: Remedy::Read(resolved.to_path_buf()),
                     because: Because::Routine,
                 });
                 continue;
@@ -477,18 +479,18 @@ impl Explanation {
                             files.push(resolved);
                         }
                     }
-                    _ => grants.push(Grant::Read(resolved.to_path_buf())),
+                    _ => grants.push(Remedy::Read(resolved.to_path_buf())),
                 },
-                Right::List => grants.push(Grant::Read(resolved.to_path_buf())),
-                Right::Execute => grants.push(Grant::Exec(resolved.to_path_buf())),
+                Right::List => grants.push(Remedy::Read(resolved.to_path_buf())),
+                Right::Execute => grants.push(Remedy::Exec(resolved.to_path_buf())),
                 _ => {}
             }
         }
         for (folder, files) in by_folder {
             if files.len() >= 2 && covers(folder).is_none() {
-                grants.push(Grant::Read(folder.to_path_buf()));
+                grants.push(Remedy::Read(folder.to_path_buf()));
             } else {
-                grants.extend(files.into_iter().map(|f| Grant::Read(f.to_path_buf())));
+                grants.extend(files.into_iter().map(|f| Remedy::Read(f.to_path_buf())));
             }
         }
         grants.retain(|g| {
@@ -715,7 +717,7 @@ mod tests {
 
     fn refused(right: Right, path: &str) -> FileRefusal {
         FileRefusal {
-            access: Access {
+            access: PathRight {
                 named: PathBuf::from(path),
                 resolved: PathBuf::from(path),
                 right,
@@ -831,10 +833,10 @@ mod tests {
         assert_eq!(
             report.grants(),
             [
-                Grant::Read("/etc/passwd".into()),
-                Grant::Read("/etc/ssl".into()),
-                Grant::Read("/opt/tool/lib".into()),
-                Grant::Exec("/opt/tool/bin/tool".into()),
+                Remedy::Read("/etc/passwd".into()),
+                Remedy::Read("/etc/ssl".into()),
+                Remedy::Read("/opt/tool/lib".into()),
+                Remedy::Exec("/opt/tool/bin/tool".into()),
             ]
         );
         assert_eq!(
@@ -922,16 +924,16 @@ mod unsupported {
 
 #[cfg(test)]
 mod grant_tests {
-    use super::Grant;
+    use super::Remedy;
     use std::path::PathBuf;
 
     #[test]
     fn a_grant_reads_as_a_flag_for_a_shell_and_as_a_call_for_an_application() {
-        let grant = Grant::Read(PathBuf::from("/etc/ssl"));
+        let grant = Remedy::Read(PathBuf::from("/etc/ssl"));
         assert_eq!(grant.to_string(), "--read /etc/ssl");
         assert_eq!(grant.call(), r#"read("/etc/ssl")"#);
         assert_eq!(
-            Grant::Exec(PathBuf::from("/usr/bin/env")).call(),
+            Remedy::Exec(PathBuf::from("/usr/bin/env")).call(),
             r#"exec("/usr/bin/env")"#
         );
     }

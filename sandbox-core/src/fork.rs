@@ -4,7 +4,7 @@
 //! itself again as a launcher. One `exec` fewer per launch; the same phases, in the same order.
 
 use std::ffi::{OsStr, OsString};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::ExitStatus;
@@ -337,18 +337,18 @@ impl Forked {
         let Some(report) = self.report.take() else {
             return Ok(());
         };
-        let mut bytes = Vec::new();
-        std::fs::File::from(report)
-            .read_to_end(&mut bytes)
-            .map_err(SpawnError::Status)?;
+        let bytes =
+            crate::status::read_from(std::fs::File::from(report)).map_err(SpawnError::Status)?;
         match crate::status::read(&bytes) {
             Ok(crate::status::Said::Executed) => Ok(()),
             Ok(crate::status::Said::Refused(refusal)) => Err(SpawnError::Refused(refusal)),
             // A copy of this very process cannot fail to be a launcher: it ended before it could
             // say anything, or after it started, killed in either case.
-            Ok(crate::status::Said::Nothing | crate::status::Said::Ended) => {
-                Err(SpawnError::LauncherEnded { status: None })
-            }
+            Ok(
+                crate::status::Said::Nothing
+                | crate::status::Said::Ended
+                | crate::status::Said::Unhandled,
+            ) => Err(SpawnError::LauncherEnded { status: None }),
             Err(malformed) => Err(SpawnError::Report(malformed)),
         }
     }

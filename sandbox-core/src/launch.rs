@@ -130,9 +130,49 @@ pub(crate) fn build_request(
         None => own_executable().map_err(CommandError::CurrentExe)?,
     };
     let mut command = Command::new(exe);
-    command.arg(LAUNCH_FLAG).args(wire::encode(&request));
+    command
+        .arg(LAUNCH_FLAG)
+        .args(wire::encode(&request))
+        .env(LAUNCHER_MARK, "1");
     Ok((command, request))
 }
+
+/// The variable every launcher this library executes is started with. A launcher that runs
+/// [`handle_args`] never reaches application code, and the program never sees it (the launcher
+/// clears the environment); a copy of the application that did not stop in `handle_args` still
+/// has it where it parsed or rewrote its arguments, and then refuses to launch.
+pub(crate) const LAUNCHER_MARK: &str = "SANDBOX_CORE_LAUNCHER";
+
+/// Ends this process if it was started as a launcher and has come to a launch of its own: the
+/// application did not call [`handle_args`] first in `main` (or at all). Without this, that copy
+/// would launch a copy of itself, which would do the same, without end. The copy writes
+/// [`NOT_A_LAUNCHER`](crate::status::NOT_A_LAUNCHER) on its status descriptor, so that the
+/// application that started it answers `SpawnError::NotALauncher` at once, prints one
+/// refusal line, and exits with [`REFUSED_EXIT_CODE`] without running the application's exit
+/// handlers (it is a copy: they are the application's). Every thread of the copy that reaches a
+/// launch ends here; none launches anything.
+#[cfg(unix)]
+pub(crate) fn stop_if_unhandled_launcher() {
+    let mut args = std::env::args_os().skip(1);
+    let flagged = args
+        .next()
+        .is_some_and(|flag| flag == LAUNCH_FLAG || flag == CONFINED_FLAG);
+    if !flagged && std::env::var_os(LAUNCHER_MARK).is_none() {
+        return;
+    }
+    // Only the descriptor the arguments name: where they were rewritten, the number may be
+    // another file's by now.
+    let rest: Vec<OsString> = args.collect();
+    if let Some(fd) = flagged.then(|| wire::peek_status(&rest)).flatten() {
+        let _ignored = crate::sys::write_all(fd, &[crate::status::NOT_A_LAUNCHER]);
+    }
+    eprintln!("{REFUSED_PREFIX}{UNHANDLED}");
+    crate::sys::exit_now(REFUSED_EXIT_CODE)
+}
+
+/// The refusal line of a copy of the application that did not stop in [`handle_args`].
+#[cfg(unix)]
+const UNHANDLED: &str = "this process was started as a launcher but did not stop in sandbox_core::handle_args; call it first in main, before any thread or launch";
 
 /// The request for `program`, with `extras`, run by a launch sequence whose parent is `parent`.
 pub(crate) fn request(
@@ -144,6 +184,8 @@ pub(crate) fn request(
     extras: Extras<'_>,
     parent: u32,
 ) -> Result<Request, CommandError> {
+    #[cfg(unix)]
+    stop_if_unhandled_launcher();
     let Extras {
         status,
         supervisor,
@@ -234,6 +276,22 @@ fn running_executable() -> std::io::Result<PathBuf> {
 ///
 /// A launcher run either replaces itself with the confined program or prints one
 /// `sandbox: refused: <reason>` line on standard error and exits with [`REFUSED_EXIT_CODE`].
+///
+/// An application that forgets it (or calls it only after its first launch) gets
+/// [`SpawnError::NotALauncher`](crate::SpawnError::NotALauncher) from that launch, at once: the
+/// launcher it executes is itself, which runs `main` again, and that copy, at its first launch
+/// (or [`Sandbox`](crate::Sandbox) call that would start one), tells the application so on the
+/// launch's status pipe and exits with [`REFUSED_EXIT_CODE`] without running anything. So one
+/// copy at most is ever started, whatever threads either has. A launch with no executed launcher
+/// (a fork, in an application of one thread) needs no `handle_args`, but the call costs nothing
+/// and keeps working once the application gains a thread.
+///
+/// Why not a token that `handle_args` returns and [`Sandbox::new`](crate::Sandbox::new) takes,
+/// so that forgetting it would not compile: the token would prove that the call was made, not
+/// that it was made first (a thread started before it is still refused at launch time), and
+/// every library that runs programs over a `&dyn Backend` would have to take the application's
+/// token as well; the mistake it would catch is caught here at the first launch, typed, with a
+/// single copy started.
 pub fn handle_args(backend: &dyn Backend) {
     let mut args = std::env::args_os();
     let _exe = args.next();

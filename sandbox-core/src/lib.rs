@@ -13,39 +13,56 @@
 //!
 //! 1. Call [`handle_args`] first thing in `main`, before any thread or runtime: the [`Sandbox`]
 //!    re-executes the application itself as the *launcher*, and that run never returns from there.
-//! 2. Describe what the program may reach: a [`Policy`], with [`Limits`] on what it may take
-//!    (bounded by default) and, if it writes, a [`Scratch`](scratch::Scratch) folder.
-//! 3. Run it: [`Sandbox::run`] with input, a timeout and an output cap ([`RunOptions`]) returns
-//!    a [`Finished`]; [`Sandbox::spawn`] gives a [`Running`] with pipes. A launch that cannot be
+//!    Forgotten, the first launch that executes a launcher answers [`SpawnError::NotALauncher`].
+//! 2. Describe the launch with [`Sandbox::command`], as `std::process::Command` describes a
+//!    process: the program and its arguments, what it may read (`.read`), its input, a timeout
+//!    and an output cap. The [`Command`] is `Clone`: described once, run many times.
+//! 3. Run it: `.output()` returns a [`Finished`] (its [`Ending`], output, and the bounds this
+//!    machine did not enforce); `.spawn()` gives a [`Running`] with pipes. A launch that cannot be
 //!    confined is a typed [`SpawnError::Refused`] carrying the launcher's [`Refusal`]; the
 //!    program never ran. Print any error with [`one_line`].
 //!
-//! With [`RunOptions::explain`] a run also says what the sandbox refused the program
-//! ([`explain`]). An application that launches often starts a launch server once, right after
-//! [`handle_args`] ([`Server::start`]; Linux only, [`ServerError::Unsupported`] elsewhere), and
-//! routes its launches through it ([`Sandbox::with_server`]): no launch then pays for executing a
-//! launcher.
-//!
 //! ```no_run
-//! use sandbox_core::{Backend, Policy, RunOptions, Sandbox};
+//! use std::time::Duration;
+//! use sandbox_core::{Backend, Sandbox, SpawnError};
 //!
-//! fn run_python(backend: &dyn Backend) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-//!     let policy = Policy::new().allow_read("/usr")?;
-//!     let options = RunOptions::new().timeout(std::time::Duration::from_secs(5)).output_cap(1 << 20);
-//!     let done = Sandbox::new(backend).run(&policy, "/usr/bin/python3", ["-I", "-c", "print(1)"], &options)?;
+//! fn csv_to_json(backend: &dyn Backend, csv: &str) -> Result<Vec<u8>, SpawnError> {
+//!     let code = "import csv, json, sys; json.dump(list(csv.DictReader(sys.stdin)), sys.stdout)";
+//!     let done = Sandbox::new(backend)
+//!         .command("/usr/bin/python3")
+//!         .args(["-I", "-c", code])
+//!         .read("/usr")
+//!         .stdin(csv)
+//!         .timeout(Duration::from_secs(10))
+//!         .output()?;
 //!     Ok(done.stdout)
 //! }
 //! ```
+//!
+//! The program is bounded by default ([`Limits`]: memory, tasks, CPU share, descriptors), where
+//! this machine can enforce it: as an ordinary user with no cgroup it may write, memory and tasks
+//! go unbounded and [`Finished::unenforced`] says so; `.require_bounds()` (or
+//! [`Limits::required`]) refuses such a launch instead. A program that writes gets a scratch
+//! folder ([`Command::scratch`]).
+//!
+//! The policy-first form, [`Sandbox::run`] with a [`Policy`] built once and [`RunOptions`], does
+//! the same. With [`RunOptions::explain`] (or `.explain(true)`) a run also says what the sandbox
+//! refused the program ([`explain`]); with [`Sandbox::on_open`] the application decides, while the
+//! program waits, on each open its policy does not allow ([`grant`]). An application that
+//! launches often starts a launch server once, right after [`handle_args`] ([`Server::start`];
+//! Linux only, [`ServerError::Unsupported`] elsewhere), and routes its launches through it
+//! ([`Sandbox::with_server`]): no launch then pays for executing a launcher.
 //!
 //! The launcher decodes its arguments, checks that it can signal its parent, closes every
 //! inherited descriptor above standard error, clears the environment ([`env`](mod@env)), sets the bounds,
 //! confines itself through the backend, proves the confinement holds by trying actions it must be
 //! refused, and only then executes the program. If any step fails the program never runs.
 //!
-//! With the `tokio` feature an async application has `Sandbox::run_async`, `Sandbox::spawn_async`,
-//! `Running::wait_async` and `Running::finish_async`: the same launch, awaited on tokio's reactor,
-//! the program killed when the future is dropped. It still calls [`handle_args`] first, before it
-//! builds its runtime.
+//! With the `tokio` feature an async application has `Command::output_async` and
+//! `Command::spawn_async`, `Sandbox::run_async`, `Sandbox::spawn_async`, `Running::wait_async`
+//! and `Running::finish_async`: the same launch, awaited on tokio's reactor, the program killed
+//! when the future is dropped. It still calls [`handle_args`] first, before it builds its
+//! runtime.
 //!
 //! # The examples
 //!

@@ -16,6 +16,37 @@ use crate::error::WireError;
 /// The bounds on what a confined program may take from the machine. [`Limits::default`] is safe
 /// for running untrusted code; [`Limits::none`] leaves everything as the application has it.
 ///
+/// Not every machine enforces every bound: memory and tasks need a cgroup the application may
+/// write (Linux, as root or in a delegated cgroup). As an ordinary user on most machines there is
+/// none, and a default bound is then dropped: the launch runs without a memory bound, and says
+/// so only in [`Finished::unenforced`](crate::Finished::unenforced) (and
+/// [`Running::unenforced`](crate::Running::unenforced)). Ask for those to be refused instead with
+/// [`Limits::required`] (or [`Command::require_bounds`](crate::Command::require_bounds)):
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use sandbox_core::{Limits, Sandbox, SpawnError};
+///
+/// let sandbox = Sandbox::new(backend());
+/// // The defaults: where memory cannot be bounded here, the run goes on and says so.
+/// let done = sandbox.command("/usr/bin/true").read("/usr").output()?;
+/// for missing in &done.unenforced {
+///     eprintln!("not bounded: {} ({})", missing.bound, missing.reason);
+/// }
+/// // Every default bound required: refused, typed, where one cannot be enforced.
+/// match sandbox.command("/usr/bin/true").read("/usr").limits(Limits::required()).output() {
+///     Err(SpawnError::Unenforceable { missing }) => eprintln!("refused: {missing:?}"),
+///     other => println!("{:?}", other?.ending),
+/// }
+/// # Ok::<(), SpawnError>(())
+/// ```
+///
 /// `None` in a field leaves that resource as the launcher inherited it. Resource limits are set
 /// to `value` for both the soft and the hard limit, never above the hard limit the launcher
 /// inherited (lowering a limit needs no privilege; raising one does). Fields that name a Linux
@@ -58,7 +89,15 @@ pub struct Limits {
     pub memory: Option<u64>,
     /// The cgroup's `pids.max` (Linux): the program's threads, all counted.
     pub tasks: Option<u64>,
-    /// The cgroup's `cpu.weight`, 1 to 10000, where 100 is an ordinary process (Linux).
+    /// The cgroup's `cpu.weight`, 1 to 10000, where 100 is an ordinary process (Linux): the
+    /// program's share of a busy CPU, all its threads together. The default, 100, keeps a
+    /// program of many threads to one ordinary process's share without putting it behind
+    /// anything: a lower weight holds a spinning program back further (10 gives it about a tenth
+    /// of what an ordinary process gets) but starves a harmless one too, and a run's timeout
+    /// counts the time it waits for a CPU (at 10, under two busy loops per core, a Python
+    /// `print(1)` took 820 ms at the median against 341 ms at 100). Without a writable cpu
+    /// cgroup the program's own session (an autogroup, on most distributions) groups its threads
+    /// the same way at an ordinary weight.
     pub cpu_weight: Option<u16>,
     /// The nice value, -20 to 19, where 19 is the lowest priority. It is only ever raised: a
     /// launcher that already runs nicer keeps its own.
@@ -75,6 +114,12 @@ pub struct Limits {
     /// be enforced is refused before anything runs
     /// ([`SpawnError::Unenforceable`](crate::SpawnError::Unenforceable)), unless it is named here.
     pub best_effort: BestEffort,
+    /// Whether the cgroup bounds at their default value are required too, as those set to
+    /// another value are: a launch this machine cannot bound so is refused
+    /// ([`SpawnError::Unenforceable`](crate::SpawnError::Unenforceable)) instead of running
+    /// without the bound. Off by default; [`Limits::required`] turns it on. A bound named in
+    /// [`Limits::best_effort`] stays best effort.
+    pub defaults_required: bool,
 }
 
 /// Which cgroup bounds set to other than their default a launch may go without
@@ -99,7 +144,9 @@ impl BestEffort {
 impl Default for Limits {
     /// The bounds for untrusted code: 256 open files, 1024 queued signals, 64 KiB locked memory,
     /// no message queue, 1 GiB of memory and 256 tasks in a cgroup where there is one, nice 10
-    /// and CPU weight 10, and the OOM killer's first choice. No address-space or CPU-time limit.
+    /// and CPU weight 100 (one ordinary process's share for all the program's threads:
+    /// [`Limits::cpu_weight`] says the trade), and the OOM killer's first choice. No
+    /// address-space or CPU-time limit.
     fn default() -> Self {
         Self {
             open_files: Some(256),
@@ -110,15 +157,33 @@ impl Default for Limits {
             cpu_seconds: None,
             memory: Some(1 << 30),
             tasks: Some(256),
-            cpu_weight: Some(10),
+            cpu_weight: Some(100),
             nice: Some(10),
             oom_score_adj: Some(1000),
             best_effort: BestEffort::default(),
+            defaults_required: false,
         }
     }
 }
 
 impl Limits {
+    /// [`Limits::default`] with every bound required ([`Limits::defaults_required`]): a launch
+    /// this machine cannot bound in memory and tasks is refused with
+    /// [`SpawnError::Unenforceable`](crate::SpawnError::Unenforceable) instead of running
+    /// without those bounds.
+    ///
+    /// ```
+    /// let limits = sandbox_core::Limits::required();
+    /// assert!(limits.defaults_required);
+    /// assert_eq!(limits.memory, sandbox_core::Limits::default().memory);
+    /// ```
+    pub fn required() -> Self {
+        Self {
+            defaults_required: true,
+            ..Self::default()
+        }
+    }
+
     /// No bounds at all: the program takes what the application's own limits allow.
     pub fn none() -> Self {
         Self {
@@ -134,6 +199,7 @@ impl Limits {
             nice: None,
             oom_score_adj: None,
             best_effort: BestEffort::default(),
+            defaults_required: false,
         }
     }
 

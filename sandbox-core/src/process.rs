@@ -66,18 +66,42 @@ pub(crate) fn spawn_traced(
         .map_err(|_| io::Error::other("the explaining thread is gone"))??;
     Ok((
         pipes,
-        Process::Traced(Traced {
+        Process::from(Kind::Traced(Traced {
             pid,
             reaped,
             thread: Some(thread),
             ended: None,
-        }),
+        })),
     ))
 }
 
-/// The launcher and the program it becomes, as the parent holds it.
+/// The launcher and the program it becomes, as the parent holds it, and whether the kernel
+/// killed it at its memory bound, judged before the reap.
+///
+/// Judged before: once a launch's process is reaped, its process ID is gone, and any other
+/// launch (a launcher of this application's, or a canary dropped on another thread) sweeps the
+/// cgroup named after it as one left by a gone process, taking its `oom_kill` count along. A
+/// child that has exited but is not yet reaped still holds its ID, so the sweep leaves its
+/// cgroup alone while the count is read.
 #[derive(Debug)]
-pub(crate) enum Process {
+pub(crate) struct Process {
+    kind: Kind,
+    /// `Some` once the exit of a child of this process was seen before its reap.
+    memory_killed: Option<bool>,
+}
+
+impl From<Kind> for Process {
+    fn from(kind: Kind) -> Self {
+        Self {
+            kind,
+            memory_killed: None,
+        }
+    }
+}
+
+/// How the launch's process is held.
+#[derive(Debug)]
+pub(crate) enum Kind {
     /// Spawned by the library's spawning thread; waited for here.
     Plain(Child),
     /// Spawned, followed and reaped by a thread of its own ([`spawn_traced`]).
@@ -117,42 +141,75 @@ impl Traced {
 }
 
 impl Process {
+    #[cfg(feature = "tokio")]
+    pub(crate) fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
     pub(crate) fn id(&self) -> u32 {
-        match self {
-            Process::Plain(child) => child.id(),
-            Process::Traced(traced) => traced.pid,
-            Process::Served(served) => served.id(),
-            Process::Forked(forked) => forked.id(),
+        match &self.kind {
+            Kind::Plain(child) => child.id(),
+            Kind::Traced(traced) => traced.pid,
+            Kind::Served(served) => served.id(),
+            Kind::Forked(forked) => forked.id(),
+        }
+    }
+
+    /// For a child this process reaps itself (not a traced one, whose tracer reaps it, nor a
+    /// served one): once it has exited, and before it is reaped, whether it was killed at its
+    /// memory bound. `Ok(false)` while it runs (only when `block` is false).
+    fn judge_before_reap(&mut self, block: bool) -> io::Result<bool> {
+        if self.memory_killed.is_some() || !matches!(self.kind, Kind::Plain(_) | Kind::Forked(_)) {
+            return Ok(true);
+        }
+        let pid = self.id() as i32;
+        match crate::sys::exited_unreaped(pid, block) {
+            Ok(None) => Ok(false),
+            Ok(Some(killed_by)) => {
+                // Only a SIGKILL can be the kernel's kill at the bound: the count is read for
+                // no other ending.
+                self.memory_killed = Some(
+                    killed_by == Some(libc::SIGKILL)
+                        && crate::bounds::killed_at_memory_bound(pid.unsigned_abs()),
+                );
+                Ok(true)
+            }
+            // Already reaped (ECHILD): the verdict falls back to the cgroup as it stands.
+            Err(_) => Ok(true),
         }
     }
 
     pub(crate) fn wait(&mut self) -> io::Result<ExitStatus> {
-        match self {
-            Process::Plain(child) => child.wait(),
-            Process::Traced(traced) => traced.join(),
-            Process::Served(served) => served.wait(),
-            Process::Forked(forked) => forked.wait(),
+        self.judge_before_reap(true)?;
+        match &mut self.kind {
+            Kind::Plain(child) => child.wait(),
+            Kind::Traced(traced) => traced.join(),
+            Kind::Served(served) => served.wait(),
+            Kind::Forked(forked) => forked.wait(),
         }
     }
 
     pub(crate) fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
-        match self {
-            Process::Plain(child) => child.try_wait(),
-            Process::Traced(traced) => {
+        if !self.judge_before_reap(false)? {
+            return Ok(None);
+        }
+        match &mut self.kind {
+            Kind::Plain(child) => child.try_wait(),
+            Kind::Traced(traced) => {
                 if traced.thread.as_ref().is_some_and(|t| !t.is_finished()) {
                     return Ok(None);
                 }
                 traced.join().map(Some)
             }
-            Process::Served(served) => served.try_wait(),
-            Process::Forked(forked) => forked.try_wait(),
+            Kind::Served(served) => served.try_wait(),
+            Kind::Forked(forked) => forked.try_wait(),
         }
     }
 
     pub(crate) fn kill(&mut self) -> io::Result<()> {
-        match self {
-            Process::Plain(child) => child.kill(),
-            Process::Traced(traced) => {
+        match &mut self.kind {
+            Kind::Plain(child) => child.kill(),
+            Kind::Traced(traced) => {
                 let reaped = traced
                     .reaped
                     .lock()
@@ -165,26 +222,30 @@ impl Process {
                 nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL)
                     .map_err(io::Error::from)
             }
-            Process::Served(served) => served.kill(),
-            Process::Forked(forked) => forked.kill(),
+            Kind::Served(served) => served.kill(),
+            Kind::Forked(forked) => forked.kill(),
         }
     }
 
-    /// Whether a process of the launch was killed by the kernel at its memory bound: asked of
-    /// the server for a served launch (it removed the cgroup), of the cgroup otherwise (before
-    /// it is swept).
+    /// Whether a process of the launch was killed by the kernel at its memory bound: as judged
+    /// before the reap where this process reaped it; asked of the server for a served launch
+    /// (it judged it at its reap); of the cgroup otherwise (a traced launch, reaped by its
+    /// tracer: unless swept by then).
     pub(crate) fn killed_at_memory_bound(&self) -> bool {
-        match self {
-            Process::Served(served) => served.killed_at_memory_bound(),
+        if let Some(killed) = self.memory_killed {
+            return killed;
+        }
+        match &self.kind {
+            Kind::Served(served) => served.killed_at_memory_bound(),
             _ => crate::bounds::killed_at_memory_bound(self.id()),
         }
     }
 
     pub(crate) fn explanation(&self) -> Option<&Explanation> {
-        match self {
-            Process::Plain(_) => None,
-            Process::Served(_) | Process::Forked(_) => None,
-            Process::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
+        match &self.kind {
+            Kind::Plain(_) => None,
+            Kind::Served(_) | Kind::Forked(_) => None,
+            Kind::Traced(traced) => traced.ended.as_ref().map(|(_, e)| e),
         }
     }
 }

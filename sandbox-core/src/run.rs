@@ -146,7 +146,43 @@ impl std::fmt::Debug for Finished {
     }
 }
 
-/// How a program ended, one reason only.
+/// How a program ended, one reason only ([`Finished::ending`]). A refusal is not an ending: the
+/// program never ran, and the launch is [`SpawnError::Refused`] instead. Exit status 97 with a
+/// `sandbox: refused:` line is the program's own `Exited(97)`.
+///
+/// ```no_run
+/// # struct Example;
+/// # impl sandbox_core::Backend for Example {
+/// #     fn name(&self) -> &'static str { "example" }
+/// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+/// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+/// # }
+/// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+/// use std::time::Duration;
+/// use sandbox_core::{Ending, Limits, Sandbox};
+///
+/// let mut limits = Limits::default();
+/// limits.memory = Some(64 << 20);
+/// let done = Sandbox::new(backend())
+///     .command("/usr/bin/python3")
+///     .args(["-I", "-c", "print(sum(range(10**6)))"])
+///     .read("/usr")
+///     .limits(limits)
+///     .timeout(Duration::from_secs(2))
+///     .output_cap(1 << 20)
+///     .output()?;
+/// let said = match done.ending {
+///     Ending::Exited(0) => format!("result: {}", String::from_utf8_lossy(&done.stdout)),
+///     Ending::Exited(code) => format!("failed with status {code}"),
+///     Ending::TimedOut => "took longer than 2 s".to_owned(),
+///     Ending::OutputCapped => "printed more than 1 MiB".to_owned(),
+///     Ending::MemoryLimit => "needed more than 64 MiB".to_owned(),
+///     Ending::Signalled(signal) => format!("killed by signal {signal}"),
+///     _ => "ended otherwise".to_owned(), // the enum may grow
+/// };
+/// println!("{said}");
+/// # Ok::<(), sandbox_core::SpawnError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Ending {

@@ -28,7 +28,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 
 use crate::policy::Policy;
-use crate::process::Process;
+use crate::process::{Kind, Process};
 use crate::run::collect;
 use crate::run::{Finished, RunOptions, SpawnError};
 use crate::spawn::{outcome, Running, Sandbox, POLL};
@@ -71,7 +71,7 @@ impl Sandbox<'_> {
 
     /// [`Sandbox::spawn_async`], explained where `explain` asks, as `Sandbox::spawn_with`
     /// does for the blocking forms.
-    async fn spawn_async_with<I, S>(
+    pub(crate) async fn spawn_async_with<I, S>(
         &self,
         policy: &Policy,
         program: &Path,
@@ -321,12 +321,23 @@ impl Kept {
     }
 }
 
-/// Reads the launcher's report channel to its end.
+/// Reads the launcher's report channel to its end, or until it is settled
+/// (`crate::status::settled`).
 async fn read_report(report: OwnedFd) -> io::Result<Vec<u8>> {
     let mut receiver = pipe::Receiver::from_owned_fd(report)?;
     let mut bytes = Vec::new();
-    receiver.read_to_end(&mut bytes).await?;
-    Ok(bytes)
+    let mut buffer = [0u8; 4096];
+    loop {
+        match receiver.read(&mut buffer).await {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+        if crate::status::settled(&bytes) {
+            return Ok(bytes);
+        }
+    }
 }
 
 /// A descriptor that becomes readable when `child` exits, where the system gives one. Only a
@@ -334,9 +345,8 @@ async fn read_report(report: OwnedFd) -> io::Result<Vec<u8>> {
 fn pidfd(process: &mut Process) -> Option<AsyncFd<OwnedFd>> {
     // Only this process's own children: a served program is the server's, and a traced one is
     // reaped by its tracer's thread, so their exit is looked for every [`POLL`] instead.
-    let running = match process {
-        Process::Plain(child) => matches!(child.try_wait(), Ok(None)),
-        Process::Forked(forked) => matches!(forked.try_wait(), Ok(None)),
+    let running = match process.kind() {
+        Kind::Plain(_) | Kind::Forked(_) => matches!(process.try_wait(), Ok(None)),
         _ => false,
     };
     if !running {

@@ -263,7 +263,8 @@ impl<'b> Sandbox<'b> {
         self.spawn_with(policy, program.as_ref(), collect(args), true)
     }
 
-    fn spawn_with(
+    /// [`Sandbox::spawn`], explained where `explain` asks.
+    pub(crate) fn spawn_with(
         &self,
         policy: &Policy,
         program: &Path,
@@ -271,9 +272,10 @@ impl<'b> Sandbox<'b> {
         explain: bool,
     ) -> Result<Running, SpawnError> {
         let (running, report) = self.start(policy, program, args, explain)?;
-        let mut bytes = Vec::new();
-        let read = std::fs::File::from(report).read_to_end(&mut bytes);
-        outcome(running, read.map(|_| bytes))
+        outcome(
+            running,
+            crate::status::read_from(std::fs::File::from(report)),
+        )
     }
 
     /// Starts the launch (the launcher, or a child of the launch server), whose report the
@@ -286,6 +288,8 @@ impl<'b> Sandbox<'b> {
         args: Vec<OsString>,
         explain: bool,
     ) -> Result<(Running, OwnedFd), SpawnError> {
+        // First: a copy of the application started as a launcher launches nothing.
+        crate::launch::stop_if_unhandled_launcher();
         let started = Instant::now();
         // A bound the application asked for is never silently dropped.
         // Read once: what the report carries, and what refuses the launch.
@@ -383,7 +387,10 @@ impl<'b> Sandbox<'b> {
         let (pipes, process) = match tracer {
             None => {
                 let mut child = spawn_on_owned_thread(command).map_err(SpawnError::Spawn)?;
-                (Pipes::of(&mut child), Process::Plain(child))
+                (
+                    Pipes::of(&mut child),
+                    Process::from(crate::process::Kind::Plain(child)),
+                )
             }
             Some(tracer) => spawn_traced(command, tracer).map_err(SpawnError::Spawn)?,
         };
@@ -443,7 +450,7 @@ impl<'b> Sandbox<'b> {
             let report = forked
                 .take_report()
                 .ok_or_else(|| SpawnError::Status(io::Error::other("the fork left no report")))?;
-            Ok((Process::Forked(forked), report))
+            Ok((Process::from(crate::process::Kind::Forked(forked)), report))
         })
     }
 
@@ -463,7 +470,7 @@ impl<'b> Sandbox<'b> {
             let served = server
                 .launch(&request, stdio, status_writer)
                 .map_err(SpawnError::Spawn)?;
-            Ok((Process::Served(served), report))
+            Ok((Process::from(crate::process::Kind::Served(served)), report))
         })
     }
 
@@ -559,7 +566,7 @@ fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::R
     let mut file = std::fs::File::from(report);
     let mut bytes = Vec::new();
     let Some(deadline) = deadline else {
-        return Some(file.read_to_end(&mut bytes).map(|_| bytes));
+        return Some(crate::status::read_from(file));
     };
     let mut buffer = [0u8; 4096];
     loop {
@@ -583,6 +590,9 @@ fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::R
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Some(Err(e)),
         }
+        if crate::status::settled(&bytes) {
+            return Some(Ok(bytes));
+        }
     }
 }
 
@@ -603,16 +613,20 @@ pub(crate) fn outcome(
     }
     // The launcher is ending, or has: reaped here, so that how it ended can be told.
     let status = match said {
-        Ok(crate::status::Said::Nothing | crate::status::Said::Ended) => {
-            running.process.wait().ok()
-        }
+        Ok(
+            crate::status::Said::Nothing
+            | crate::status::Said::Ended
+            | crate::status::Said::Unhandled,
+        ) => running.process.wait().ok(),
         _ => None,
     };
     let launcher = running.launcher.clone();
     drop(running);
     Err(match said {
         Ok(crate::status::Said::Refused(refusal)) => SpawnError::Refused(refusal),
-        Ok(crate::status::Said::Nothing) => SpawnError::NotALauncher { launcher, status },
+        Ok(crate::status::Said::Nothing | crate::status::Said::Unhandled) => {
+            SpawnError::NotALauncher { launcher, status }
+        }
         Ok(crate::status::Said::Ended) => SpawnError::LauncherEnded { status },
         Ok(crate::status::Said::Executed) => unreachable!("returned above"),
         Err(malformed) => SpawnError::Report(malformed),

@@ -26,12 +26,41 @@ pub(crate) const STARTED: u8 = b'S';
 /// The byte it writes just before it executes the program: anything after it is the refusal of
 /// an `exec` that failed.
 pub(crate) const EXECUTING: u8 = b'E';
+/// The byte a copy of the application writes, as its whole report, when it was started as a
+/// launcher, did not stop in [`handle_args`](crate::handle_args), and came to a launch of its own
+/// ([`crate::launch::stop_if_unhandled_launcher`]): the parent answers `NotALauncher` at once,
+/// without waiting for the copy's end (a child the copy started may hold the descriptor open).
+pub(crate) const NOT_A_LAUNCHER: u8 = b'N';
+
+/// Whether the report so far already says all it will: a copy that is no launcher.
+pub(crate) fn settled(bytes: &[u8]) -> bool {
+    bytes == [NOT_A_LAUNCHER]
+}
+
+/// Reads a report from `from` to its end, or only until it is [`settled`].
+pub(crate) fn read_from(mut from: impl io::Read) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match from.read(&mut buffer) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+        if settled(&bytes) {
+            return Ok(bytes);
+        }
+    }
+}
 
 /// What a launcher's status descriptor said, read to its end.
 #[derive(Debug)]
 pub(crate) enum Said {
     /// Nothing: whatever ran was not a launcher, or died before it could start.
     Nothing,
+    /// A copy of the application that did not stop in `handle_args` said so.
+    Unhandled,
     /// It started and ended before it executed the program or refused: killed by a signal.
     Ended,
     /// It executed the program.
@@ -45,6 +74,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Said, MalformedReport> {
     let Some(rest) = bytes.strip_prefix(&[STARTED]) else {
         return match bytes {
             [] => Ok(Said::Nothing),
+            [NOT_A_LAUNCHER] => Ok(Said::Unhandled),
             // A launcher that refused before it knew its status descriptor cannot have written
             // there; a report without the marker is a confined copy's (macOS), started by one.
             _ => decode(bytes).map(Said::Refused),

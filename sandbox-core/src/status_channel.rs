@@ -3,7 +3,6 @@
 //! terminal). The application API, [`Sandbox`](crate::Sandbox), is `spawn.rs`'s.
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::path::Path;
 use std::process::Command;
 
@@ -124,17 +123,17 @@ impl StatusChannel {
     /// explained launch's tracer, once it has been waited for). While a copy of the command
     /// lives in this process, this waits for that copy to be dropped: it holds the write end.
     pub fn outcome_of_dropped(self) -> Result<(), SpawnError> {
-        let mut bytes = Vec::new();
-        std::fs::File::from(self.report)
-            .read_to_end(&mut bytes)
+        let bytes = crate::status::read_from(std::fs::File::from(self.report))
             .map_err(SpawnError::Status)?;
         match crate::status::read(&bytes) {
             Ok(crate::status::Said::Executed) => Ok(()),
             Ok(crate::status::Said::Refused(refusal)) => Err(SpawnError::Refused(refusal)),
-            Ok(crate::status::Said::Nothing) => Err(SpawnError::NotALauncher {
-                launcher: self.launcher,
-                status: None,
-            }),
+            Ok(crate::status::Said::Nothing | crate::status::Said::Unhandled) => {
+                Err(SpawnError::NotALauncher {
+                    launcher: self.launcher,
+                    status: None,
+                })
+            }
             Ok(crate::status::Said::Ended) => Err(SpawnError::LauncherEnded { status: None }),
             Err(malformed) => Err(SpawnError::Report(malformed)),
         }

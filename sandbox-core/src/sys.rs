@@ -147,6 +147,37 @@ pub fn dup_onto(fd: RawFd, target: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether the child `pid` has exited, without reaping it (`WNOWAIT`): `Some` with the signal
+/// that killed it (`None` inside for an exit), or `None` while it runs (only when `block` is
+/// false). A child already reaped is `ECHILD`.
+pub fn exited_unreaped(pid: i32, block: bool) -> std::io::Result<Option<Option<i32>>> {
+    let mut flags = libc::WEXITED | libc::WNOWAIT;
+    if !block {
+        flags |= libc::WNOHANG;
+    }
+    loop {
+        // SAFETY: an all-zero siginfo is a valid value for the kernel to fill in; with WNOHANG
+        // and no exit yet, it leaves it zero, which `si_pid` tells.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: the pointer is to a live local siginfo that waitid fills in.
+        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        if found < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        // SAFETY: the kernel filled in a SIGCHLD siginfo, whose pid and status these read.
+        let (child, status) = unsafe { (info.si_pid(), info.si_status()) };
+        if child == 0 {
+            return Ok(None);
+        }
+        let killed = matches!(info.si_code, libc::CLD_KILLED | libc::CLD_DUMPED);
+        return Ok(Some(killed.then_some(status)));
+    }
+}
+
 /// Waits for the child `pid` (or any child, for -1) and returns its ID and raw wait status;
 /// with `nohang`, `None` while none has ended.
 pub fn wait_raw(pid: i32, nohang: bool) -> std::io::Result<Option<(i32, i32)>> {

@@ -139,10 +139,10 @@ pub fn unenforced(missing: &sandbox_core::Unenforced) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sandbox_core::explain::{Access, Right, Seen};
+    use sandbox_core::explain::{PathRight, Right, Seen};
 
-    fn read(path: &str) -> Access {
-        Access {
+    fn read(path: &str) -> PathRight {
+        PathRight {
             named: path.into(),
             resolved: path.into(),
             right: Right::Read,

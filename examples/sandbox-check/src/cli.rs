@@ -101,8 +101,8 @@ pub struct Cli {
 
     /// With a program: pass on at most SIZE bytes of its standard output and error together
     /// (K, M, G are powers of 1024) and kill it (SIGKILL, exit 137) when it writes more. Both
-    /// streams are then relayed through pipes, so the program sees no terminal. No cap by default.
-    /// Not with --explain.
+    /// streams are then relayed through pipes and a standard input that is a terminal is
+    /// /dev/null, so the program sees no terminal. No cap by default. Not with --explain.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, conflicts_with = "explain")]
     output_cap: Option<u64>,
 
@@ -118,10 +118,13 @@ pub struct Cli {
 
     /// With a program: put each file it opens that the policy does not allow to you, on the
     /// terminal, while it waits: o (once), f (its folder, named in the question) or n (no) for a
-    /// read, o or n for a write. A file
-    /// granted is opened for it, that once; refused, it sees what it would without --ask. Its
-    /// standard input, where that is the terminal, is /dev/null, so it cannot take your answers.
-    /// Linux; not with --explain.
+    /// read, o or n for a write; another answer asks again. Only what you type after the
+    /// question answers it. A file granted is opened for it, that once; refused, it sees what it
+    /// would without --ask. It holds no terminal: its standard input, where that is a terminal,
+    /// is /dev/null, and its output and errors are relayed through pipes, held while a question
+    /// is open, with control characters (escape sequences) shown as text where they go to a
+    /// terminal, so it can neither take your answers nor draw over a question. Linux; not with
+    /// --explain.
     #[arg(long, requires = "program", conflicts_with = "explain")]
     ask: bool,
 

@@ -2,11 +2,11 @@
 //!
 //! The function the supervisor calls (`sandbox_core::grant`) answers from the flags: a read beneath
 //! a `--grant-folder` is allowed once; with `--ask` anything else is put to the user on the
-//! terminal (`/dev/tty`, never the program's own input), one line per file; without it, refused.
-//! `--grant-log` appends one JSON line per decision.
+//! terminal (`/dev/tty`, never the program's own input: `terminal::Console`), one question per
+//! file; without it, refused. `--grant-log` appends one JSON line per decision.
 
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use sandbox_core::{Access, Grant, OpenRequest};
@@ -49,20 +49,15 @@ pub enum GrantsUnavailable {
     },
 }
 
-/// The function for the supervisor, from `flags`.
+/// How `--ask` puts a request to the person (`terminal::Console::ask`).
+pub type Asker = Box<dyn Fn(&OpenRequest) -> Grant + Send + Sync>;
+
+/// The function for the supervisor, from `flags`; `asker` answers what the flags leave open
+/// (with `--ask`; without one, that is refused).
 pub fn function(
     flags: &Flags,
+    asker: Option<Asker>,
 ) -> Result<impl Fn(&OpenRequest) -> Grant + Send + Sync + 'static, GrantsUnavailable> {
-    let terminal = if flags.ask {
-        let tty = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open("/dev/tty")
-            .map_err(GrantsUnavailable::NoTerminal)?;
-        Some(Mutex::new(std::io::BufReader::new(tty)))
-    } else {
-        None
-    };
     let log = match &flags.log {
         None => None,
         // As `--report` opens its file: no link followed, only this user's own file, mode 0600.
@@ -93,9 +88,8 @@ pub fn function(
             && folders.iter().any(|f| request.path.starts_with(f))
         {
             (Grant::ReadOnce, "folder")
-        } else if let Some(terminal) = &terminal {
-            let mut terminal = terminal.lock().unwrap_or_else(|p| p.into_inner());
-            (prompt(&mut terminal, request), "answer")
+        } else if let Some(asker) = &asker {
+            (asker(request), "answer")
         } else {
             (Grant::Refuse, "default")
         };
@@ -106,81 +100,6 @@ pub fn function(
         }
         grant
     })
-}
-
-/// `streams` with the program's standard input replaced by `/dev/null` where it would otherwise
-/// be the terminal the questions are asked on: a program reading it could take the answers.
-#[cfg(unix)]
-pub fn stdin_off_the_terminal(
-    streams: [Option<std::os::fd::OwnedFd>; 3],
-) -> std::io::Result<[Option<std::os::fd::OwnedFd>; 3]> {
-    use std::io::IsTerminal;
-    let [stdin, stdout, stderr] = streams;
-    let at_terminal = match &stdin {
-        Some(fd) => fd.is_terminal(),
-        None => std::io::stdin().is_terminal(),
-    };
-    let stdin = if at_terminal {
-        Some(std::fs::File::open("/dev/null")?.into())
-    } else {
-        stdin
-    };
-    Ok([stdin, stdout, stderr])
-}
-
-/// Asks on the terminal; anything but `o` (and `f` for a read) refuses, as does a terminal
-/// that answers nothing.
-fn prompt(terminal: &mut std::io::BufReader<std::fs::File>, request: &OpenRequest) -> Grant {
-    let program = request.program.file_name().map_or_else(
-        || request.program.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    // "Folder" grants the file's folder (the folder itself, for a folder): said, so that the
-    // answer is given knowing what it covers.
-    let (verb, choices) = match request.access {
-        Access::Read => {
-            let folder = if request.path.is_dir() {
-                request.path.as_path()
-            } else {
-                request.path.parent().unwrap_or(Path::new("/"))
-            };
-            (
-                "read",
-                format!("[o]nce / [f]older {} / [n]o", shown(folder)),
-            )
-        }
-        _ => ("write", "[o]nce / [n]o".to_owned()),
-    };
-    let question = format!(
-        "sandbox-check: {program} wants to {verb} {}: {choices} ",
-        shown(&request.path)
-    );
-    if terminal.get_mut().write_all(question.as_bytes()).is_err() {
-        return Grant::Refuse;
-    }
-    let mut answer = String::new();
-    if terminal.read_line(&mut answer).is_err() {
-        return Grant::Refuse;
-    }
-    match (answer.trim(), request.access) {
-        ("o", Access::Read) => Grant::ReadOnce,
-        ("o", Access::Write) => Grant::WriteOnce,
-        ("f", Access::Read) => Grant::ReadFolder,
-        _ => Grant::Refuse,
-    }
-}
-
-/// A path as the prompt shows it: `~` for the home folder, and no control character, so that a
-/// file named by the program cannot write over the question on the terminal.
-fn shown(path: &Path) -> String {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let text = match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
-        Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
-        _ => path.display().to_string(),
-    };
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
 }
 
 /// One decision as a JSON line.
@@ -206,11 +125,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_path_shown_cannot_carry_control_characters() {
-        assert_eq!(shown(Path::new("/tmp/a\rb\x1b[2Jc")), "/tmp/a?b?[2Jc");
-    }
-
-    #[test]
     fn a_folder_grant_reads_once_and_never_writes_and_is_logged() {
         let folder = std::env::temp_dir().join(format!("grants-flags-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
@@ -220,7 +134,7 @@ mod tests {
             folders: vec![folder.clone()],
             log: Some(log.clone()),
         };
-        let f = function(&flags).unwrap();
+        let f = function(&flags, None).unwrap();
         let canonical = folder.canonicalize().unwrap();
         let inside = OpenRequest::new(canonical.join("a.csv"), Access::Read, "/usr/bin/python3");
         let write = OpenRequest::new(canonical.join("a.csv"), Access::Write, "/usr/bin/python3");

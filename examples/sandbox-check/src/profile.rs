@@ -8,7 +8,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 #[cfg(target_os = "linux")]
-use sandbox_core::explain::{Because, Grant, Learnt, Never};
+use sandbox_core::explain::{Because, Learnt, Never, Remedy};
 use sandbox_core::profile::{Library, Origin, Profile, ProfileError};
 use sandbox_core::scratch::Bound;
 use sandbox_core::{Limits, Policy, PolicyError};
@@ -169,7 +169,7 @@ pub fn write_learnt(
     learnt: &Learnt,
     never: &[Never],
     program: &[OsString],
-) -> std::io::Result<Vec<Grant>> {
+) -> std::io::Result<Vec<Remedy>> {
     let mut header =
         String::from("# Learnt by sandbox-check --explain --suggest from a run of:\n#  ");
     for word in program {
@@ -183,8 +183,8 @@ pub fn write_learnt(
     let mut written = Vec::new();
     for grant in &learnt.grants {
         let added = match grant {
-            Grant::Read(path) => policy.clone().allow_read(path),
-            Grant::Exec(path) => policy.clone().allow_exec(path),
+            Remedy::Read(path) => policy.clone().allow_read(path),
+            Remedy::Exec(path) => policy.clone().allow_exec(path),
             _ => continue,
         };
         match added {

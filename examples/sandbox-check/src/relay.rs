@@ -16,14 +16,20 @@
 //! and are then lost to a later reader of the same pipe (`(sandbox-check ... head -1; cat)`).
 //!
 //! With `--output-cap`, standard output and error are relayed whatever they are (a terminal, a
-//! file), so that every byte is counted: the program then sees a pipe where it would have seen a
-//! terminal.
+//! file), so that every byte is counted; with `--ask`, so that the program holds no descriptor of
+//! the terminal the questions are put on (it could read the answers from a standard error that is
+//! the terminal opened read-write) and its output can be held while a question is open
+//! ([`Console`]). In both, a standard input that is a terminal is replaced by `/dev/null`: the
+//! program sees no terminal at all, so it can neither take the person's answers nor write past
+//! the cap through a terminal opened read-write. Under `--ask`, what goes to a terminal has its
+//! control characters shown as text ([`Neutraliser`]).
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use crate::terminal::{Console, Neutraliser};
 use crate::watch::Cap;
 
 /// The relays of one run, before they start: this process's ends of the program's pipes, with
@@ -46,9 +52,11 @@ fn shared(fd: BorrowedFd<'_>) -> bool {
 
 impl Relays {
     /// Pipes for each of standard input, output and error that is a pipe, and for standard
-    /// output and error whatever they are where `outputs` (the output cap counts them): the
-    /// relays, and the program's ends to hand to the fork.
+    /// output and error whatever they are where `outputs` (the output cap counts them, `--ask`
+    /// keeps the terminal from the program): the relays, and the program's ends to hand to the
+    /// fork. Where `outputs`, a standard input that is a terminal is `/dev/null` for the program.
     pub fn for_streams(outputs: bool) -> io::Result<(Self, [Option<OwnedFd>; 3])> {
+        use std::io::IsTerminal;
         let mut program_ends: [Option<OwnedFd>; 3] = [None, None, None];
         let mut ours = Vec::new();
         for (stream, end) in program_ends.iter_mut().enumerate() {
@@ -58,6 +66,10 @@ impl Relays {
                 _ => io::stderr().as_fd().try_clone_to_owned(),
             };
             let Ok(fd) = fd else { continue };
+            if outputs && stream == 0 && fd.is_terminal() {
+                *end = Some(std::fs::File::open("/dev/null")?.into());
+                continue;
+            }
             if !(shared(fd.as_fd()) || outputs && stream != 0) {
                 continue;
             }
@@ -75,20 +87,29 @@ impl Relays {
 
     /// Starts copying: standard input into the program's pipe (never waited for: it may block
     /// on a writer that never ends), the program's pipes out to standard output and error,
-    /// counted against `cap` where there is one.
-    pub fn start(self, cap: Option<Arc<Cap>>) -> io::Result<Running> {
+    /// counted against `cap` where there is one, and passed through `console` (held while a
+    /// question is open, made harmless where they go to a terminal) where there is one.
+    pub fn start(
+        self,
+        cap: Option<Arc<Cap>>,
+        console: Option<Arc<Console>>,
+    ) -> io::Result<Running> {
         let mut outputs = Vec::new();
         for (stream, mine) in self.ours {
             let name = ["stdin", "stdout", "stderr"][stream];
             let cap = cap.clone();
+            let console = console.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("relay-{name}"))
                 .spawn(move || {
                     let cap = cap.as_deref();
+                    let console = console.as_deref();
+                    // Not locked for the whole copy: this process's own lines (a second
+                    // Ctrl-C's) must not wait for the program's end.
                     let _ignored = match stream {
-                        0 => copy(io::stdin().lock(), std::fs::File::from(mine), None),
-                        1 => copy(std::fs::File::from(mine), io::stdout().lock(), cap),
-                        _ => copy(std::fs::File::from(mine), io::stderr().lock(), cap),
+                        0 => copy(io::stdin().lock(), std::fs::File::from(mine), None, None),
+                        1 => copy(std::fs::File::from(mine), io::stdout(), cap, console),
+                        _ => copy(std::fs::File::from(mine), io::stderr(), cap, console),
                     };
                 })?;
             if stream != 0 {
@@ -129,13 +150,29 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 
 /// Copies until the end of `from`, or until `to` refuses (its reader is gone): then `from` is
 /// dropped, so the program's next write gets `EPIPE`, as it would have without the relay. Past
-/// `cap`, what is read is dropped until the end (the cap has killed the program by then).
-fn copy(mut from: impl Read, mut to: impl Write, cap: Option<&Cap>) -> io::Result<()> {
+/// `cap`, what is read is dropped until the end (the cap has killed the program by then). Through
+/// `console`, where there is one.
+fn copy<W: Write + AsFd>(
+    mut from: impl Read,
+    mut to: W,
+    cap: Option<&Cap>,
+    console: Option<&Console>,
+) -> io::Result<()> {
+    use std::io::IsTerminal;
+    let terminal = to.as_fd().is_terminal();
+    let mut neutraliser = (console.is_some() && terminal).then(Neutraliser::default);
     let mut buffer = [0u8; 64 * 1024];
     let mut capped = false;
+    let pass = |to: &mut W, bytes: &[u8]| match console {
+        None => {
+            to.write_all(bytes)?;
+            to.flush()
+        }
+        Some(console) => console.pass(to, bytes, terminal),
+    };
     loop {
         let n = match from.read(&mut buffer) {
-            Ok(0) => return Ok(()),
+            Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
@@ -146,8 +183,17 @@ fn copy(mut from: impl Read, mut to: impl Write, cap: Option<&Cap>) -> io::Resul
         let keep = cap.map_or(n, |cap| cap.take(n));
         capped = keep < n;
         if keep > 0 {
-            to.write_all(&buffer[..keep])?;
-            to.flush()?;
+            match &mut neutraliser {
+                Some(neutraliser) => pass(&mut to, &neutraliser.feed(&buffer[..keep]))?,
+                None => pass(&mut to, &buffer[..keep])?,
+            }
         }
     }
+    if let Some(neutraliser) = &mut neutraliser {
+        let rest = neutraliser.finish();
+        if !rest.is_empty() {
+            pass(&mut to, &rest)?;
+        }
+    }
+    Ok(())
 }

@@ -319,23 +319,34 @@ mod launch {
         }
         // A standard stream that is a pipe, which other processes may share (a pipeline), is
         // relayed through a pipe of the program's own (relay.rs); with an output cap, standard
-        // output and error are relayed whatever they are, to be counted.
+        // output and error are relayed whatever they are, to be counted; with --ask, so that the
+        // program holds no descriptor of the terminal the questions are put on.
         let cap = run.settings.output_cap;
-        let (relays, streams) =
-            crate::relay::Relays::for_streams(cap.is_some()).map_err(Refused::Relay)?;
-        let on_open = if run.grants.any() {
-            Some(crate::grants::function(&run.grants).map_err(|e| match e {
-                // The log's path is the command line's, as `--report`'s is.
-                crate::grants::GrantsUnavailable::Log(e) => Stop::Usage(sandbox_core::one_line(&e)),
-                e => e.into(),
-            })?)
+        let console = if run.grants.ask {
+            Some(
+                crate::terminal::Console::open()
+                    .map_err(crate::grants::GrantsUnavailable::NoTerminal)?,
+            )
         } else {
             None
         };
-        let streams = if run.grants.ask {
-            crate::grants::stdin_off_the_terminal(streams).map_err(Refused::Relay)?
+        let (relays, streams) = crate::relay::Relays::for_streams(cap.is_some() || run.grants.ask)
+            .map_err(Refused::Relay)?;
+        let on_open = if run.grants.any() {
+            let asker = console.clone().map(|console| -> crate::grants::Asker {
+                Box::new(move |request| console.ask(request))
+            });
+            Some(
+                crate::grants::function(&run.grants, asker).map_err(|e| match e {
+                    // The log's path is the command line's, as `--report`'s is.
+                    crate::grants::GrantsUnavailable::Log(e) => {
+                        Stop::Usage(sandbox_core::one_line(&e))
+                    }
+                    e => e.into(),
+                })?,
+            )
         } else {
-            streams
+            None
         };
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
@@ -369,7 +380,11 @@ mod launch {
         // the program's alone and a refusal's line is never cut (until then they wait in the
         // pipes, which hold far more than a refusal's line).
         let relays = match cap {
-            None => Relays::Started(relays.start(None).map_err(Refused::Relay)?),
+            None => Relays::Started(
+                relays
+                    .start(None, console.clone())
+                    .map_err(Refused::Relay)?,
+            ),
             Some(_) => Relays::Waiting(relays),
         };
         // A launcher killed before it executed the program or refused (a fault, a SIGSYS from
@@ -394,13 +409,19 @@ mod launch {
                     }
                     _ => None,
                 };
-                relays.start(counted).map_err(Refused::Relay)?
+                relays
+                    .start(counted, console.clone())
+                    .map_err(Refused::Relay)?
             }
         };
         if let (Some(watch), Some(limit), true) = (&watch, run.settings.timeout, started) {
             watch.time_out(limit).map_err(Refused::Relay)?;
         }
         let status = crate::signals::wait_forwarding(forked, user, watch.as_deref());
+        // A question still open is withdrawn: the relays wait for it.
+        if let Some(console) = &console {
+            console.program_ended();
+        }
         // Everything the program wrote is passed on before this process says anything more.
         relayed.finish();
         // Before the canary goes: dropping it sweeps the launch's cgroup, which says whether

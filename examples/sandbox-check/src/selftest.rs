@@ -49,6 +49,10 @@ pub fn outer(json: bool, scratch: Option<u64>) -> ExitCode {
     }
     match launch(&backend, json, scratch) {
         Ok(0) => ExitCode::from(EXIT_OK),
+        // The confined half found its standard output (this one's) closed: no gap, cut short.
+        Ok(code) if code == i32::from(crate::out::EXIT_CLOSED_OUTPUT) => {
+            ExitCode::from(crate::out::EXIT_CLOSED_OUTPUT)
+        }
         Ok(_) => ExitCode::from(EXIT_GAP),
         Err(e) => {
             // The self-test could not run: one refusal line, its causes, and exit 1.

@@ -29,6 +29,11 @@ fn csv_to_json(sandbox: &Sandbox<'_>, csv: &str) -> Result<Vec<u8>, SpawnError> 
         .stdin(csv)
         .timeout(Duration::from_secs(10))
         .output()?;
+    // The bounds this machine could not enforce: as an ordinary user with no cgroup it may write,
+    // memory and tasks. `.require_bounds()` before `.output()` refuses such a launch instead.
+    if !done.unenforced.is_empty() {
+        eprintln!("ran without these bounds: {:?}", done.unenforced);
+    }
     Ok(done.stdout)
 }
 
@@ -50,6 +55,43 @@ fn the_converter_of_the_readme_is_eight_lines_of_glue() {
     ];
     for line in glue {
         assert!(readme.contains(line), "README.md lacks {line:?}");
+    }
+    assert!(
+        readme.contains(".output_async()"),
+        "README.md shows no async builder"
+    );
+}
+
+/// Issue 46.3: a command described once runs many times, each run with its own input, which is
+/// any bytes (`&Vec<u8>`, `&str`, `&[u8]`, `String`).
+#[test]
+fn a_command_is_cloned_and_run_again_with_any_bytes_as_input() {
+    let upper = sandbox()
+        .command("/usr/bin/tr")
+        .args(["a-z", "A-Z"])
+        .read("/usr");
+    let bytes: Vec<u8> = b"vec".to_vec();
+    let text = String::from("string");
+    let outputs: Vec<Vec<u8>> = [
+        upper.clone().stdin(&bytes).output(),
+        upper.clone().stdin("str").output(),
+        upper.clone().stdin(&b"slice"[..]).output(),
+        upper.clone().stdin(text).output(),
+        upper.output(),
+    ]
+    .into_iter()
+    .map(|done| done.unwrap().stdout)
+    .collect();
+    assert_eq!(outputs, [&b"VEC"[..], b"STR", b"SLICE", b"STRING", b""]);
+    // A clone keeps the first path that could not be granted, as the original does.
+    let bad = sandbox().command("/usr/bin/true").read("relative");
+    for command in [bad.clone(), bad] {
+        match command.output() {
+            Err(SpawnError::Policy(PolicyError::Relative { path })) => {
+                assert_eq!(path, Path::new("relative"))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
 

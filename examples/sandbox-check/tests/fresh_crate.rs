@@ -133,6 +133,27 @@ fn a_test_launches_through_the_service_binary() {
 }
 "##;
 
+/// Cargo's output, or `None` (said with a `SKIPPED` line, and the crate's folder removed) where
+/// this user may not run the cargo that built this test: a test binary run as another user
+/// than the one who built it (root's cargo, in a home only root may enter).
+fn cargo_ran(
+    output: std::io::Result<std::process::Output>,
+    dir: &Path,
+) -> Option<std::process::Output> {
+    match output {
+        Ok(output) => Some(output),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("SKIPPED: this user cannot run cargo to build the crate: {e}\n").as_bytes(),
+            );
+            let _ = std::fs::remove_dir_all(dir);
+            None
+        }
+        Err(e) => panic!("cargo: {e}"),
+    }
+}
+
 #[test]
 fn a_fresh_crate_outside_the_workspace_converts_csv_to_json_confined() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -162,12 +183,211 @@ fn a_fresh_crate_outside_the_workspace_converts_csv_to_json_confined() {
         // Its own target folder: the one running this test is locked by the outer cargo.
         .env("CARGO_TARGET_DIR", workspace.join("target/fresh-crate"))
         .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
+        .output();
+    let Some(output) = cargo_ran(output, &dir) else {
+        return;
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     eprintln!("stdout:\n{stdout}\nstderr:\n{stderr}");
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout.contains("test result: ok. 3 passed"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 46.1: an application that forgets `handle_args`. Each run of `main` (the application's
+/// and every copy of it) first appends its process ID to the file named by `FORGETFUL_COPIES`;
+/// `FORGETFUL_MODE` says what the application has before its first launch: a second thread, or a
+/// supervisor (`on_open`) with one thread. Either way its launch executes a launcher, which is
+/// the application itself.
+const FORGETFUL_MAIN: &str = r#"
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use sandbox_core::{Policy, RunOptions, Sandbox, SpawnError};
+
+fn main() {
+    // No `sandbox_core::handle_args(..)` here: the mistake under test.
+    let copies = std::env::var_os("FORGETFUL_COPIES").unwrap();
+    let mut file = std::fs::OpenOptions::new().append(true).create(true).open(copies).unwrap();
+    writeln!(file, "{}", std::process::id()).unwrap();
+    drop(file);
+    let backend = sandbox_platform::BACKEND;
+    let mut sandbox = Sandbox::new(&backend);
+    match std::env::var("FORGETFUL_MODE").unwrap().as_str() {
+        "thread" => {
+            // A window, a logger: a thread that lives as long as the application.
+            std::thread::spawn(|| loop {
+                std::thread::sleep(Duration::from_secs(60));
+            });
+        }
+        "on_open" => sandbox = sandbox.on_open(|_| sandbox_core::grant::Grant::Refuse),
+        other => panic!("unknown mode {other}"),
+    }
+    let policy = Policy::new().allow_read("/usr").unwrap();
+    let called = Instant::now();
+    let got = sandbox.run(
+        &policy,
+        "/usr/bin/echo",
+        ["ran"],
+        &RunOptions::new().timeout(Duration::from_secs(5)),
+    );
+    let answer = match got {
+        Err(SpawnError::NotALauncher { .. }) => "NotALauncher".to_string(),
+        other => format!("{other:?}"),
+    };
+    println!("answer={answer} ms={}", called.elapsed().as_millis());
+}
+"#;
+
+/// A pids cgroup of its own (root, cgroup v1 or v2's `pids` controller), capped at `max`
+/// tasks, so that a chain of copies cannot take the machine; removed, with whatever is left in
+/// it killed, when dropped.
+struct PidsCap {
+    dir: std::path::PathBuf,
+}
+
+impl PidsCap {
+    fn new(max: u32) -> Option<PidsCap> {
+        let root = ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"]
+            .into_iter()
+            .map(Path::new)
+            .find(|root| root.join("cgroup.procs").exists())?;
+        let dir = root.join(format!("sandbox-forgetful-{}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        let cap = PidsCap { dir };
+        if std::fs::write(cap.dir.join("pids.max"), max.to_string()).is_err() {
+            return None;
+        }
+        Some(cap)
+    }
+
+    /// A shell command that joins the cgroup, then becomes `exe`.
+    fn command(&self, exe: &Path) -> Command {
+        let mut command = Command::new("/bin/sh");
+        command.arg("-c").arg(format!(
+            "echo $$ > '{}' && exec '{}'",
+            self.dir.join("cgroup.procs").display(),
+            exe.display()
+        ));
+        command
+    }
+}
+
+impl Drop for PidsCap {
+    fn drop(&mut self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            let procs = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
+            if procs.trim().is_empty() {
+                break;
+            }
+            for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+#[test]
+fn a_fresh_crate_that_forgets_handle_args_gets_not_a_launcher_with_one_copy_at_most() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("sandbox-forgetful-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let manifest = MANIFEST
+        .replace("csv-service", "forgetful-app")
+        .replace("@CORE@", workspace.join("sandbox-core").to_str().unwrap())
+        .replace(
+            "@PLATFORM@",
+            workspace.join("sandbox-platform").to_str().unwrap(),
+        );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.join("src/main.rs"), FORGETFUL_MAIN).unwrap();
+    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let target = workspace.join("target/fresh-crate");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["build", "--offline", "--quiet"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTFLAGS")
+        .output();
+    let Some(built) = cargo_ran(built, &dir) else {
+        return;
+    };
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let exe = target.join("debug/forgetful-app");
+
+    for mode in ["thread", "on_open"] {
+        let copies = dir.join(format!("copies-{mode}"));
+        // The cap: a pids cgroup as root; RLIMIT_NPROC otherwise (which root would not feel).
+        let cap = nix::unistd::Uid::effective()
+            .is_root()
+            .then(|| PidsCap::new(64))
+            .flatten();
+        let mut command = match &cap {
+            Some(cap) => cap.command(&exe),
+            None => {
+                assert!(
+                    !nix::unistd::Uid::effective().is_root(),
+                    "no pids cgroup to cap the run in"
+                );
+                // `ulimit -p` is dash's spelling, `-u` bash's: the shell that is `/bin/sh` here.
+                let mut command = Command::new("/bin/sh");
+                command.arg("-c").arg(format!(
+                    "{{ ulimit -p 256 2>/dev/null || ulimit -u 256; }} && exec '{}'",
+                    exe.display()
+                ));
+                command
+            }
+        };
+        let out = command
+            .env("FORGETFUL_COPIES", &copies)
+            .env("FORGETFUL_MODE", mode)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // Settled: a copy still running would append later, and a chain keeps growing.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let runs = std::fs::read_to_string(&copies).unwrap_or_default();
+        let started = runs.lines().count();
+        drop(cap);
+        println!("{mode}: {} main ran {started} times", stdout.trim());
+        assert!(
+            out.status.success(),
+            "{mode}: {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.starts_with("answer=NotALauncher ms="),
+            "{mode}: {stdout}"
+        );
+        let ms: u64 = stdout.trim().rsplit('=').next().unwrap().parse().unwrap();
+        assert!(ms < 1000, "{mode}: NotALauncher after {ms} ms");
+        // The application and the one copy it executed, no more.
+        assert!(started <= 2, "{mode}: main ran {started} times");
+        // No copy outlives the call.
+        for pid in runs.lines().skip(1) {
+            let pid = nix::unistd::Pid::from_raw(pid.parse().unwrap());
+            assert_eq!(
+                nix::sys::signal::kill(pid, None),
+                Err(nix::errno::Errno::ESRCH),
+                "{mode}: copy {pid} still runs"
+            );
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -124,3 +124,26 @@ fn relayed_streams_carry_everything_both_ways_and_a_gone_reader_ends_the_program
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stderr), "broken pipe");
 }
+
+/// Issue 50.7: a closed standard output ends `sandbox-check` quietly (no panic): with the status
+/// a shell shows for a program that SIGPIPE ended, 141, and nothing on standard error.
+#[test]
+fn a_closed_standard_output_ends_quietly() {
+    for args in [
+        &["--print-filters"][..],
+        &["--print-policy", "--read", "/usr"],
+    ] {
+        let (read, write) = pipe();
+        drop(read);
+        let output = sandbox_check()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(write)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(141), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}

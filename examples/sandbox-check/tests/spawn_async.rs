@@ -302,3 +302,73 @@ fn run_async_names_each_ending_as_it_happened() {
     let done = run("import sys; sys.exit(4)", Duration::from_secs(60));
     assert_eq!(done.ending, Ending::Exited(4));
 }
+
+/// Issue 46.3: the builder's async forms. `output_async` runs a command to its end with its
+/// input, timeout and cap; `spawn_async` gives its pipes, and `finish_async` runs it out; a
+/// scratch folder asked for lives as long as the launch, and a refusal arrives typed.
+#[test]
+fn the_builder_runs_on_tokio_with_output_async_and_spawn_async() {
+    let _serial = serial();
+    let upper = sandbox()
+        .command("/usr/bin/tr")
+        .args(["a-z", "A-Z"])
+        .read("/usr");
+    let input = b"hello, builder\n".to_vec();
+    let done = runtime()
+        .block_on(upper.clone().stdin(&input).output_async())
+        .unwrap();
+    assert_eq!(
+        (done.ending, &done.stdout[..]),
+        (sandbox_core::Ending::Exited(0), &b"HELLO, BUILDER\n"[..])
+    );
+    let looping = sandbox()
+        .command("/usr/bin/sh")
+        .args(["-c", "while :; do :; done"])
+        .read("/usr")
+        .timeout(Duration::from_millis(300));
+    let done = runtime().block_on(looping.output_async()).unwrap();
+    assert_eq!(done.ending, sandbox_core::Ending::TimedOut);
+
+    let finished = runtime().block_on(async {
+        let running = upper.spawn_async().await.unwrap();
+        running
+            .finish_async(&RunOptions::new().input(&b"piped\n"[..]))
+            .await
+            .unwrap()
+    });
+    assert_eq!(finished.stdout, b"PIPED\n");
+
+    // A scratch folder made for the launch, gone once the program is.
+    let scratch = sandbox()
+        .command("/usr/bin/sh")
+        .args(["-c", "echo x > \"$TMPDIR/f\" && echo \"$TMPDIR\""])
+        .read("/usr")
+        .scratch(sandbox_core::scratch::Bound::default(), false);
+    let done = runtime().block_on(scratch.output_async()).unwrap();
+    assert_eq!(done.ending, sandbox_core::Ending::Exited(0), "{done:?}");
+    let folder = String::from_utf8(done.stdout).unwrap();
+    assert!(
+        !Path::new(folder.trim()).exists(),
+        "{folder} is still there"
+    );
+
+    // Executable by the policy but not by its mode: refused, typed, by both forms.
+    let tmp = Scratch::new("builder-async-exec");
+    let program = tmp.0.join("not-executable");
+    std::fs::write(&program, b"#!/bin/sh\n").unwrap();
+    let refused = sandbox().command(&program).read("/usr");
+    for got in [
+        runtime()
+            .block_on(refused.clone().output_async())
+            .map(|_| ()),
+        runtime().block_on(refused.spawn_async()).map(|_| ()),
+    ] {
+        match got {
+            Err(SpawnError::Refused(Refusal::Exec { source, .. })) => {
+                assert_eq!(source.raw_os_error(), Some(nix::libc::EACCES))
+            }
+            other => panic!("expected a typed exec refusal, got {other:?}"),
+        }
+    }
+    assert_eq!(own_canaries(), Vec::<String>::new());
+}

@@ -341,7 +341,8 @@ fn ask_puts_each_file_to_the_terminal_and_the_program_cannot_read_the_answers() 
         pty.type_in("n\n");
     }
     pty.type_in("o\n");
-    pty.expect("read: a,b");
+    // The program's output is held while a question is open: "read: a,b" may come after the
+    // next question.
     pty.expect(&format!(
         " wants to read {}",
         folder.0.join("secret.csv").display()
@@ -350,6 +351,11 @@ fn ask_puts_each_file_to_the_terminal_and_the_program_cannot_read_the_answers() 
     pty.expect("refused: 13");
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "{}", pty.everything());
+    assert!(
+        pty.everything().contains("read: a,b\r\n"),
+        "{}",
+        pty.everything()
+    );
     // The program's input was not the terminal: it read nothing of the answers typed there.
     assert!(
         pty.everything().contains("stdin: ''\r\n"),
@@ -361,4 +367,315 @@ fn ask_puts_each_file_to_the_terminal_and_the_program_cannot_read_the_answers() 
     assert_eq!(decided.len(), 2, "{log}");
     assert!(decided[0].contains("\"grant\":\"read-once\"") && decided[0].contains("data.csv"));
     assert!(decided[1].contains("\"grant\":\"refuse\"") && decided[1].contains("secret.csv"));
+}
+
+/// `sandbox-check --ask` with `extra` flags on the terminal `pty` as its controlling terminal,
+/// running Python's `code` with `args`.
+fn spawn_asking(pty: &Pty, extra: &[&str], code: &str, args: &[&std::path::Path]) -> Child {
+    let mut setsid = Command::new("setsid");
+    default_signals(&mut setsid);
+    setsid
+        .arg("--ctty")
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(["--read", "/usr", "--ask"])
+        .args(extra)
+        .args(["--", PYTHON, "-I", "-c", code])
+        .args(args)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .stdin(pty.stdio())
+        .stdout(pty.stdio())
+        .stderr(pty.stdio())
+        .spawn()
+        .expect("setsid and sandbox-check start")
+}
+
+/// Answers `n` to the questions Python's start puts (`/etc/ld.so.cache`, ...) until `done` says
+/// what the terminal shows is what the test waits for.
+fn refuse_until(pty: &mut Pty, done: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let seen = pty.everything();
+        if done(&seen) {
+            return;
+        }
+        let last = seen.rsplit("sandbox-check: ").next().unwrap_or_default();
+        // Ends "[n]o ", or "[n]o" and the end of reverse video where the question is marked.
+        let open = last.trim_end_matches(' ').trim_end_matches("\x1b[m");
+        if open.ends_with("[n]o") && !last.contains('\n') {
+            pty.expect("[n]o");
+            pty.type_in("n\n");
+        }
+        assert!(Instant::now() < deadline, "never done: {seen:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether the terminal shows `marker`.
+fn shows(marker: &str) -> impl Fn(&str) -> bool + '_ {
+    move |seen| seen.contains(marker)
+}
+
+/// Whether the question open on the terminal is about `path`.
+fn asks_about(path: &std::path::Path) -> impl Fn(&str) -> bool {
+    let about = format!(" wants to read {}:", path.display());
+    move |seen| {
+        seen.rsplit("sandbox-check: ")
+            .next()
+            .is_some_and(|last| last.contains(&about) && !last.contains('\n'))
+    }
+}
+
+/// Issue 45.2: the program's output cannot draw over the question. A thread of the program
+/// writes, while the question is open, the escape sequences that erase a line and a question of
+/// its own about a harmless file: nothing of it reaches the terminal until the question is
+/// answered, and then its escape sequences arrive as text. The real question starts on a line
+/// of its own, marked as the program's output cannot be (reverse video, where `TERM` says the
+/// terminal has it).
+#[test]
+fn the_program_cannot_draw_over_the_question_nor_forge_one() {
+    let folder = Scratch::new("ask-forge");
+    let secret = folder.0.join("secret.csv");
+    let benign = folder.0.join("benign.csv");
+    std::fs::write(&secret, "secret\n").unwrap();
+    std::fs::write(&benign, "benign\n").unwrap();
+    let code = "import os, sys, threading, time\n\
+        secret, benign = sys.argv[1], sys.argv[2]\n\
+        os.write(1, b'started\\n')\n\
+        fake = ('\\r\\x1b[2K\\x1b[1Asandbox-check: python3 wants to read ' + benign + ': [o]nce / [n]o ').encode()\n\
+        os.write(1, fake)\n\
+        def draw():\n\
+        \x20   time.sleep(0.2)\n\
+        \x20   os.write(2, b'\\x1b[2K\\r' + fake)\n\
+        t = threading.Thread(target=draw); t.start()\n\
+        try: print('read:', open(secret).read().strip(), flush=True)\n\
+        except OSError as e: print('refused:', e.errno, flush=True)\n\
+        t.join()\n";
+    let mut pty = Pty::open();
+    let mut setsid = Command::new("setsid");
+    default_signals(&mut setsid);
+    let mut child = setsid
+        .arg("--ctty")
+        .arg(env!("CARGO_BIN_EXE_sandbox-check"))
+        .args(["--read", "/usr", "--ask", "--", PYTHON, "-I", "-c", code])
+        .arg(&secret)
+        .arg(&benign)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("TERM", "xterm")
+        .stdin(pty.stdio())
+        .stdout(pty.stdio())
+        .stderr(pty.stdio())
+        .spawn()
+        .expect("setsid and sandbox-check start");
+    let sandbox_check = child.id();
+    // Held while a question is open, "started" may come after the question; and where the
+    // program can draw, the question is on the screen though no longer last.
+    let question = format!(" wants to read {}: [o]nce", secret.display());
+    refuse_until(&mut pty, shows(&question));
+    pty.expect(&question);
+    // The drawing thread has written (and ended) once the program is down to one thread.
+    let program = wait_for_child(sandbox_check);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_dir(format!("/proc/{program}/task"))
+        .unwrap()
+        .count()
+        > 1
+    {
+        assert!(Instant::now() < deadline, "the drawing thread never ended");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let all = pty.everything();
+    let after = &all[all.rfind(&question).unwrap()..];
+    assert!(
+        !after.contains("benign"),
+        "the program drew after the question while it was open: {after:?}"
+    );
+    assert!(
+        !all.contains("\x1b[1A") && !all.contains("\x1b[2K\r"),
+        "the program's escape sequences reached the terminal: {all:?}"
+    );
+    // The real question: on a line of its own, cleared, in reverse video.
+    let head = &all[..all.rfind(&question).unwrap()];
+    let at = head.rfind("sandbox-check: ").unwrap();
+    let before = head[..at].strip_suffix("\r\x1b[2K\x1b[7m").unwrap_or("-");
+    assert!(
+        before.is_empty() || before.ends_with("\r\n"),
+        "the question does not start a marked line of its own: {all:?}"
+    );
+    pty.type_in("n\n");
+    pty.expect("refused: 13");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        pty.everything()
+    );
+    // Once answered, what the program wrote meanwhile comes, its escape sequences as text.
+    let all = pty.everything();
+    assert!(
+        all.contains("\\x0d\\x1b[2K\\x1b[1Asandbox-check: python3 wants to read")
+            && all.contains("\\x1b[2K\\x0d\\x0d\\x1b[2K"),
+        "the program's escape sequences are not shown as text: {all:?}"
+    );
+    assert!(!all.contains("\x1b[1A"), "{all:?}");
+}
+
+/// Issue 45.3: a line typed before the question (at the program's own prompt) does not answer
+/// it: pending input is dropped as the question is shown.
+#[test]
+fn a_line_typed_before_the_question_does_not_answer_it() {
+    let folder = Scratch::new("ask-typed-ahead");
+    let secret = folder.0.join("secret.csv");
+    let go = folder.0.join("go");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let code = "import os, sys, time\n\
+        secret, go = sys.argv[1], sys.argv[2]\n\
+        print('Press o then Enter', flush=True)\n\
+        while not os.path.exists(go): time.sleep(0.01)\n\
+        try: print('read:', open(secret).read().strip(), flush=True)\n\
+        except OSError as e: print('refused:', e.errno, flush=True)\n";
+    let mut pty = Pty::open();
+    let mut child = spawn_asking(&pty, &[], code, &[&secret, &go]);
+    refuse_until(&mut pty, shows("Press o then Enter"));
+    pty.expect("Press o then Enter");
+    pty.type_in("o\n");
+    // The terminal has the line once it has echoed it.
+    pty.expect("o\r\n");
+    std::fs::write(&go, "").unwrap();
+    pty.expect(&format!(" wants to read {}", secret.display()));
+    pty.expect("[n]o ");
+    pty.type_in("n\n");
+    pty.expect("\r\nrefused: 13\r\n");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        pty.everything()
+    );
+    assert!(!pty.everything().contains("read: secret"));
+}
+
+/// Issue 45.4: under `--ask` none of the program's standard streams is the terminal: it cannot
+/// read the answers from its standard error (a terminal opened read-write), nor write to it.
+#[test]
+fn under_ask_no_stream_of_the_program_is_the_terminal() {
+    let folder = Scratch::new("ask-streams");
+    let secret = folder.0.join("secret.csv");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let code = "import os, sys, threading\n\
+        print('ttys', [os.isatty(i) for i in range(3)], flush=True)\n\
+        def steal():\n\
+        \x20   try: print('stole:', os.read(2, 100), flush=True)\n\
+        \x20   except OSError as e: print('read 2:', e.errno, flush=True)\n\
+        t = threading.Thread(target=steal); t.start(); t.join(5)\n\
+        try: print('read:', open(sys.argv[1]).read().strip(), flush=True)\n\
+        except OSError as e: print('refused:', e.errno, flush=True)\n";
+    let mut pty = Pty::open();
+    let mut child = spawn_asking(&pty, &[], code, &[&secret]);
+    refuse_until(&mut pty, asks_about(&secret));
+    pty.expect(&format!(" wants to read {}", secret.display()));
+    pty.expect("[n]o ");
+    pty.type_in("o\n");
+    pty.expect("read: secret\r\n");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        pty.everything()
+    );
+    let all = pty.everything();
+    assert!(all.contains("ttys [False, False, False]\r\n"), "{all:?}");
+    assert!(all.contains("read 2: 9\r\n"), "{all:?}");
+    assert!(!all.contains("stole:"), "{all:?}");
+}
+
+/// Issue 50.7: an answer `--ask` does not know is not taken as "no": the question is put again,
+/// naming the answers.
+#[test]
+fn an_answer_ask_does_not_know_asks_again_naming_the_answers() {
+    let folder = Scratch::new("ask-unknown");
+    let secret = folder.0.join("secret.csv");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let code = "import sys\n\
+        print('started', flush=True)\n\
+        try: print('read:', open(sys.argv[1]).read().strip(), flush=True)\n\
+        except OSError as e: print('refused:', e.errno, flush=True)\n";
+    let mut pty = Pty::open();
+    let mut child = spawn_asking(&pty, &[], code, &[&secret]);
+    refuse_until(&mut pty, asks_about(&secret));
+    let question = format!(" wants to read {}", secret.display());
+    pty.expect(&question);
+    pty.expect("[n]o ");
+    pty.type_in("y\n");
+    pty.expect("sandbox-check: answer o (once), f (folder) or n (no)");
+    pty.expect(&question);
+    pty.expect("[n]o ");
+    pty.type_in("o\n");
+    pty.expect("read: secret\r\n");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        pty.everything()
+    );
+}
+
+/// Issue 45.7: under `--output-cap` the program holds no terminal, standard input included
+/// (the terminal opened read-write, which it could write past the cap).
+#[test]
+fn under_an_output_cap_no_stream_of_the_program_is_the_terminal() {
+    let code = "import os\n\
+        print('ttys', [os.isatty(i) for i in range(3)], flush=True)\n\
+        try: os.write(0, b'x' * 300000); print('wrote 0', flush=True)\n\
+        except OSError as e: print('write 0:', e.errno, flush=True)\n";
+    let pty = Pty::open();
+    let status = sandbox_check()
+        .args([
+            "--read",
+            "/usr",
+            "--output-cap",
+            "1000",
+            "--",
+            PYTHON,
+            "-I",
+            "-c",
+            code,
+        ])
+        .stdin(pty.stdio())
+        .stdout(pty.stdio())
+        .stderr(pty.stdio())
+        .status()
+        .unwrap();
+    let all = pty.everything();
+    assert_eq!(status.code(), Some(0), "{all:?}");
+    assert!(all.contains("ttys [False, False, False]\r\n"), "{all:?}");
+    assert!(all.contains("write 0: 9\r\n"), "{all:?}");
+    assert!(all.len() < 2000, "{} bytes reached the terminal", all.len());
+}
+
+/// A question still open when the program ends is withdrawn: `sandbox-check` does not wait for
+/// an answer nobody needs, and passes on what the program wrote.
+#[test]
+fn a_question_open_when_the_program_ends_is_withdrawn() {
+    let folder = Scratch::new("ask-withdrawn");
+    let secret = folder.0.join("secret.csv");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let code = "import os, sys, threading, time\n\
+        threading.Thread(target=lambda: open(sys.argv[1]), daemon=True).start()\n\
+        time.sleep(1)\n\
+        os.write(1, b'bye\\n')\n\
+        os._exit(3)\n";
+    let mut pty = Pty::open();
+    let mut child = spawn_asking(&pty, &[], code, &[&secret]);
+    refuse_until(&mut pty, asks_about(&secret));
+    pty.expect("sandbox-check: the program ended; the question is withdrawn\r\n");
+    pty.expect("bye\r\n");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(3),
+        "{}",
+        pty.everything()
+    );
 }

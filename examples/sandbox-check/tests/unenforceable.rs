@@ -107,4 +107,38 @@ fn check_without_a_cgroup() {
         .unwrap();
     assert!(done.status.success());
     assert_eq!(done.unenforced.len(), 2, "{:?}", done.unenforced);
+
+    // Issue 46.5: every default bound required, in one call: refused, typed, and nothing ran.
+    let refused = |got: Result<sandbox_core::Finished, SpawnError>| match got {
+        Err(SpawnError::Unenforceable { missing }) => {
+            let bounds: Vec<&str> = missing.iter().map(|u| u.bound).collect();
+            assert_eq!(bounds, ["memory", "tasks"]);
+        }
+        other => panic!("expected Unenforceable, got {other:?}"),
+    };
+    refused(sandbox.run(
+        &with(Limits::required()),
+        "/usr/bin/python3",
+        ["-I", "-c", &touch],
+        &RunOptions::new(),
+    ));
+    refused(
+        sandbox
+            .command("/usr/bin/python3")
+            .args(["-I", "-c", &touch])
+            .read("/usr")
+            .require_bounds()
+            .output(),
+    );
+    assert!(!marker.exists(), "the program ran");
+    // A bound named best effort stays so.
+    let mut limits = Limits::required();
+    limits.best_effort.tasks = true;
+    match sandbox.run(&with(limits), "/usr/bin/true", [""; 0], &RunOptions::new()) {
+        Err(SpawnError::Unenforceable { missing }) => {
+            let bounds: Vec<&str> = missing.iter().map(|u| u.bound).collect();
+            assert_eq!(bounds, ["memory"]);
+        }
+        other => panic!("expected Unenforceable, got {other:?}"),
+    }
 }

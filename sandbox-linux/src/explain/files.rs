@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Pid;
 
-pub use sandbox_core::explain::{Access, Right};
+pub use sandbox_core::explain::{PathRight, Right};
 
 const AT_FDCWD: i64 = libc::AT_FDCWD as i64;
 
@@ -116,7 +116,7 @@ fn specs(name: &str) -> (Vec<Spec>, Option<Flags>) {
 
 /// The accesses call `name` with `args` made, read from the stopped thread `tid`. Empty for a
 /// call that names no path, or whose path cannot be read.
-pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<Access> {
+pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<PathRight> {
     let (specs, flags) = specs(name);
     let flags = flags.and_then(|flags| match flags {
         Flags::Arg(index) => Some(args[index] as u32 as i32),
@@ -129,7 +129,7 @@ pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<Access> {
         .filter_map(|spec| match spec {
             Spec::Fd { fd, right } => {
                 let link = fd_link(tid, args[fd] as i64)?;
-                Some(Access {
+                Some(PathRight {
                     named: link.clone(),
                     resolved: link,
                     right,
@@ -147,7 +147,7 @@ pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<Access> {
                 let follow = follow && flags & libc::O_NOFOLLOW == 0;
                 let (resolved, seen) = resolve(&eyes, dirfd, &named, follow)?;
                 let right = right.unwrap_or_else(|| open_right(flags, &eyes, &resolved, seen));
-                Some(Access {
+                Some(PathRight {
                     named,
                     resolved,
                     right,

@@ -51,7 +51,7 @@ pub use attribute::Refused;
 pub use report::rule_line;
 use sandbox_core::explain::Tracer;
 pub use sandbox_core::explain::{
-    Access, CallRefusal, Explanation, FileRefusal, Grant, Never, Right, Seen,
+    CallRefusal, Explanation, FileRefusal, Never, PathRight, Remedy, Right, Seen,
 };
 
 use crate::eval::StackError;
