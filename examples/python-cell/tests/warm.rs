@@ -165,8 +165,10 @@ fn warm_a_cap_counts_both_streams_together() {
 
 #[test]
 fn warm_memory_beyond_the_limit_is_refused_for_the_runners_whole_life() {
+    // Each cell may take far longer than the default 10 s: filling 512 MiB took more than that
+    // on a busy machine (two cores, a load of 30), and the cell ended #TIMEOUT!.
     let got = warm(
-        &["--memory-limit", "256"],
+        &["--memory-limit", "256", "--timeout", "120"],
         &["len(bytearray(512 * 1024 * 1024))"],
     );
     assert_eq!(got.stdout, "#PYTHON!\n");
@@ -180,7 +182,7 @@ fn warm_memory_beyond_the_limit_is_refused_for_the_runners_whole_life() {
     assert_eq!(got.stdout, "536870912\n");
     // What one cell keeps counts against the next: the limit is the runner's, not the cell's.
     let got = warm(
-        &["--memory-limit", "256"],
+        &["--memory-limit", "256", "--timeout", "120"],
         &[
             "import builtins; builtins.kept = bytearray(150 << 20); len(kept)",
             "len(bytearray(150 << 20))",

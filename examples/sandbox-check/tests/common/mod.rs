@@ -271,6 +271,23 @@ pub fn make_file(path: &Path) {
     assert!(status.success());
 }
 
+/// `path` as GNU coreutils show a file name in a message (`quotef`, the shell-escape style): as
+/// it is where every character is one a shell leaves alone, otherwise in single quotes. A test
+/// folder lies in `TMPDIR`, whose spelling (a space, say) is the host's, not the project's.
+pub fn shown_by_coreutils(path: &Path) -> String {
+    let text = path.to_str().expect("a test path is UTF-8");
+    let plain = |c: char| c.is_ascii_alphanumeric() || "%+,-./:=@_".contains(c);
+    if text.chars().all(plain) {
+        text.to_owned()
+    } else {
+        assert!(
+            text.is_ascii() && !text.contains('\''),
+            "{text}: this helper knows quoting without a quote or non-ASCII character only"
+        );
+        format!("'{text}'")
+    }
+}
+
 /// The processes whose parent is `pid`, from `/proc/PID/task/*/children`, or, where the kernel
 /// has no such file, from every process's `stat`.
 pub fn children_of(pid: u32) -> Vec<u32> {
