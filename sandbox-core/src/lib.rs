@@ -103,6 +103,7 @@ mod limits;
 mod pipes;
 mod platform;
 mod policy;
+pub mod preload;
 #[cfg(unix)]
 mod process;
 #[cfg(feature = "profile")]

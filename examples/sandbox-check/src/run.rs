@@ -196,13 +196,17 @@ mod launch {
                 memory,
                 hit,
                 limits,
+                preload,
                 before_exec,
             }) => {
-                let unenforced = sandbox_core::backend::unenforced(&limits)
-                    .iter()
-                    .map(Into::into)
-                    .collect();
-                ended(status, memory, hit, unenforced, before_exec)
+                let notes = crate::report::Notes {
+                    unenforced: sandbox_core::backend::unenforced(&limits)
+                        .iter()
+                        .map(Into::into)
+                        .collect(),
+                    system_preload: preload.as_ref().map(Into::into),
+                };
+                ended(status, memory, hit, notes, before_exec)
             }
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::Usage(reason)) => {
@@ -235,6 +239,8 @@ mod launch {
         hit: Option<crate::watch::Hit>,
         /// The bounds the launch asked for.
         limits: sandbox_core::Limits,
+        /// The system-wide preload list the loader skipped inside the sandbox, if any.
+        preload: Option<sandbox_core::preload::SystemPreload>,
         /// Whether the launcher ended before it executed the program (it was killed).
         before_exec: bool,
     }
@@ -314,6 +320,7 @@ mod launch {
                 memory: None,
                 hit: None,
                 limits: *policy.limits(),
+                preload: sandbox_core::preload::system_preload(&policy),
                 before_exec,
             });
         }
@@ -438,6 +445,7 @@ mod launch {
             memory,
             hit: watch.and_then(|watch| watch.hit()),
             limits: *policy.limits(),
+            preload: sandbox_core::preload::system_preload(&policy),
             before_exec,
         })
     }
@@ -496,7 +504,7 @@ mod launch {
         status: ExitStatus,
         memory: Option<u64>,
         hit: Option<crate::watch::Hit>,
-        unenforced: Vec<crate::report::Unenforced>,
+        notes: crate::report::Notes,
         before_exec: bool,
     ) -> Report {
         use std::os::unix::process::ExitStatusExt;
@@ -534,7 +542,7 @@ mod launch {
                     signal,
                     name,
                     bound,
-                    unenforced,
+                    notes,
                 },
             };
         }
@@ -552,7 +560,7 @@ mod launch {
                 outcome: Outcome::Exited {
                     code,
                     bound: Some(hit.bound()),
-                    unenforced,
+                    notes,
                 },
             };
         }
@@ -561,7 +569,7 @@ mod launch {
             outcome: Outcome::Exited {
                 code,
                 bound: None,
-                unenforced,
+                notes,
             },
         }
     }
