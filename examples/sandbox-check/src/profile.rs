@@ -8,7 +8,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 #[cfg(target_os = "linux")]
-use sandbox_core::explain::{Because, Learnt, Never, Remedy};
+use sandbox_core::explain::{Learnt, Never, Remedy};
 use sandbox_core::profile::{Library, Origin, Profile, ProfileError};
 use sandbox_core::scratch::Bound;
 use sandbox_core::{Limits, Policy, PolicyError};
@@ -199,16 +199,10 @@ pub fn write_learnt(
         }
     }
     for withheld in &learnt.withheld {
-        let why = match &withheld.because {
-            Because::Covers(kept) => format!("it covers {} as a whole", kept.display()),
-            Because::Routine => "most programs look for it and go on without it; add it to \
-                                 `read` if this one needs it"
-                .to_owned(),
-            _ => "it is no path to copy".to_owned(),
-        };
         header.push_str(&format!(
-            "# Not suggested: {}: {why}\n",
-            sandbox_core::explain::shown(withheld.grant.path())
+            "# Not suggested: {}: {}\n",
+            sandbox_core::explain::shown(withheld.grant.path()),
+            withheld.because
         ));
     }
     for never in never {
