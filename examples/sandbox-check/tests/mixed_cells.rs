@@ -40,6 +40,9 @@ mod linux {
 
     const LAUNCHER: &str = env!("CARGO_BIN_EXE_sandbox-check");
     const AT_ONCE: usize = 8;
+    /// The memory bombs judged right, killed at the bound and run to their end unbounded.
+    static BOMBS_AT_BOUND: AtomicUsize = AtomicUsize::new(0);
+    static BOMBS_UNBOUNDED: AtomicUsize = AtomicUsize::new(0);
     const BOMB: &str = "b = bytearray(256 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1";
 
     /// What a cell is, and so how it must end.
@@ -211,6 +214,14 @@ mod linux {
             && flags_right
             && stderr_right
             && stdout.is_none_or(|s| done.stdout == s);
+        if right && case == Case::MemoryBomb {
+            let counter = if unenforced_memory {
+                &BOMBS_UNBOUNDED
+            } else {
+                &BOMBS_AT_BOUND
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
         (!right).then(|| {
             format!(
                 "{case:?}: ending {:?}, timed_out {}, capped {}, stdout {:?}, stderr {:?}",
@@ -443,6 +454,11 @@ mod linux {
             all_wrong.len(),
             &all_wrong[..all_wrong.len().min(8)]
         );
-        println!("mixed cells: 0 of {cells} mislabelled");
+        println!(
+            "mixed cells: 0 of {cells} mislabelled; memory bombs: {} MemoryLimit, {} run to \
+             their end with the memory bound listed unenforced",
+            BOMBS_AT_BOUND.load(Ordering::Relaxed),
+            BOMBS_UNBOUNDED.load(Ordering::Relaxed)
+        );
     }
 }
