@@ -515,14 +515,21 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
         }
         if signals_ready {
             while let Ok(Some(_)) = signals.read_signal() {}
-            while let Ok(Some((pid, raw))) = crate::sys::wait_raw(-1, true) {
+            while let Ok(Some(ended)) = crate::sys::any_exited_unreaped() {
+                // Judged before the reap (issue 46.2): while the ended launch's process ID is
+                // not reaped, no other launch's sweep takes the cgroup that counted the kill
+                // (a launcher's own `sandbox-<pid>`, where none was made ahead).
+                let at_bound = launches.iter().any(|l| l.pid == ended)
+                    && crate::cgroup::killed_at_memory_bound(ended.unsigned_abs());
+                let Ok(Some((pid, raw))) = crate::sys::wait_raw(ended, true) else {
+                    break;
+                };
                 if pool.reaped(pid) {
                     continue;
                 }
                 if let Some(at) = launches.iter().position(|l| l.pid == pid) {
                     let mut launch = launches.swap_remove(at);
-                    // Read before the cgroup this server made ahead for it goes.
-                    let tag = if crate::cgroup::killed_at_memory_bound(pid.unsigned_abs()) {
+                    let tag = if at_bound {
                         EXITED_AT_MEMORY_BOUND
                     } else {
                         EXITED
