@@ -605,6 +605,13 @@ fn sequence(
     }
 
     phases.enter("confine")?;
+    // A confined start of a backend that does not re-execute is no launch at all: said first,
+    // before anything about how this backend would start the program.
+    if stage == Stage::Confined && !backend.confines_by_reexec() {
+        return Err(Refusal::Arguments(crate::error::WireError::UnknownKey {
+            key: CONFINED_FLAG.into(),
+        }));
+    }
     // A program the backend has executed from a descriptor is opened now, before confinement,
     // which may leave no path to look up (capability mode). Close-on-exec: the program never
     // holds it.
@@ -618,16 +625,21 @@ fn sequence(
                 }
             })?,
         ),
-        start => return Err(Refusal::ProgramStart { start }),
+        // A backend that cannot confine here says why itself: its own reason comes before the
+        // launch sequence's refusal of a start method (asked only now, so that a launch that can
+        // start pays nothing for it).
+        start => {
+            return Err(match backend.support() {
+                Support::Unavailable { reason, .. } | Support::NoBackend { reason, .. } => {
+                    reason.into()
+                }
+                _ => Refusal::ProgramStart { start },
+            })
+        }
     };
     match stage {
         Stage::Launch => backend.confine(&launch)?,
-        Stage::Confined if backend.confines_by_reexec() => {}
-        Stage::Confined => {
-            return Err(Refusal::Arguments(crate::error::WireError::UnknownKey {
-                key: CONFINED_FLAG.into(),
-            }))
-        }
+        Stage::Confined => {}
     }
     phases.enter("verify")?;
     let mut outcomes = backend.verify(&launch.check_context());
