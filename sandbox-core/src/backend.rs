@@ -127,6 +127,42 @@ pub trait Backend: Send + Sync {
         Provisions::of_this_machine()
     }
 
+    /// Whether this backend confines the launcher as the parent creates it
+    /// ([`Backend::prepare_launcher`]) rather than the launcher confining itself: the way of a
+    /// system whose confinement is chosen when a process is created (a Windows AppContainer
+    /// token and job object, a FreeBSD jail). The default, `false`.
+    ///
+    /// For such a backend the launch sequence creates every launcher from the command it
+    /// built, through [`Backend::prepare_launcher`]: it never forks one ([`Sandbox`]
+    /// (crate::Sandbox) neither forks nor uses a launch server for it; the raw fork is refused
+    /// with [`CommandError::CreatedOnly`](crate::CommandError::CreatedOnly)). In the launcher,
+    /// [`Backend::confine`] is still called where a self-confining backend confines: there it
+    /// confirms that the confinement made at creation is in place, and refuses if it is not (a
+    /// launcher that some other way of starting it left unconfined). The check runs after it as
+    /// for every backend.
+    fn confines_at_creation(&self) -> bool {
+        false
+    }
+
+    /// The parent's half of a launch, for a backend that
+    /// [confines at creation](Backend::confines_at_creation): makes `command`, the launcher's
+    /// command as the launch sequence built it, create the launcher already confined as `launch`
+    /// says (on Unix, a `pre_exec` hook of what was prepared here, before the launcher's own
+    /// executable runs). `launch` is what the launcher will decode, seen from the parent: its
+    /// [`parent`](Launch::parent) is this process, its [`launcher`](Launch::launcher) the
+    /// command's executable.
+    ///
+    /// Called in the parent, once per launch, before the command is handed back or spawned; it
+    /// must not change the calling process. The default does nothing.
+    fn prepare_launcher(
+        &self,
+        command: &mut std::process::Command,
+        launch: &Launch,
+    ) -> Result<(), BackendError> {
+        let _unused = (command, launch);
+        Ok(())
+    }
+
     /// The supervisor of launches with grants on demand
     /// ([`Sandbox::on_open`](crate::Sandbox::on_open)), where this backend can widen its
     /// confinement while the program runs. The default, `None`: it cannot, and a launch with a

@@ -129,12 +129,41 @@ pub(crate) fn build_request(
         Some(path) => path.to_path_buf(),
         None => own_executable().map_err(CommandError::CurrentExe)?,
     };
-    let mut command = Command::new(exe);
+    let mut command = Command::new(&exe);
     command
         .arg(LAUNCH_FLAG)
         .args(wire::encode(&request))
         .env(LAUNCHER_MARK, "1");
+    if backend.confines_at_creation() {
+        let launch = launch_seen_from_parent(&request, &exe).map_err(CommandError::CurrentExe)?;
+        backend
+            .prepare_launcher(&mut command, &launch)
+            .map_err(CommandError::Creation)?;
+    }
     Ok((command, request))
+}
+
+/// The [`Launch`] the launcher of `request`, executing `exe`, will decode: what a backend that
+/// confines at creation prepares in the parent. The launcher inherits this process's environment
+/// (the command sets no variable the program keeps), so the program's is computed here as the
+/// launcher will compute it.
+fn launch_seen_from_parent(request: &Request, exe: &Path) -> std::io::Result<Launch> {
+    let mut env =
+        crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env);
+    env.extend(
+        request
+            .policy
+            .scratch()
+            .map(|s| s.environment())
+            .unwrap_or_default(),
+    );
+    Ok(Launch {
+        env,
+        temp_dir: temp_dir_of(&request.canary),
+        request: request.clone(),
+        parent: std::process::id(),
+        launcher: exe.canonicalize()?,
+    })
 }
 
 /// The variable every launcher this library executes is started with. A launcher that runs
@@ -527,6 +556,12 @@ fn sequence(
     // A confined copy (macOS) is the same process as the launcher that checked the signal
     // before confining itself; it only makes sure the parent is still that one.
     let parent = match stage {
+        // A launcher created confined has no "before": the parent that created it is the one
+        // the request names (checked below), and the check's refusal of the signal is then the
+        // confinement's, as the parent made it.
+        Stage::Launch if backend.confines_at_creation() => {
+            nix::unistd::getppid().as_raw().unsigned_abs()
+        }
         Stage::Launch => parent_before_confinement()?,
         Stage::Confined => nix::unistd::getppid().as_raw().unsigned_abs(),
     };

@@ -1,0 +1,105 @@
+//! The suite with a backend that confines the launcher as the parent creates it
+//! ([`Backend::confines_at_creation`]), as a Windows backend (an AppContainer token and a job
+//! object given to `CreateProcess`) or a jail would: the Linux backend's Landlock rules and
+//! seccomp filter go on in a `pre_exec` hook of the launcher's command, between the parent's
+//! `fork` and the launcher's `exec`, and the launcher's `confine` only confirms they are there.
+//! The enforcement check then runs in the launcher as for every backend.
+
+#![cfg_attr(target_os = "linux", allow(unsafe_code))]
+
+#[cfg(target_os = "linux")]
+mod at_creation {
+    use std::io;
+    use std::os::unix::process::CommandExt;
+
+    use sandbox_core::backend::check::{Context, Outcome};
+    use sandbox_core::backend::{BackendError, Launch, Provisions, Support};
+    use sandbox_core::Backend;
+    use sandbox_linux::LinuxBackend;
+
+    /// The Linux backend's confinement, applied where the parent creates the launcher.
+    pub(crate) struct AtCreation;
+
+    /// Whether this process runs under `no_new_privs` and a seccomp filter, as the hook left the
+    /// launcher: what `/proc/self/status` says of this process itself.
+    fn confined_here() -> io::Result<bool> {
+        let status = std::fs::read_to_string("/proc/self/status")?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(str::trim)
+                .map(str::to_owned)
+        };
+        Ok(field("NoNewPrivs:").as_deref() == Some("1")
+            && field("Seccomp:").as_deref() == Some("2"))
+    }
+
+    impl Backend for AtCreation {
+        fn name(&self) -> &'static str {
+            "linux-at-creation"
+        }
+        fn support(&self) -> Support {
+            LinuxBackend.support()
+        }
+        fn confines_at_creation(&self) -> bool {
+            true
+        }
+        fn prepare_launcher(
+            &self,
+            command: &mut std::process::Command,
+            launch: &Launch,
+        ) -> Result<(), BackendError> {
+            let launch = launch.clone();
+            let hook = move || {
+                LinuxBackend
+                    .confine(&launch)
+                    .map_err(|e| io::Error::other(sandbox_core::one_line(&e)))
+            };
+            // SAFETY: the hook runs in the forked child before `exec`. It allocates and opens
+            // files (the Landlock rules, the filter), which POSIX does not promise after a fork of
+            // a process with threads; glibc's `fork` leaves its allocator usable in the child, and
+            // no lock of this test binary is held across a spawn. A test backend only: a real one
+            // prepares everything in the parent and keeps the hook to system calls.
+            unsafe {
+                command.pre_exec(hook);
+            }
+            Ok(())
+        }
+        fn confine(&self, _: &Launch) -> Result<(), BackendError> {
+            match confined_here() {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(BackendError::new(io::Error::other(
+                    "the launcher was not confined when it was created (started by a fork or a \
+                     launch server); launch through Sandbox without a server",
+                ))),
+                Err(error) => Err(BackendError::new(error)),
+            }
+        }
+        fn verify(&self, context: &Context) -> Vec<Outcome> {
+            LinuxBackend.verify(context)
+        }
+        fn refusal_errors(&self) -> &'static [i32] {
+            LinuxBackend.refusal_errors()
+        }
+        fn provisions(&self) -> Provisions {
+            LinuxBackend.provisions()
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn main() -> std::process::ExitCode {
+    sandbox_conformance::main(
+        &at_creation::AtCreation,
+        &["/usr", "/lib", "/lib64", "/lib32"],
+    )
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    println!(
+        "conformance: the create-time test backend applies Linux's confinement, and this is {}; nothing ran",
+        std::env::consts::OS
+    );
+}
