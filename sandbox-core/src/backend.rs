@@ -133,9 +133,10 @@ pub trait Backend: Send + Sync {
     /// token and job object, a FreeBSD jail). The default, `false`.
     ///
     /// For such a backend the launch sequence creates every launcher from the command it
-    /// built, through [`Backend::prepare_launcher`]: it never forks one ([`Sandbox`]
-    /// (crate::Sandbox) neither forks nor uses a launch server for it; the raw fork is refused
-    /// with [`CommandError::CreatedOnly`](crate::CommandError::CreatedOnly)). In the launcher,
+    /// built, through [`Backend::prepare_launcher`]: it never forks one
+    /// ([`Sandbox`](crate::Sandbox) neither forks nor uses a launch server for it; the raw fork
+    /// is refused with [`CommandError::CreatedOnly`](crate::CommandError::CreatedOnly)). In the
+    /// launcher,
     /// [`Backend::confine`] is still called where a self-confining backend confines: there it
     /// confirms that the confinement made at creation is in place, and refuses if it is not (a
     /// launcher that some other way of starting it left unconfined). The check runs after it as
