@@ -44,6 +44,16 @@ impl Backend for Started<'_> {
     fn confines_by_reexec(&self) -> bool {
         self.inner.confines_by_reexec()
     }
+    fn confines_at_creation(&self) -> bool {
+        self.inner.confines_at_creation()
+    }
+    fn prepare_launcher(
+        &self,
+        command: &mut std::process::Command,
+        launch: &Launch,
+    ) -> Result<(), BackendError> {
+        self.inner.prepare_launcher(command, launch)
+    }
     fn program_start(&self) -> ProgramStart {
         self.start
     }

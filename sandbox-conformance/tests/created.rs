@@ -20,19 +20,21 @@ mod at_creation {
     /// The Linux backend's confinement, applied where the parent creates the launcher.
     pub(crate) struct AtCreation;
 
-    /// Whether this process runs under `no_new_privs` and a seccomp filter, as the hook left the
-    /// launcher: what `/proc/self/status` says of this process itself.
+    /// Whether this process runs under a seccomp filter, as the hook left the launcher: asked of
+    /// the kernel (`PR_GET_SECCOMP`), whose answer is 2 under a filter, or which the filter itself
+    /// refuses with `EPERM`; 0 means no filter. (`/proc/self/status` would say more, but Landlock
+    /// keeps the launcher from reading it.)
     fn confined_here() -> io::Result<bool> {
-        let status = std::fs::read_to_string("/proc/self/status")?;
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .map(str::trim)
-                .map(str::to_owned)
-        };
-        Ok(field("NoNewPrivs:").as_deref() == Some("1")
-            && field("Seccomp:").as_deref() == Some("2"))
+        // SAFETY: PR_GET_SECCOMP takes no pointer and changes nothing.
+        let mode = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) };
+        if mode < 0 {
+            let error = io::Error::last_os_error();
+            return match error.raw_os_error() {
+                Some(libc::EPERM) => Ok(true),
+                _ => Err(error),
+            };
+        }
+        Ok(mode == 2)
     }
 
     impl Backend for AtCreation {
@@ -50,8 +52,19 @@ mod at_creation {
             command: &mut std::process::Command,
             launch: &Launch,
         ) -> Result<(), BackendError> {
-            let launch = launch.clone();
+            // The launcher's own executable starts under the confinement, so it is granted as
+            // a program of the exec list is (its file and its ELF loader); the program may then
+            // start it as well, confined as it is.
+            let mut launch = launch.clone();
+            launch.request.policy = launch
+                .request
+                .policy
+                .clone()
+                .allow_exec(&launch.launcher)
+                .map_err(|e| BackendError::new(io::Error::other(sandbox_core::one_line(&e))))?;
             let hook = move || {
+                sandbox_core::backend::apply_bounds(launch.request.policy.limits())
+                    .map_err(|e| io::Error::other(sandbox_core::one_line(&e)))?;
                 LinuxBackend
                     .confine(&launch)
                     .map_err(|e| io::Error::other(sandbox_core::one_line(&e)))

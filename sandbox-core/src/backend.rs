@@ -31,6 +31,17 @@ use crate::explain::{ExplainError, Tracer};
 use crate::policy::Policy;
 use check::{Context, Outcome};
 
+/// Puts the launch's bounds (`limits`, the request's policy's) on the calling process: a cgroup
+/// of its own where one bounds memory or tasks, the resource limits, the nice value and the OOM
+/// score. The launcher does this itself before `confine`; a backend that
+/// [confines at creation](Backend::confines_at_creation) calls it where it creates the launcher,
+/// before confining it (a Unix `pre_exec` hook), since the launcher is confined before it could.
+#[cfg(unix)]
+pub fn apply_bounds(limits: &crate::Limits) -> Result<(), LimitError> {
+    crate::cgroup::enter(limits)?;
+    crate::limits::apply(limits)
+}
+
 /// A platform's way of confining the calling process.
 ///
 /// The launch sequence in this crate calls the methods in a fixed order: [`Backend::support`]

@@ -577,7 +577,11 @@ fn sequence(
         None => {}
     }
     phases.enter("descriptors")?;
-    crate::threads::check_single_thread()?;
+    // A launcher created confined was confined before its image ran, every thread of it
+    // included, and may not read its own thread list; one that confines itself must be alone.
+    if !backend.confines_at_creation() {
+        crate::threads::check_single_thread()?;
+    }
     match stage {
         Stage::Launch => {
             let mut keep: Vec<i32> = launch_status().into_iter().collect();
@@ -633,10 +637,10 @@ fn sequence(
     phases.enter("limits")?;
     // Before confinement: a cgroup is joined by writing a file, and the OOM score is fixed with
     // the privileges the backend drops. A confined copy inherited them from the first launcher.
-    if stage == Stage::Launch {
-        let limits = launch.request.policy.limits();
-        crate::cgroup::enter(limits)?;
-        crate::limits::apply(limits)?;
+    // A launcher created confined got them as it was created (`apply_bounds`, or the system's
+    // own means such as a job object's limits).
+    if stage == Stage::Launch && !backend.confines_at_creation() {
+        crate::backend::apply_bounds(launch.request.policy.limits())?;
     }
 
     phases.enter("confine")?;
