@@ -4,7 +4,7 @@
 
 use sandbox_core::backend::{
     check::{Context, Outcome},
-    BackendError, Launch, ProgramStart, Provisions, Support,
+    BackendError, Launch, ProgramStart, Provisions, RefusalCode, Support,
 };
 use sandbox_core::explain::{ExplainError, Tracer};
 use sandbox_core::{Backend, Policy};
@@ -57,7 +57,7 @@ impl Backend for Started<'_> {
     fn program_start(&self) -> ProgramStart {
         self.start
     }
-    fn refusal_errors(&self) -> &'static [i32] {
+    fn refusal_errors(&self) -> &'static [RefusalCode] {
         self.inner.refusal_errors()
     }
     fn provisions(&self) -> Provisions {

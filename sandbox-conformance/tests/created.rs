@@ -13,7 +13,7 @@ mod at_creation {
     use std::os::unix::process::CommandExt;
 
     use sandbox_core::backend::check::{Context, Outcome};
-    use sandbox_core::backend::{BackendError, Launch, Provisions, Support};
+    use sandbox_core::backend::{BackendError, Launch, Provisions, RefusalCode, Support};
     use sandbox_core::Backend;
     use sandbox_linux::LinuxBackend;
 
@@ -92,7 +92,7 @@ mod at_creation {
         fn verify(&self, context: &Context) -> Vec<Outcome> {
             LinuxBackend.verify(context)
         }
-        fn refusal_errors(&self) -> &'static [i32] {
+        fn refusal_errors(&self) -> &'static [RefusalCode] {
             LinuxBackend.refusal_errors()
         }
         fn provisions(&self) -> Provisions {

@@ -14,6 +14,7 @@ pub mod check;
 mod decoded;
 pub mod identity;
 pub mod phases;
+mod refusal_code;
 pub mod wire;
 mod wrong_system;
 
@@ -25,6 +26,7 @@ pub use crate::fact::Fact;
 pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
 pub use crate::start::ProgramStart;
 pub use decoded::Launch;
+pub use refusal_code::RefusalCode;
 pub use wrong_system::WrongSystem;
 
 use crate::explain::{ExplainError, Tracer};
@@ -126,7 +128,7 @@ pub trait Backend: Send + Sync {
     /// one of them as denied. The default is none; a capability system names its own (FreeBSD's
     /// `ECAPMODE` and `ENOTCAPABLE`). Any other error still fails the check, since it proves
     /// nothing.
-    fn refusal_errors(&self) -> &'static [i32] {
+    fn refusal_errors(&self) -> &'static [RefusalCode] {
         &[]
     }
 

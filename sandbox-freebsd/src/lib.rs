@@ -20,7 +20,7 @@
 #![forbid(unsafe_code)]
 
 use sandbox_core::{
-    backend::{BackendError, Fact, Launch, ProgramStart, Support, WrongSystem},
+    backend::{BackendError, Fact, Launch, ProgramStart, RefusalCode, Support, WrongSystem},
     Backend,
 };
 
@@ -73,8 +73,12 @@ impl Backend for FreebsdBackend {
         ProgramStart::ExecOpenedBefore
     }
 
-    fn refusal_errors(&self) -> &'static [i32] {
-        &[ECAPMODE, ENOTCAPABLE]
+    fn refusal_errors(&self) -> &'static [RefusalCode] {
+        const REFUSALS: &[RefusalCode] = &[
+            RefusalCode::from_raw(ECAPMODE),
+            RefusalCode::from_raw(ENOTCAPABLE),
+        ];
+        REFUSALS
     }
 }
 
