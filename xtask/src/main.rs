@@ -5,6 +5,7 @@
 //! `cargo xtask ci --stress [--runs N]` runs the tests alone, N times, under a load it makes.
 #![forbid(unsafe_code)]
 
+mod backends;
 mod bench;
 mod ci;
 mod cmd;
