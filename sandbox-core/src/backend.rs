@@ -29,6 +29,12 @@ pub use decoded::Launch;
 pub use refusal_code::RefusalCode;
 pub use wrong_system::WrongSystem;
 
+/// The one loop that sends descriptors over a local socket (`SCM_RIGHTS`, retried on `EINTR`,
+/// `MSG_NOSIGNAL`): the launch server's, and a Linux backend's that hands its supervisor a
+/// descriptor.
+#[cfg(target_os = "linux")]
+pub use crate::platform::syscalls::send_with_fds;
+
 use crate::explain::{ExplainError, Tracer};
 use crate::policy::Policy;
 use check::{Context, Outcome};
