@@ -101,12 +101,46 @@ mod at_creation {
     }
 }
 
+/// Such a backend's launcher is never forked: the raw fork refuses before it forks, typed, and
+/// nothing runs (a fork would start the launcher unconfined; only `confine` would stop it).
+#[cfg(target_os = "linux")]
+fn a_fork_of_a_created_launcher_is_refused() -> Result<(), String> {
+    use sandbox_core::{CommandError, Policy, SpawnError};
+    let canary = sandbox_core::raw::Canary::create().map_err(|e| e.to_string())?;
+    let backend = at_creation::AtCreation;
+    match sandbox_core::raw::fork_launch(&backend, &Policy::new(), &canary, "/bin/true", ["x"]) {
+        Err(SpawnError::Command(CommandError::CreatedOnly {
+            backend: "linux-at-creation",
+        })) => Ok(()),
+        Err(other) => Err(format!(
+            "refused otherwise: {}",
+            sandbox_core::one_line(&other)
+        )),
+        Ok(mut forked) => {
+            let _ignored = forked.wait();
+            Err("a launcher was forked".into())
+        }
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn main() -> std::process::ExitCode {
-    sandbox_conformance::main(
-        &at_creation::AtCreation,
-        &["/usr", "/lib", "/lib64", "/lib32"],
-    )
+    let backend = at_creation::AtCreation;
+    // A run of the suite (not this binary started as a launcher or a probe, whose first
+    // argument is a flag) checks the fork first, then runs the cases.
+    let suite_run = std::env::args()
+        .nth(1)
+        .is_none_or(|first| !first.starts_with("--"));
+    if suite_run {
+        match a_fork_of_a_created_launcher_is_refused() {
+            Ok(()) => println!("test a_fork_of_a_created_launcher_is_refused ... ok"),
+            Err(why) => {
+                println!("test a_fork_of_a_created_launcher_is_refused ... FAILED: {why}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
+    sandbox_conformance::main(&backend, &["/usr", "/lib", "/lib64", "/lib32"])
 }
 
 #[cfg(not(target_os = "linux"))]
