@@ -481,6 +481,20 @@ pub enum CommandError {
     /// The application's own executable could not be found.
     #[error("cannot find this application's executable")]
     CurrentExe(#[source] io::Error),
+    /// A backend that confines the launcher as it is created
+    /// ([`Backend::confines_at_creation`](crate::Backend::confines_at_creation)) could not
+    /// prepare its creation; nothing was started.
+    #[error("the backend could not prepare the launcher's creation")]
+    Creation(#[source] BackendError),
+    /// A backend that confines the launcher as it is created cannot have it forked by this
+    /// process (nor by a launch server): its confinement is chosen where the launcher is created.
+    /// The remedy: launch through [`Sandbox`](crate::Sandbox) without a server, or
+    /// [`launch_command`](crate::raw::launch_command).
+    #[error("the backend {backend} confines its launcher as it is created, which a fork does not do; launch through Sandbox without a server, or launch_command")]
+    CreatedOnly {
+        /// The backend's name.
+        backend: &'static str,
+    },
 }
 
 /// Formats an error and its chain of sources on one line, `cause: its cause: ...`.

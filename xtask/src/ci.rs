@@ -18,19 +18,10 @@ const TESTS: &[&str] = &[
     "sandbox-linux/analysis",
 ];
 
-/// Targets checked (compiled, not linked) besides the host.
-const CHECK_TARGETS: &[&str] = &[
-    "aarch64-apple-darwin",
-    "x86_64-apple-darwin",
-    "x86_64-pc-windows-gnu",
-    "x86_64-unknown-freebsd",
-    "aarch64-unknown-linux-gnu",
-];
-
-/// Adds the targets the checks compile for.
+/// Adds the targets the checks compile for (besides the host): the backends' list's.
 pub fn add_targets() -> Result<(), Failed> {
     let mut args = vec!["target", "add"];
-    args.extend(CHECK_TARGETS);
+    args.extend(crate::backends::targets());
     cmd::run(&mut Tally::default(), "rustup", &args, &[])
 }
 
@@ -186,30 +177,8 @@ pub fn run() -> Result<(), Failed> {
             &["doc", "-p", "sandbox-core", "--no-deps", "--all-features"],
             &[("RUSTDOCFLAGS", "-D warnings")],
         )?;
-        // Clippy for the other platforms' code, test targets included.
-        let cross_clippy: [(&str, &[&str]); 4] = [
-            (
-                "x86_64-unknown-freebsd",
-                &[
-                    "sandbox-freebsd",
-                    "sandbox-platform",
-                    "sandbox-check",
-                    "python-cell",
-                ],
-            ),
-            (
-                "aarch64-unknown-linux-gnu",
-                &["sandbox-linux", "sandbox-check"],
-            ),
-            (
-                "aarch64-apple-darwin",
-                &["sandbox-macos", "sandbox-core", "sandbox-check"],
-            ),
-            (
-                "x86_64-apple-darwin",
-                &["sandbox-macos", "sandbox-core", "sandbox-check"],
-            ),
-        ];
+        // Clippy for the other platforms' code, test targets included: the backends' list's.
+        let cross_clippy = crate::backends::clippy_runs();
         for (target, packages) in cross_clippy {
             let mut args = vec![
                 "clippy",
@@ -219,13 +188,13 @@ pub fn run() -> Result<(), Failed> {
                 "--features",
                 "sandbox-core/tokio",
             ];
-            for package in packages {
+            for package in &packages {
                 args.extend(["-p", package]);
             }
             args.extend(["--", "-D", "warnings"]);
             step(&mut tally, "cargo", &args, &[])?;
         }
-        for target in ["x86_64-pc-windows-gnu", "x86_64-unknown-freebsd"] {
+        for target in crate::backends::check_targets() {
             step(
                 &mut tally,
                 "cargo",

@@ -6,6 +6,7 @@
 //! `cargo xtask ci --other-environment [WORD]` runs CI's second pass alone (`ci.rs`).
 #![forbid(unsafe_code)]
 
+mod backends;
 mod bench;
 mod ci;
 mod cmd;
