@@ -61,6 +61,14 @@ pub enum PolicyError {
         /// The folder it leads to.
         target: PathBuf,
     },
+    /// The path may not be a write folder ([`Policy::allow_write`](crate::Policy::allow_write)).
+    #[error("{}: cannot be a write folder: {problem}", path.display())]
+    Write {
+        /// The path, canonical.
+        path: PathBuf,
+        /// Why.
+        problem: crate::opt_in::WriteProblem,
+    },
 }
 
 /// The canary file could not be made.
@@ -335,6 +343,15 @@ pub enum Refusal {
     CanaryInsidePolicy {
         /// The canary's path.
         canary: PathBuf,
+    },
+    /// A write folder does not fit the launch (it holds the canary or the launcher, or lies
+    /// beneath an exec folder).
+    #[error("{}: cannot be a write folder: {problem}", path.display())]
+    WriteFolder {
+        /// The write folder.
+        path: PathBuf,
+        /// Why.
+        problem: crate::opt_in::WriteProblem,
     },
     /// The canary is not a regular file the launcher can see.
     #[error("the canary {}", canary.display())]

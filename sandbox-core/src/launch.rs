@@ -459,6 +459,10 @@ fn sequence(
     use std::os::unix::process::CommandExt;
 
     let launcher = running_executable().map_err(Refusal::CurrentExe)?;
+    // Before the launcher joins the exec list: an exec path beneath a write folder is the
+    // application's choice, the launcher there is not.
+    crate::opt_in::check_launch(&request.policy, &request.canary, &launcher)
+        .map_err(|(path, problem)| Refusal::WriteFolder { path, problem })?;
     request.policy = request
         .policy
         .allow_exec(&launcher)
@@ -579,6 +583,13 @@ fn sequence(
             crate::check::SCRATCH,
             &scratch.path,
             canary,
+        ));
+    }
+    if let Some(write) = launch.request.policy.write_paths().first() {
+        outcomes.extend(crate::check::run_scratch(
+            crate::opt_in::WRITE,
+            write,
+            &launch.request.canary,
         ));
     }
     if let Some(failure) = crate::check::first_failure_counting(&outcomes, backend.refusal_errors())

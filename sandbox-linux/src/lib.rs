@@ -55,6 +55,8 @@ pub mod inherited;
 #[cfg(target_os = "linux")]
 pub mod landlock;
 #[cfg(target_os = "linux")]
+pub mod workspace;
+#[cfg(target_os = "linux")]
 pub mod libraries;
 #[cfg(target_os = "linux")]
 pub mod limits;
