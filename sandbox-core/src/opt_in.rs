@@ -97,10 +97,7 @@ impl WriteProblem {
 /// Refuses a write folder by what it is, whatever the launch: not a folder, `/`, a top-level
 /// folder, a system folder or one beneath it, or the user's home folder (compared by identity,
 /// so a link to it is the home folder too).
-pub(crate) fn check_write_path(
-    path: &Path,
-    identity: Identity,
-) -> Result<(), crate::PolicyError> {
+pub(crate) fn check_write_path(path: &Path, identity: Identity) -> Result<(), crate::PolicyError> {
     let refuse = |problem| {
         Err(crate::PolicyError::Write {
             path: path.to_path_buf(),

@@ -160,8 +160,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
         "write-folder" => {
             let path = r.p()?;
             let token = r.s()?;
-            let problem = crate::opt_in::WriteProblem::from_token(&token, r.p()?)
-                .ok_or(MalformedReport)?;
+            let problem =
+                crate::opt_in::WriteProblem::from_token(&token, r.p()?).ok_or(MalformedReport)?;
             Refusal::WriteFolder { path, problem }
         }
         "canary" => Refusal::Canary {
@@ -277,8 +277,8 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
         "policy-write" => {
             let path = r.p()?;
             let token = r.s()?;
-            let problem = crate::opt_in::WriteProblem::from_token(&token, r.p()?)
-                .ok_or(MalformedReport)?;
+            let problem =
+                crate::opt_in::WriteProblem::from_token(&token, r.p()?).ok_or(MalformedReport)?;
             WireError::Policy(PolicyError::Write { path, problem })
         }
         _ => return Err(MalformedReport),

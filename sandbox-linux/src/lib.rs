@@ -55,8 +55,6 @@ pub mod inherited;
 #[cfg(target_os = "linux")]
 pub mod landlock;
 #[cfg(target_os = "linux")]
-pub mod workspace;
-#[cfg(target_os = "linux")]
 pub mod libraries;
 #[cfg(target_os = "linux")]
 pub mod limits;
@@ -72,6 +70,8 @@ pub mod rules;
 mod sys;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
+#[cfg(target_os = "linux")]
+pub mod workspace;
 
 #[cfg(target_os = "linux")]
 pub use backend::LinuxBackend;

@@ -1,0 +1,212 @@
+//! The write folder opt-in (issue 47.1), through the real binary: a confined program creates,
+//! renames and removes files and folders beneath `--write W`; a file beside W keeps its contents,
+//! mode and times whatever the program tries; nothing crosses W's edge; and the folders that must
+//! never be written are refused by name.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+
+/// A folder `P` this test's user owns, with `P/w` (the write folder) and `P/beside` (a file
+/// with known contents, mode, time and attribute), all owned by `user`, so that only the
+/// sandbox stands between the program and them.
+fn workspace(name: &str, user: Option<u32>) -> (Scratch, PathBuf, PathBuf) {
+    let parent = Scratch::new(name);
+    let write = parent.0.join("w");
+    let beside = parent.0.join("beside");
+    std::fs::create_dir(&write).unwrap();
+    make_file(&beside);
+    if let Some(uid) = user {
+        for path in [&parent.0, &write, &beside] {
+            std::os::unix::fs::chown(path, Some(uid), Some(uid)).unwrap();
+        }
+    }
+    (parent, write, beside)
+}
+
+#[test]
+fn a_write_folder_is_written_and_nothing_beside_it_changes() {
+    for user in users() {
+        let (parent, write, beside) = workspace("write", user);
+        let before = file_state(&beside);
+        let code = r#"
+W, B = sys.argv[1], sys.argv[2]
+P = os.path.dirname(W)
+def make():
+    with open(W + "/f", "w") as f: f.write("one")
+    os.mkdir(W + "/d")
+    os.mkdir(W + "/d/e")
+    with open(W + "/d/e/g", "w") as f: f.write("two")
+    os.rename(W + "/f", W + "/d/f2")
+    os.rename(W + "/d/e", W + "/e2")
+    with open(W + "/d/f2", "r+") as f: f.truncate(1)
+    os.symlink("f2", W + "/d/link")
+    assert open(W + "/d/link").read() == "o"
+def clean():
+    os.remove(W + "/e2/g"); os.rmdir(W + "/e2"); os.remove(W + "/d/link")
+    os.rename(W + "/d/f2", W + "/kept")
+    os.rmdir(W + "/d")
+attempt("make", make)
+attempt("clean", clean)
+attempt("write beside", lambda: open(B, "w"))
+attempt("create beside", lambda: open(P + "/new", "x"))
+attempt("folder beside", lambda: os.mkdir(P + "/newdir"))
+attempt("remove beside", lambda: os.remove(B))
+attempt("chmod beside", lambda: os.chmod(B, 0o777))
+attempt("touch beside", lambda: os.utime(B))
+attempt("link beside into w", lambda: os.link(B, W + "/linked"))
+attempt("rename beside into w", lambda: os.rename(B, W + "/moved"))
+attempt("rename kept out of w", lambda: os.rename(W + "/kept", P + "/out"))
+attempt("link kept out of w", lambda: os.link(W + "/kept", P + "/out"))
+attempt("fifo in w", lambda: os.mkfifo(W + "/fifo"))
+attempt("chmod in w", lambda: os.chmod(W + "/kept", 0o600))
+attempt("touch in w", lambda: os.utime(W + "/kept"))
+attempt("execute in w", lambda: os.execv(W + "/kept", ["x"]))
+"#;
+        let output = write_python_args(user, &write, &beside, code);
+        assert_results(
+            &results(&output),
+            &[
+                ("make", "ok"),
+                ("clean", "ok"),
+                ("write beside", "EACCES"),
+                ("create beside", "EACCES"),
+                ("folder beside", "EACCES"),
+                ("remove beside", "EACCES"),
+                // Refused by the seccomp table everywhere, beneath W too (docs/sandbox.md).
+                ("chmod beside", "EPERM"),
+                ("touch beside", "EPERM"),
+                ("link beside into w", "EXDEV"),
+                ("rename beside into w", "EACCES"),
+                ("rename kept out of w", "EACCES"),
+                ("link kept out of w", "EACCES"),
+                ("fifo in w", "EACCES"),
+                ("chmod in w", "EPERM"),
+                ("touch in w", "EPERM"),
+                ("execute in w", "EACCES"),
+            ],
+        );
+        assert_eq!(file_state(&beside), before, "as {user:?}");
+        assert_eq!(entries(&parent.0), ["beside", "w"], "as {user:?}");
+        assert_eq!(entries(&write), ["kept"], "as {user:?}");
+        assert_eq!(std::fs::read(write.join("kept")).unwrap(), b"o");
+    }
+}
+
+/// `sandbox-check --read /usr --write W -- python3 -I -c PRELUDE+code W BESIDE`, as `user`
+/// (`None`: this one).
+fn write_python_args(user: Option<u32>, write: &Path, beside: &Path, code: &str) -> Output {
+    let mut command = match user {
+        Some(uid) => {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .args(["--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+            default_signals(&mut c);
+            c
+        }
+        None => sandbox_check(),
+    };
+    command
+        .args(["--read", "/usr", "--write"])
+        .arg(write)
+        .arg("--")
+        .args([PYTHON, "-I", "-c"])
+        .arg(format!("{PRELUDE}\n{code}"))
+        .arg(write)
+        .arg(beside)
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    run(command)
+}
+
+#[test]
+fn folders_that_must_never_be_written_are_refused_by_name() {
+    let (parent, write, _) = workspace("refused", None);
+    let bin = write.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let tmp = write.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let refused = |args: &[&std::ffi::OsStr], tmpdir: Option<&Path>| {
+        let mut command = sandbox_check();
+        command
+            .args(["--read", "/usr"])
+            .args(args)
+            .args(["--", "/usr/bin/true"])
+            .stdin(Stdio::null())
+            .env_remove(SCRATCH_VARIABLE);
+        if let Some(tmp) = tmpdir {
+            command.env("TMPDIR", tmp);
+        }
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(97), "{output:?}");
+        String::from_utf8_lossy(&output.stderr)
+            .trim_end()
+            .to_owned()
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    assert_eq!(
+        refused(&[&os("--write"), &os("/")], None),
+        "sandbox: refused: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder"
+    );
+    assert_eq!(
+        refused(&[&os("--write"), &os("/usr/share")], None),
+        "sandbox: refused: /usr/share: cannot be a write folder: it lies beneath /usr, the system's; name a folder of the application's"
+    );
+    assert_eq!(
+        refused(&[&os("--write"), &os("/etc")], None),
+        "sandbox: refused: /etc: cannot be a write folder: it is a top-level folder, shared by the whole machine; name a folder beneath it"
+    );
+    let canonical = write.canonicalize().unwrap();
+    assert_eq!(
+        refused(&[&os("--write"), write.as_os_str()], Some(&tmp)),
+        format!(
+            "sandbox: refused: {}: cannot be a write folder: it holds the canary, whose refusal the enforcement check proves; set TMPDIR to a folder outside it",
+            canonical.display()
+        )
+    );
+    assert_eq!(
+        refused(
+            &[&os("--exec"), write.as_os_str(), &os("--write"), bin.as_os_str()],
+            None
+        ),
+        format!(
+            "sandbox: refused: {}: cannot be a write folder: it lies beneath the exec path {}, so the program could run what it writes there; name the write folder itself with --exec if that is meant",
+            canonical.join("bin").display(),
+            canonical.display()
+        )
+    );
+    drop(parent);
+}
+
+#[test]
+fn an_exec_path_beneath_a_write_folder_is_the_applications_choice_and_the_report_names_it() {
+    let (_parent, write, _) = workspace("overlap", None);
+    let bin = write.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy("/usr/bin/true", bin.join("true")).unwrap();
+    let mut command = sandbox_check();
+    command
+        .args(["--json", "--read", "/usr", "--write"])
+        .arg(&write)
+        .arg("--exec")
+        .arg(&bin)
+        .arg("--")
+        .arg(bin.join("true"))
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let canonical = write.canonicalize().unwrap();
+    let line = String::from_utf8_lossy(&output.stderr);
+    let expected = format!(
+        r#""opt_ins":["write {}","write-then-execute {}"]}}"#,
+        canonical.display(),
+        canonical.join("bin").display()
+    );
+    assert!(line.trim_end().ends_with(&expected), "{line}");
+}
