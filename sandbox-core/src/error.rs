@@ -353,6 +353,10 @@ pub enum Refusal {
         /// Why.
         problem: crate::opt_in::WriteProblem,
     },
+    /// The policy opts in to processes ([`Policy::allow_processes`](crate::Policy::allow_processes)),
+    /// which this build cannot yet hold.
+    #[error("the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")")]
+    ProcessesUnavailable,
     /// The canary is not a regular file the launcher can see.
     #[error("the canary {}", canary.display())]
     Canary {

@@ -463,6 +463,11 @@ fn sequence(
     // application's choice, the launcher there is not.
     crate::opt_in::check_launch(&request.policy, &request.canary, &launcher)
         .map_err(|(path, problem)| Refusal::WriteFolder { path, problem })?;
+    // Refused by name until a launch can kill every process the program starts when it ends,
+    // however it ends: never a launch that is silently weaker.
+    if request.policy.processes() {
+        return Err(Refusal::ProcessesUnavailable);
+    }
     request.policy = request
         .policy
         .allow_exec(&launcher)

@@ -329,6 +329,35 @@ mod tests {
         assert_eq!(problem("/home/someone/project"), None);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn unconfined_every_write_attempt_that_must_be_refused_works_and_the_folder_is_left_as_found() {
+        use crate::check::Expect;
+        let parent = std::env::temp_dir().join(format!("sandbox-opt-in-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&parent);
+        let folder = parent.join("w");
+        std::fs::create_dir_all(&folder).unwrap();
+        let canary = parent.join("canary");
+        std::fs::write(&canary, b"canary").unwrap();
+        let outcomes = crate::check::run_scratch(WRITE, &folder, &canary);
+        assert_eq!(outcomes.len(), WRITE.len());
+        for outcome in &outcomes {
+            match outcome.expect {
+                Expect::Works => assert!(outcome.passed(), "{}", outcome.name),
+                // Nothing confines this process: each refusal the check needs is seen to work.
+                _ => assert!(
+                    matches!(outcome.observed(), Some(crate::check::Observed::Worked)),
+                    "{}: {}",
+                    outcome.name,
+                    outcome.happened()
+                ),
+            }
+        }
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+        assert_eq!(std::fs::read_dir(&parent).unwrap().count(), 2);
+        std::fs::remove_dir_all(&parent).unwrap();
+    }
+
     #[test]
     fn every_problem_survives_its_token() {
         for p in [

@@ -68,6 +68,7 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
             &mut w
         }
         Refusal::CanaryInsidePolicy { canary } => w.s("canary-inside").p(canary),
+        Refusal::ProcessesUnavailable => w.s("processes-unavailable"),
         Refusal::WriteFolder { path, problem } => {
             let (token, other) = problem.token();
             w.s("write-folder")
@@ -157,6 +158,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
     let refusal = match r.s()?.as_str() {
         "arguments" => Refusal::Arguments(decode_wire(&mut r)?),
         "canary-inside" => Refusal::CanaryInsidePolicy { canary: r.p()? },
+        "processes-unavailable" => Refusal::ProcessesUnavailable,
         "write-folder" => {
             let path = r.p()?;
             let token = r.s()?;
@@ -424,6 +426,17 @@ mod tests {
             Refusal::Panic {
                 message: "a\nb".into(),
             },
+            Refusal::ProcessesUnavailable,
+            Refusal::WriteFolder {
+                path: PathBuf::from("/w/bin"),
+                problem: crate::opt_in::WriteProblem::BeneathExec {
+                    exec: PathBuf::from("/w"),
+                },
+            },
+            Refusal::Arguments(WireError::Policy(PolicyError::Write {
+                path: PathBuf::from("/"),
+                problem: crate::opt_in::WriteProblem::Root,
+            })),
         ];
         for refusal in refusals {
             let decoded = decode(&encode(&refusal)).unwrap();

@@ -210,3 +210,19 @@ fn an_exec_path_beneath_a_write_folder_is_the_applications_choice_and_the_report
     );
     assert!(line.trim_end().ends_with(&expected), "{line}");
 }
+
+#[test]
+fn processes_are_refused_by_name_until_no_process_can_outlive_the_launch() {
+    let mut command = sandbox_check();
+    command
+        .args(["--read", "/usr", "--exec", "/usr/bin", "--processes", "--"])
+        .args(["/usr/bin/bash", "-c", "/usr/bin/true"])
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(97), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim_end(),
+        "sandbox: refused: the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")"
+    );
+}
