@@ -63,6 +63,8 @@ pub enum WriteProblem {
     },
 }
 
+// The report channel is Unix's; elsewhere nothing is launched to report on.
+#[cfg_attr(not(unix), allow(dead_code))]
 impl WriteProblem {
     /// A short token for the report channel, and the path it carries, if any.
     pub(crate) fn token(&self) -> (&'static str, Option<&Path>) {

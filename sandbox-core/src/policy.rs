@@ -165,8 +165,8 @@ impl Policy {
     /// execution unless an exec path lies there too. Off by default.
     ///
     /// Refused here by name: `/`, a folder directly beneath it, and a folder at or beneath one
-    /// of the system's (`/usr`, `/etc`, `/proc`, ...), as [`crate::opt_in::check_write_path`]
-    /// says. The launcher refuses, besides, a folder holding the canary or the launcher, or lying
+    /// of the system's ([`crate::opt_in::SYSTEM_FOLDERS`]: `/usr`, `/etc`, `/proc`, ...), the
+    /// home folder (`HOME`), and a path that is not a folder. The launcher refuses, besides, a folder holding the canary or the launcher, or lying
     /// beneath an exec folder; an exec path at or beneath it is the application's explicit
     /// choice of write-then-execute, allowed ([`crate::opt_in::overlaps`]).
     pub fn allow_write(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
