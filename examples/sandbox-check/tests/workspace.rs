@@ -226,3 +226,56 @@ fn processes_are_refused_by_name_until_no_process_can_outlive_the_launch() {
         "sandbox: refused: the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")"
     );
 }
+
+#[test]
+fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
+    let (parent, write, _) = workspace("profile", None);
+    let profile = parent.0.join("w.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "read = [\"/usr\"]\nwrite = [{:?}]\n",
+            write.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let mut command = sandbox_check();
+    command
+        .arg("--policy")
+        .arg(&profile)
+        .args(["--", PYTHON, "-I", "-c"])
+        .arg("import sys; open(sys.argv[1] + '/from-profile', 'w').write('p')")
+        .arg(&write)
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::read(write.join("from-profile")).unwrap(), b"p");
+    // The effective policy, printed, names the folder as a profile does.
+    let mut print = sandbox_check();
+    print.arg("--policy").arg(&profile).arg("--print-policy");
+    let printed = run(print);
+    let canonical = write.canonicalize().unwrap();
+    assert!(
+        String::from_utf8_lossy(&printed.stdout)
+            .contains(&format!("write = [{:?}]", canonical.to_str().unwrap())),
+        "{printed:?}"
+    );
+    // The library's builder.
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")));
+    let done = sandbox
+        .command(PYTHON)
+        .args([
+            "-I",
+            "-c",
+            "import sys; open(sys.argv[1] + '/from-library', 'w').write('l')",
+        ])
+        .arg(&write)
+        .read("/usr")
+        .write(&write)
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(std::fs::read(write.join("from-library")).unwrap(), b"l");
+}
