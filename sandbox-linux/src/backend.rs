@@ -54,7 +54,8 @@ impl LinuxBackend {
             launch.request.supervisor.is_some() && launch.request.policy.scratch().is_some();
         let opt_ins = filter::OptIns::NONE
             .local_socket_pairs(launch.request.policy.local_socket_pairs())
-            .scratch_metadata(supervised_scratch);
+            .scratch_metadata(supervised_scratch)
+            .processes(launch.request.policy.processes());
         let program = filter::build_with(arch, std::process::id(), opt_ins)?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
