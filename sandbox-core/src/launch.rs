@@ -463,9 +463,9 @@ fn sequence(
     // application's choice, the launcher there is not.
     crate::opt_in::check_launch(&request.policy, &request.canary, &launcher)
         .map_err(|(path, problem)| Refusal::WriteFolder { path, problem })?;
-    // Refused by name until a launch can kill every process the program starts when it ends,
-    // however it ends: never a launch that is silently weaker.
-    if request.policy.processes() {
+    // Only Linux's backend holds the opt-in (`opt_in::processes`); elsewhere it is refused by
+    // name, never a launch that is silently weaker.
+    if request.policy.processes() && !cfg!(target_os = "linux") {
         return Err(Refusal::ProcessesUnavailable);
     }
     request.policy = request
@@ -627,6 +627,14 @@ fn sequence(
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
     let Launch { request, env, .. } = launch;
+    // With the processes opt-in, process 1 starts the program as process 2 and stays its init.
+    #[cfg(target_os = "linux")]
+    if crate::opt_in::processes::is_init() {
+        crate::opt_in::processes::start_program().map_err(|source| Refusal::Exec {
+            program: request.program.clone(),
+            source,
+        })?;
+    }
     let error = match opened {
         None => Command::new(&request.program)
             .args(&request.args)

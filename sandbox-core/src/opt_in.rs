@@ -384,3 +384,208 @@ mod tests {
         }
     }
 }
+
+/// The processes opt-in's launch, Linux: a PID namespace whose process 1 is the launch, so that
+/// no process the program starts outlives it.
+///
+/// The backend calls [`processes::split`] while still unconfined, after making a PID namespace:
+/// the launcher (the application's child, which the application waits for and signals) stays
+/// outside as a waiter, and its child, process 1 of the namespace, goes on with the launch,
+/// confines itself, is checked, and at `exec` ([`processes::start_program`]) starts the program
+/// as process 2 and waits for it as the namespace's init. When process 1 ends, the kernel kills
+/// every process of the namespace, a double-forked `setsid` daemon included; process 1 ends when
+/// the program ends, and when the waiter dies (`PR_SET_PDEATHSIG`, set before confinement),
+/// which it does with the application or when the application kills it (a timeout).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub mod processes {
+    use std::io;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    use nix::sys::signal::{kill, SigSet, Signal};
+    use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+    use nix::unistd::{fork, ForkResult, Pid};
+
+    /// The write end of the pipe on which process 1 tells the waiter how the program ended;
+    /// -1 in a launch without the opt-in.
+    static REPORT: AtomicI32 = AtomicI32::new(-1);
+
+    /// Whether this process is process 1 of a launch with the opt-in.
+    pub fn is_init() -> bool {
+        REPORT.load(Ordering::Relaxed) >= 0
+    }
+
+    /// Forks the launch: returns in the child, process 1 of the namespace the caller made; the
+    /// launcher itself waits outside and exits as the program did, never returning. The waiter
+    /// closes every descriptor above the standard streams but its own pipe (the status pipe,
+    /// the supervisor's socket, the program's streams), so that the application sees them
+    /// closed when the launch closes them.
+    pub fn split() -> io::Result<()> {
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+        // Every signal waits for `sigwait` here and in process 1; the program gets the empty
+        // mask back before it executes.
+        SigSet::all().thread_block().map_err(io::Error::from)?;
+        // SAFETY: the launcher is single-threaded (checked before confinement), so the child
+        // may run any code.
+        match unsafe { fork() }.map_err(io::Error::from)? {
+            ForkResult::Child => {
+                drop(read);
+                // Before confinement, which refuses this call to the program: process 1 dies
+                // with the waiter, and the namespace with it.
+                // SAFETY: PR_SET_PDEATHSIG takes a signal number and reads no memory.
+                let set = unsafe {
+                    libc::prctl(
+                        libc::PR_SET_PDEATHSIG,
+                        libc::SIGKILL as libc::c_ulong,
+                        0,
+                        0,
+                        0,
+                    )
+                };
+                if set != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if nix::unistd::getpid().as_raw() != 1 {
+                    return Err(io::Error::other(
+                        "the launch is not process 1 of a PID namespace of its own",
+                    ));
+                }
+                REPORT.store(write.as_raw_fd(), Ordering::Relaxed);
+                std::mem::forget(write);
+                Ok(())
+            }
+            ForkResult::Parent { child } => {
+                drop(write);
+                wait_outside(child, read)
+            }
+        }
+    }
+
+    /// The waiter: forwards every signal the application sends to process 1 (which passes it
+    /// to the program), and once process 1 has ended, exits as the program did.
+    fn wait_outside(child: Pid, report: OwnedFd) -> ! {
+        let report_fd = report.as_raw_fd();
+        close_all_but(report_fd);
+        let all = SigSet::all();
+        loop {
+            match all.wait() {
+                Ok(Signal::SIGCHLD) => match waitpid(child, Some(WaitPidFlag::WNOHANG)) {
+                    Ok(WaitStatus::Exited(_, code)) => {
+                        end_as(read_report(report_fd), Some(code), None)
+                    }
+                    Ok(WaitStatus::Signaled(_, signal, _)) => {
+                        end_as(read_report(report_fd), None, Some(signal))
+                    }
+                    _ => {}
+                },
+                Ok(signal) => {
+                    let _ignored = kill(child, signal);
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    fn close_all_but(keep: RawFd) {
+        for fd in 3..keep {
+            // SAFETY: closing numbers this process will not use again; none is owned elsewhere
+            // in this single-threaded waiter.
+            unsafe { libc::close(fd) };
+        }
+        // SAFETY: as above, every descriptor above `keep`.
+        unsafe { libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0) };
+    }
+
+    /// How process 1 said the program ended: `(signal?, value)`.
+    fn read_report(fd: RawFd) -> Option<(bool, i32)> {
+        let mut bytes = [0u8; 5];
+        // SAFETY: `fd` is the pipe's read end, owned by the waiter for its whole life.
+        let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        std::io::Read::read_exact(&mut &*file, &mut bytes).ok()?;
+        Some((
+            bytes[0] == 1,
+            i32::from_ne_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]),
+        ))
+    }
+
+    /// Exits with the program's status, or dies of its signal; what process 1 did where it
+    /// reported nothing (it refused the launch, or was killed).
+    fn end_as(report: Option<(bool, i32)>, code: Option<i32>, signal: Option<Signal>) -> ! {
+        let (by_signal, value) = match (report, code, signal) {
+            (Some(said), _, _) => said,
+            (None, Some(code), _) => (false, code),
+            (None, _, Some(signal)) => (true, signal as i32),
+            (None, None, None) => (true, libc::SIGKILL),
+        };
+        if by_signal {
+            if let Ok(signal) = Signal::try_from(value) {
+                // SAFETY: restoring the default action of one signal in a single-threaded
+                // process that installed no handler.
+                let _ignored = unsafe {
+                    nix::sys::signal::signal(signal, nix::sys::signal::SigHandler::SigDfl)
+                };
+                let _ignored = nix::sys::signal::raise(signal);
+                let _ignored = SigSet::from(signal).thread_unblock();
+            }
+            std::process::exit(128 + value);
+        }
+        std::process::exit(value)
+    }
+
+    /// At `exec`, in process 1: starts the program as process 2 (returning in it, to execute
+    /// the program with the empty signal mask) and waits for it as the namespace's init,
+    /// passing on every signal the waiter forwards, reaping every orphan, and ending when the
+    /// program ends, which ends every other process of the namespace.
+    pub fn start_program() -> io::Result<()> {
+        // Blocked before the fork: process 1 of a namespace never gets a signal it leaves at its
+        // default action, so one not blocked (the program's SIGCHLD) would be lost.
+        SigSet::all().thread_block().map_err(io::Error::from)?;
+        // SAFETY: process 1 is single-threaded.
+        match unsafe { fork() }.map_err(io::Error::from)? {
+            ForkResult::Child => {
+                SigSet::empty().thread_set_mask().map_err(io::Error::from)?;
+                Ok(())
+            }
+            ForkResult::Parent { child } => init(child),
+        }
+    }
+
+    fn init(program: Pid) -> ! {
+        let report = REPORT.load(Ordering::Relaxed);
+        // The status pipe and the supervisor's socket close when the program executes, which
+        // tells the application it started: process 1 must not hold them open.
+        close_all_but(report);
+        let all = SigSet::all();
+        loop {
+            match all.wait() {
+                Ok(Signal::SIGCHLD) => loop {
+                    match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+                        Ok(WaitStatus::Exited(pid, code)) if pid == program => {
+                            finish(report, false, code)
+                        }
+                        Ok(WaitStatus::Signaled(pid, signal, _)) if pid == program => {
+                            finish(report, true, signal as i32)
+                        }
+                        Ok(WaitStatus::StillAlive) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                },
+                Ok(signal) => {
+                    let _ignored = kill(program, signal);
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    fn finish(report: RawFd, by_signal: bool, value: i32) -> ! {
+        let mut bytes = [u8::from(by_signal), 0, 0, 0, 0];
+        bytes[1..].copy_from_slice(&value.to_ne_bytes());
+        // SAFETY: `report` is the pipe's write end, which process 1 holds until it exits.
+        unsafe { libc::write(report, bytes.as_ptr().cast(), bytes.len()) };
+        // Process 1 ends: the kernel kills every other process of the namespace.
+        // SAFETY: ending the process without running anything else.
+        unsafe { libc::_exit(0) }
+    }
+}

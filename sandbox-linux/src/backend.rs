@@ -48,6 +48,11 @@ impl LinuxBackend {
         }
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
         ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
+        // Last before confinement: the launch goes on as process 1 of a PID namespace of its
+        // own, and this process waits outside it (`sandbox_core::opt_in::processes`).
+        if launch.request.policy.processes() {
+            crate::workspace::processes()?;
+        }
         // A supervised launch with a scratch folder lets permission and time changes past the
         // table to its supervisor, which makes them only inside that folder.
         let supervised_scratch =
@@ -144,6 +149,9 @@ impl Backend for LinuxBackend {
 
     fn verify(&self, context: &Context) -> Vec<Outcome> {
         let mut outcomes = check::run(check::ENFORCEMENT, context);
+        if sandbox_core::opt_in::processes::is_init() {
+            crate::workspace::as_init(&mut outcomes, context);
+        }
         outcomes.extend(check::run(LINUX_CHECKS, context));
         if crate::notify::supervised() {
             outcomes.extend(check::run(&[crate::notify::SUPERVISED], context));

@@ -212,22 +212,6 @@ fn an_exec_path_beneath_a_write_folder_is_the_applications_choice_and_the_report
 }
 
 #[test]
-fn processes_are_refused_by_name_until_no_process_can_outlive_the_launch() {
-    let mut command = sandbox_check();
-    command
-        .args(["--read", "/usr", "--exec", "/usr/bin", "--processes", "--"])
-        .args(["/usr/bin/bash", "-c", "/usr/bin/true"])
-        .stdin(Stdio::null())
-        .env_remove(SCRATCH_VARIABLE);
-    let output = run(command);
-    assert_eq!(output.status.code(), Some(97), "{output:?}");
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr).trim_end(),
-        "sandbox: refused: the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")"
-    );
-}
-
-#[test]
 fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
     let (parent, write, _) = workspace("profile", None);
     let profile = parent.0.join("w.toml");
@@ -278,4 +262,168 @@ fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
         .unwrap();
     assert!(done.status.success(), "{done:?}");
     assert_eq!(std::fs::read(write.join("from-library")).unwrap(), b"l");
+}
+
+/// `sandbox-check --read /usr --exec /usr/bin --write W --processes [EXTRA]... -- PROGRAM...`,
+/// as `user`.
+fn processes(user: Option<u32>, write: &Path, extra: &[&str], program: &[&str]) -> Command {
+    let mut command = as_user(user);
+    command
+        .args(["--read", "/usr", "--exec", "/usr/bin", "--write"])
+        .arg(write)
+        .arg("--processes")
+        .args(extra)
+        .arg("--")
+        .args(program)
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    command
+}
+
+fn as_user(user: Option<u32>) -> Command {
+    match user {
+        Some(uid) => {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .args(["--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+            default_signals(&mut c);
+            c
+        }
+        None => sandbox_check(),
+    }
+}
+
+/// The processes whose command line holds `marker`, once that has settled (or the deadline
+/// passed): a process killed a moment ago may still be on its way out.
+fn left_with(marker: &str) -> Vec<u32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let found: Vec<u32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.windows(marker.len()).any(|w| w == marker.as_bytes()))
+                    && process_state(*pid).is_some_and(|s| s != 'Z')
+            })
+            .collect();
+        if found.is_empty() || std::time::Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_shell_runs_its_tools_in_the_write_folder_and_nothing_outlives_the_launch() {
+    for user in users() {
+        let (parent, write, beside) = workspace("processes", user);
+        let before = file_state(&beside);
+        let script = "ls \"$0\"; echo x > \"$0/f\"; mkdir \"$0/d\"; mv \"$0/f\" \"$0/d/g\"; cat \"$0/d/g\"; rm -r \"$0/d\"; echo y > \"$0/kept\"";
+        let w = write.to_str().unwrap();
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &["/usr/bin/bash", "-c", script, w],
+        ));
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "x\n");
+        assert_eq!(entries(&write), ["kept"]);
+        assert_eq!(file_state(&beside), before);
+        assert_eq!(entries(&parent.0), ["beside", "w"]);
+
+        // A double-forked daemon in a session of its own: gone when sandbox-check returns.
+        let marker = format!(
+            "sandbox-daemon-{}-{}",
+            std::process::id(),
+            user.unwrap_or(0)
+        );
+        let daemon = "import os, sys, time\n\
+if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\n\
+os.wait()\nprint('started', flush=True)";
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &[PYTHON, "-I", "-c", daemon, &marker],
+        ));
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "started\n");
+        assert_eq!(left_with(&marker), Vec::<u32>::new(), "as {user:?}");
+    }
+}
+
+#[test]
+fn a_fork_bomb_ends_with_the_launch() {
+    for user in users() {
+        let (_parent, write, _) = workspace("bomb", user);
+        let marker = format!("sandbox-bomb-{}-{}", std::process::id(), user.unwrap_or(0));
+        let bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass";
+        // Under a bound of its own as an ordinary user (RLIMIT_NPROC, which root is not held
+        // to), and the launch's tasks bound where this machine gives a cgroup (root).
+        let bounds: &[&str] = match user {
+            None => &["--timeout", "3", "--tasks", "32"],
+            Some(_) => &["--timeout", "3"],
+        };
+        let inner = processes(user, &write, bounds, &[PYTHON, "-I", "-c", bomb, &marker]);
+        let mut command = Command::new("/usr/bin/prlimit");
+        command
+            .arg("--nproc=64")
+            .arg("--")
+            .arg(inner.get_program())
+            .args(inner.get_args());
+        command.stdin(Stdio::null()).env_remove(SCRATCH_VARIABLE);
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(137), "{output:?}");
+        assert_eq!(left_with(&marker), Vec::<u32>::new(), "as {user:?}");
+    }
+}
+
+#[test]
+fn the_program_signals_its_own_child_and_nothing_outside() {
+    let (_parent, write, _) = workspace("signals", None);
+    let mut outside = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
+    let code = r#"
+import signal, socket, time
+child = os.fork()
+if child == 0:
+    time.sleep(60)
+    os._exit(0)
+attempt("signal own child", lambda: os.kill(child, signal.SIGTERM))
+_, status = os.waitpid(child, 0)
+print("child ended by", os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
+attempt("signal outside", lambda: os.kill(int(sys.argv[1]), signal.SIGTERM))
+attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+attempt("ptrace", lambda: syscall(101, 16, child, 0, 0))
+"#;
+    let pid = outside.id().to_string();
+    let program = format!("{PRELUDE}\n{code}");
+    let output = run(processes(
+        None,
+        &write,
+        &[],
+        &[PYTHON, "-I", "-c", &program, &pid],
+    ));
+    assert_results(
+        &results(&output),
+        &[
+            ("signal own child", "ok"),
+            // The process outside has no number in the launch's PID namespace.
+            ("signal outside", "ESRCH"),
+            ("socket", "EPERM"),
+            ("ptrace", "EPERM"),
+        ],
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("child ended by 15"));
+    assert_eq!(
+        outside.try_wait().unwrap(),
+        None,
+        "the process outside lives"
+    );
+    outside.kill().unwrap();
+    outside.wait().unwrap();
 }
