@@ -1,7 +1,10 @@
 //! The write folder opt-in (issue 47.1), through the real binary: a confined program creates,
 //! renames and removes files and folders beneath `--write W`; a file beside W keeps its contents,
 //! mode and times whatever the program tries; nothing crosses W's edge; and the folders that must
-//! never be written are refused by name.
+//! never be written are refused by name. And the processes opt-in (issue 47.2): a shell runs its
+//! tools there, and nothing the program starts outlives the launch.
+
+#![cfg(target_os = "linux")]
 
 mod common;
 
