@@ -164,6 +164,18 @@ impl<'b> Command<'b> {
         self
     }
 
+    /// Lets the program write beneath the folder `path` ([`Policy::allow_write`]).
+    pub fn write(mut self, path: impl AsRef<Path>) -> Self {
+        self.policy = self.policy.and_then(|p| p.allow_write(path));
+        self
+    }
+
+    /// Lets the program start processes ([`Policy::allow_processes`]).
+    pub fn processes(mut self) -> Self {
+        self.policy = self.policy.map(Policy::allow_processes);
+        self
+    }
+
     /// Replaces the policy so far with `policy`; later calls of [`Command::read`] add to it.
     pub fn policy(mut self, policy: &Policy) -> Self {
         self.policy = Ok(policy.clone());

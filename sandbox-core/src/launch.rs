@@ -546,6 +546,15 @@ fn sequence(
     use std::os::unix::process::CommandExt;
 
     let launcher = running_executable().map_err(Refusal::CurrentExe)?;
+    // Before the launcher joins the exec list: an exec path beneath a write folder is the
+    // application's choice, the launcher there is not.
+    crate::opt_in::check_launch(&request.policy, &request.canary, &launcher)
+        .map_err(|(path, problem)| Refusal::WriteFolder { path, problem })?;
+    // Only Linux's backend holds the opt-in (`opt_in::processes`); elsewhere it is refused by
+    // name, never a launch that is silently weaker.
+    if request.policy.processes() && !cfg!(target_os = "linux") {
+        return Err(Refusal::ProcessesUnavailable);
+    }
     request.policy = request
         .policy
         .allow_exec(&launcher)
@@ -690,6 +699,13 @@ fn sequence(
             canary,
         ));
     }
+    if let Some(write) = launch.request.policy.write_paths().first() {
+        outcomes.extend(crate::check::run_scratch(
+            crate::opt_in::WRITE,
+            write,
+            &launch.request.canary,
+        ));
+    }
     if let Some(failure) = crate::check::first_failure_counting(&outcomes, backend.refusal_errors())
     {
         return Err(failure.into());
@@ -720,6 +736,14 @@ fn sequence(
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
     let Launch { request, env, .. } = launch;
+    // With the processes opt-in, process 1 starts the program as process 2 and stays its init.
+    #[cfg(target_os = "linux")]
+    if crate::opt_in::processes::is_init() {
+        crate::opt_in::processes::start_program().map_err(|source| Refusal::Exec {
+            program: request.program.clone(),
+            source,
+        })?;
+    }
     let error = match opened {
         None => Command::new(&request.program)
             .args(&request.args)

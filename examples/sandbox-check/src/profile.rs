@@ -110,6 +110,12 @@ pub fn effective(
     for path in exec {
         policy = policy.allow_exec(path)?;
     }
+    for path in &settings.write {
+        policy = policy.allow_write(path)?;
+    }
+    if settings.processes {
+        policy = policy.allow_processes();
+    }
     let mut limits: Limits = *policy.limits();
     if let Some(bytes) = settings.memory {
         limits.memory = Some(bytes);

@@ -14,6 +14,10 @@ pub struct Report {
     pub outcome: Outcome,
     /// This process's exit status.
     pub exit_code: u8,
+    /// The opt-ins the launch had, in words (`write /w`, `write-then-execute /w/bin`,
+    /// `processes`); absent for a launch without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opt_ins: Vec<String>,
 }
 
 /// How a run ended.

@@ -20,18 +20,33 @@ pub fn run(run: &Run) -> ExitCode {
         }
     };
     let backend = crate::backend::backend();
-    let report = if let Support::NoBackend { reason, .. } = backend.support() {
+    let mut report = if let Support::NoBackend { reason, .. } = backend.support() {
         let reason = sandbox_core::one_line(&reason);
         eprintln!("sandbox-check: no sandbox for this system: {reason}");
         Report {
             outcome: Outcome::NoSandbox { reason },
             exit_code: EXIT_NO_SANDBOX,
+            opt_ins: Vec::new(),
         }
     } else {
         launch::run(&backend, run)
     };
+    report.opt_ins = opt_ins(run);
     sink.write(&report);
     ExitCode::from(report.exit_code)
+}
+
+/// The opt-ins of the run's effective policy, in words, for the report; none where the policy
+/// cannot be made (the report then says why the launch was refused).
+fn opt_ins(run: &Run) -> Vec<String> {
+    let reported = run.json || run.report.is_some();
+    let named = !run.settings.write.is_empty() || run.settings.processes;
+    if !reported || !named && run.settings.policy.is_none() {
+        return Vec::new();
+    }
+    crate::profile::effective(&run.read, &run.exec, &run.settings)
+        .map(|effective| sandbox_core::opt_in::named(&effective.policy))
+        .unwrap_or_default()
 }
 
 /// The refusal line, printed, and what the report says of it.
@@ -41,6 +56,7 @@ fn refused(reason: &(dyn std::error::Error + 'static)) -> Report {
     Report {
         outcome: Outcome::Refused { reason },
         exit_code: REFUSED_EXIT_CODE as u8,
+        opt_ins: Vec::new(),
     }
 }
 
@@ -188,6 +204,7 @@ mod launch {
                         reason: sandbox_core::one_line(&refusal),
                     },
                     exit_code: REFUSED_EXIT_CODE as u8,
+                    opt_ins: Vec::new(),
                 }
             }
             Ok(Ran {
@@ -221,6 +238,7 @@ mod launch {
                 eprintln!("sandbox-check: {reason}");
                 Report {
                     exit_code: e.exit_code(),
+                    opt_ins: Vec::new(),
                     outcome: Outcome::NotStarted { reason },
                 }
             }
@@ -538,6 +556,7 @@ mod launch {
             };
             return Report {
                 exit_code: 128u8.saturating_add(signal as u8),
+                opt_ins: Vec::new(),
                 outcome: Outcome::Killed {
                     signal,
                     name,
@@ -557,6 +576,7 @@ mod launch {
             );
             return Report {
                 exit_code: 137,
+                opt_ins: Vec::new(),
                 outcome: Outcome::Exited {
                     code,
                     bound: Some(hit.bound()),
@@ -566,6 +586,7 @@ mod launch {
         }
         Report {
             exit_code: code as u8,
+            opt_ins: Vec::new(),
             outcome: Outcome::Exited {
                 code,
                 bound: None,
