@@ -113,6 +113,10 @@ fn copy_error(error: &PolicyError) -> PolicyError {
             path: path.clone(),
             target: target.clone(),
         },
+        PolicyError::Write { path, problem } => PolicyError::Write {
+            path: path.clone(),
+            problem: problem.clone(),
+        },
     }
 }
 

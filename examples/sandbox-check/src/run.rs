@@ -231,6 +231,7 @@ mod launch {
                 Report {
                     outcome: Outcome::Usage { reason },
                     exit_code: EXIT_USAGE,
+                    opt_ins: Vec::new(),
                 }
             }
             Err(Stop::NotStarted(e)) => {
