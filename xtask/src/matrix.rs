@@ -42,6 +42,10 @@ struct Environment {
     prefix: Vec<String>,
     /// Variables set, and removed (`None`).
     env: Vec<(&'static str, Option<String>)>,
+    /// Cells that must succeed here, by name, each with the first line it must print: where a
+    /// refusal, however well worded, would break a promise the project made for this
+    /// environment.
+    expects: Vec<(&'static str, &'static str)>,
 }
 
 /// One thing a user does, and how to read its result.
@@ -277,46 +281,55 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
             name: "this user (root here)",
             prefix: Vec::new(),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "an ordinary user",
             prefix: as_user.clone(),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "an ordinary user, HOME unset",
             prefix: as_user.clone(),
             env: user_env(&[("HOME", None)]),
+            expects: Vec::new(),
         },
         Environment {
             name: "an ordinary user, TMPDIR missing",
             prefix: as_user.clone(),
             env: user_env(&[("TMPDIR", Some("/nonexistent".to_owned()))]),
+            expects: Vec::new(),
         },
         Environment {
             name: "nested: bwrap --unshare-all --tmpfs /tmp, as an ordinary user",
             prefix: bwrap(true),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "nested: bwrap --ro-bind / / --unshare-all, as an ordinary user",
             prefix: bwrap(false),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "a seccomp filter that kills the Landlock calls and seccomp",
             prefix: filtered("kill"),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "a seccomp filter that answers them EPERM",
             prefix: filtered("eperm"),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "systemd's `SystemCallFilter=@system-service` (kill)",
             prefix: system_service(""),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "`@system-service` and the calls docs/sandbox.md adds for a unit",
@@ -325,11 +338,13 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
                  setns,unshare,mount,fsopen,fsconfig,fsmount,move_mount",
             ),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "no user namespaces, no capabilities",
             prefix: no_userns,
             env: user_env(&[]),
+            expects: Vec::new(),
         },
     ];
     if is_root() {
@@ -337,6 +352,7 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
             name: "/tmp and /dev/shm read-only",
             prefix: read_only,
             env: user_env(&[("XDG_RUNTIME_DIR", None)]),
+            expects: Vec::new(),
         });
     }
     if is_root() {
@@ -382,7 +398,7 @@ fn containers(as_user: &[String]) -> Vec<Environment> {
         return Vec::new();
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("container.py");
-    let row = |name: &'static str, kind: &str| {
+    let row = |name: &'static str, kind: &str, expects: Vec<(&'static str, &'static str)>| {
         let mut prefix = if kind == "rootless" {
             as_user.to_vec()
         } else {
@@ -398,22 +414,38 @@ fn containers(as_user: &[String]) -> Vec<Environment> {
             name,
             prefix,
             env: vec![("TMPDIR", None), ("XDG_RUNTIME_DIR", None)],
+            expects,
         }
     };
     vec![
         row(
             "a container as Docker makes it (root, its capabilities and seccomp profile)",
             "defaults",
+            Vec::new(),
         ),
-        row("the same, `--read-only`", "read-only"),
-        row("the same, `--user 1000`", "user"),
-        row("the same, `--cap-add SYS_ADMIN`", "sys-admin"),
+        row("the same, `--read-only`", "read-only", Vec::new()),
+        row("the same, `--user 1000`", "user", Vec::new()),
+        row("the same, `--cap-add SYS_ADMIN`", "sys-admin", Vec::new()),
+        // Issue 50: the shipped profiles only look for the loader's cache, so a root without
+        // one (distroless, Alpine-like, or assembled from a host's folders) runs the cells.
+        row(
+            "the same, its `/etc` only passwd, group, nsswitch.conf and hosts (no `ld.so.cache`)",
+            "bare-etc",
+            vec![(ONE_PLUS_ONE, "2"), (SCRATCH_CELL, "42")],
+        ),
         row(
             "a rootless container (an ordinary user's, in a user namespace, as rootless podman makes it)",
             "rootless",
+            Vec::new(),
         ),
     ]
 }
+
+/// The plain cell's name, which some environments must run to its answer.
+const ONE_PLUS_ONE: &str = "`python-cell '1+1'`";
+
+/// A cell with a scratch folder, which some environments must run to its answer.
+const SCRATCH_CELL: &str = "`python-cell --scratch '6*7'`";
 
 fn cells() -> Vec<Cell> {
     vec![
@@ -423,9 +455,14 @@ fn cells() -> Vec<Cell> {
             args: Vec::new(),
         },
         Cell {
-            name: "`python-cell '1+1'`",
+            name: ONE_PLUS_ONE,
             binary: "python-cell",
             args: strings(&["1+1"]),
+        },
+        Cell {
+            name: SCRATCH_CELL,
+            binary: "python-cell",
+            args: strings(&["--scratch", "6*7"]),
         },
         Cell {
             name: "20 MiB into `--scratch=16M`",
@@ -500,7 +537,19 @@ fn run_cell(environment: &Environment, cell: &Cell, bin: &Path) -> Seen {
             kept: false,
         };
     };
-    judge(cell, &output)
+    let mut seen = judge(cell, &output);
+    if let Some((_, line)) = environment
+        .expects
+        .iter()
+        .find(|(name, _)| *name == cell.name)
+    {
+        let first = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() || first.lines().next() != Some(line) {
+            seen.kept = false;
+            seen.words = format!("{} (expected exit 0: `{line}`)", seen.words);
+        }
+    }
+    seen
 }
 
 /// The cell's result in a few words, and whether it kept the promise.
