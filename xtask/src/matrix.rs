@@ -6,14 +6,16 @@
 //! seccomp filter that kills or refuses the Landlock calls, under systemd's own
 //! `@system-service` set (expanded by `systemd-analyze`, built with libseccomp) with and without
 //! the calls the docs tell a unit to add, where no user namespace may be made, with `/tmp` and `/dev/shm` read-only, and
-//! with `TMPDIR` missing. Each cell is a thing a user does: the self-test, a Python cell, a cell
-//! that writes 20 MiB into a 16 MiB scratch folder, a 600 MiB allocation under `--memory 256M`,
+//! with `TMPDIR` missing. Each cell is a thing a user does: the self-test, a Python cell, one
+//! with a scratch folder, a cell that writes 20 MiB into a 16 MiB scratch folder, a 600 MiB allocation under `--memory 256M`,
 //! and a socket.
 //!
 //! The promise checked is the issue's: every cell keeps its promise or is refused by name. So a
 //! cell fails the task if it hangs, if it opened a socket, if it held 600 MiB under a 256 MiB
 //! bound that the launch did not refuse, or if it ended without success and without a word (no
-//! `refused:` line, no `#BLOCKED!` with a reason, or a bare signal). The table goes to standard
+//! `refused:` line, no `#BLOCKED!` with a reason, or a bare signal); and a row may name cells it
+//! must run to their answer, where a refusal would break a promise of its own (the container
+//! whose `/etc` has no loader cache: issue 50). The table goes to standard
 //! output, in Markdown, and with `--write` into `docs/matrix.md`.
 //!
 //! Containers are made with `runc` as Docker makes them (`xtask/container.py`: Docker's
@@ -117,7 +119,10 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
              and without a reason). Each cell says how it ended and the first words it said.\n\
              The container rows are runc containers made as Docker makes them, from the host's\n\
              folders (`xtask/container.py`); podman and Docker themselves do not run on this\n\
-             machine (see `xtask/src/matrix.rs`).\n\n{table}"
+             machine (see `xtask/src/matrix.rs`). The row whose `/etc` has no `ld.so.cache` (as\n\
+             distroless or Alpine-like images have none) must answer its two Python cells, `2` and\n\
+             `42`: the shipped profiles only look for the loader's cache, so a refusal there,\n\
+             however well worded, fails the task.\n\n{table}"
         );
         std::fs::write(root.join("docs/matrix.md"), text)
             .map_err(|e| Failed(format!("writing docs/matrix.md: {e}")))?;
