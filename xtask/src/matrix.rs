@@ -165,7 +165,7 @@ fn build(root: &Path) -> Result<(), Failed> {
 
 /// The ordinary user's name, made with `useradd` when this task runs as root and it is missing;
 /// `None` when not root (the rows as that user are then this user's own).
-fn ordinary_user() -> Result<Option<String>, Failed> {
+pub fn ordinary_user() -> Result<Option<String>, Failed> {
     if !is_root() {
         return Ok(None);
     }

@@ -134,7 +134,10 @@ fn folders_that_must_never_be_written_are_refused_by_name() {
     std::fs::create_dir(&bin).unwrap();
     let tmp = write.join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let refused = |args: &[&std::ffi::OsStr], tmpdir: Option<&Path>| {
+    // A folder that can never be written is a mistake of the command line (64); one the launch
+    // finds it cannot give (it holds the canary, or an exec path holds it) is the sandbox's
+    // refusal (97).
+    let refused_with = |code: i32, args: &[&std::ffi::OsStr], tmpdir: Option<&Path>| {
         let mut command = sandbox_check();
         command
             .args(["--read", "/usr"])
@@ -146,23 +149,25 @@ fn folders_that_must_never_be_written_are_refused_by_name() {
             command.env("TMPDIR", tmp);
         }
         let output = run(command);
-        assert_eq!(output.status.code(), Some(97), "{output:?}");
+        assert_eq!(output.status.code(), Some(code), "{output:?}");
         String::from_utf8_lossy(&output.stderr)
             .trim_end()
             .to_owned()
     };
+    let mistake = |args: &[&std::ffi::OsStr]| refused_with(64, args, None);
+    let refused = |args: &[&std::ffi::OsStr], tmpdir: Option<&Path>| refused_with(97, args, tmpdir);
     let os = |s: &str| std::ffi::OsString::from(s);
     assert_eq!(
-        refused(&[&os("--write"), &os("/")], None),
-        "sandbox: refused: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder"
+        mistake(&[&os("--write"), &os("/")]),
+        "sandbox-check: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder"
     );
     assert_eq!(
-        refused(&[&os("--write"), &os("/usr/share")], None),
-        "sandbox: refused: /usr/share: cannot be a write folder: it lies beneath /usr, the system's; name a folder of the application's"
+        mistake(&[&os("--write"), &os("/usr/share")]),
+        "sandbox-check: /usr/share: cannot be a write folder: it lies beneath /usr, the system's; name a folder of the application's"
     );
     assert_eq!(
-        refused(&[&os("--write"), &os("/etc")], None),
-        "sandbox: refused: /etc: cannot be a write folder: it is a top-level folder, shared by the whole machine; name a folder beneath it"
+        mistake(&[&os("--write"), &os("/etc")]),
+        "sandbox-check: /etc: cannot be a write folder: it is a top-level folder, shared by the whole machine; name a folder beneath it"
     );
     let canonical = write.canonicalize().unwrap();
     assert_eq!(
