@@ -62,11 +62,17 @@ impl Canary {
             source,
         };
         let dir = dir.canonicalize().map_err(fail)?;
-        #[cfg(unix)]
+        #[cfg(target_os = "linux")]
         sweep_once(&dir);
+        #[cfg(target_os = "linux")]
+        let proof = crate::sweep::Maker::here()
+            .map(|m| format!("-{}-{}", m.pid_namespace, m.boot))
+            .unwrap_or_default();
+        #[cfg(not(target_os = "linux"))]
+        let proof = "";
         loop {
             let name = format!(
-                "{PREFIX}{}-{}",
+                "{PREFIX}{}-{}{proof}",
                 std::process::id(),
                 NEXT.fetch_add(1, Ordering::Relaxed)
             );
@@ -114,11 +120,15 @@ pub fn temporary_folders() -> Vec<PathBuf> {
     unique
 }
 
-/// Removes, once per process and folder, the canaries of processes that no longer exist: an
-/// application killed while a child ran could not remove its own. The name says whose a canary
-/// is; a process ID taken again by a live process keeps its files (signal 0 reaches it), and
-/// another user's files cannot be removed from a sticky temporary folder anyway.
-#[cfg(unix)]
+/// Removes, once per process and folder, this user's canaries whose process provably no longer
+/// exists: an application killed while a child ran could not remove its own. The name says
+/// whose a canary is: its process ID, PID namespace and boot ([`crate::sweep::Maker`]). Only
+/// this user's own regular files are touched (root's sweep must not remove another user's file
+/// of the same name in a shared sticky folder); a process ID in use, another PID namespace or
+/// another boot keeps the file, as does a name that records none of them (one made where
+/// `/proc` could not say them, or by an older version). Linux only: elsewhere nothing is
+/// proved, so nothing is swept.
+#[cfg(target_os = "linux")]
 fn sweep_once(dir: &Path) {
     static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
     {
@@ -128,17 +138,29 @@ fn sweep_once(dir: &Path) {
         }
         swept.push(dir.to_path_buf());
     }
-    let maker = |name: &str| {
-        let (pid, counter) = name.strip_prefix(PREFIX)?.split_once('-')?;
-        counter.parse::<u32>().ok()?;
-        pid.parse::<i32>().ok()
-    };
-    for path in crate::sweep::left_by_gone_processes(dir, maker) {
+    for path in crate::sweep::own_files_of_gone_makers(dir, maker_of) {
         let _ignored = std::fs::remove_file(path);
     }
 }
 
-/// The start of every canary's name; then the creating process's ID and a counter.
+/// The maker a canary's name records: `PREFIX<pid>-<counter>-<pid namespace>-<boot>`.
+#[cfg(target_os = "linux")]
+fn maker_of(name: &str) -> Option<crate::sweep::Maker> {
+    let mut parts = name.strip_prefix(PREFIX)?.split('-');
+    let pid = parts.next()?.parse().ok()?;
+    parts.next()?.parse::<u32>().ok()?;
+    let pid_namespace = parts.next()?.parse().ok()?;
+    let boot = parts.next()?;
+    (boot.len() == 32 && boot.chars().all(|c| c.is_ascii_hexdigit()) && parts.next().is_none())
+        .then(|| crate::sweep::Maker {
+            pid,
+            pid_namespace,
+            boot: boot.to_owned(),
+        })
+}
+
+/// The start of every canary's name; then the creating process's ID, a counter, and on Linux
+/// its PID namespace and boot.
 const PREFIX: &str = "sandbox-canary-";
 
 impl Drop for Canary {
@@ -156,21 +178,37 @@ impl Drop for Canary {
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_dead_process_s_canaries_are_swept_and_a_live_one_s_kept() {
         let dir = std::env::temp_dir().join(format!("sandbox-sweep-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        let here = crate::sweep::Maker::here().expect("/proc says this process's namespace");
+        let proof = format!("{}-{}", here.pid_namespace, here.boot);
         // PID 0 is nobody's; the largest PID Linux hands out is below 2^22.
-        let dead = dir.join(format!("{PREFIX}{}-0", (1 << 22) + 1));
-        let live = dir.join(format!("{PREFIX}{}-0", std::process::id()));
+        let dead = dir.join(format!("{PREFIX}{}-0-{proof}", (1 << 22) + 1));
+        let live = dir.join(format!("{PREFIX}{}-0-{proof}", std::process::id()));
+        let elsewhere = dir.join(format!(
+            "{PREFIX}{}-0-{}-{}",
+            (1 << 22) + 1,
+            here.pid_namespace + 1,
+            here.boot
+        ));
+        let unproved = dir.join(format!("{PREFIX}{}-0", (1 << 22) + 1));
         let other = dir.join("sandbox-canary-notes");
-        for path in [&dead, &live, &other] {
+        for path in [&dead, &live, &elsewhere, &unproved, &other] {
             std::fs::write(path, b"x").unwrap();
         }
         let canary = Canary::create_in(&dir).unwrap();
         assert!(!dead.exists());
-        assert!(live.exists() && other.exists());
+        assert!(live.exists() && elsewhere.exists() && unproved.exists() && other.exists());
+        assert_eq!(
+            maker_of(canary.path().file_name().unwrap().to_str().unwrap()),
+            Some(crate::sweep::Maker {
+                pid: std::process::id() as i32,
+                ..here
+            })
+        );
         drop(canary);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -123,7 +123,8 @@ mod start;
 mod status;
 #[cfg(unix)]
 mod status_channel;
-#[cfg(unix)]
+// What a sweep may remove is proved only on Linux (its PID namespaces and boot ID).
+#[cfg(target_os = "linux")]
 mod sweep;
 #[cfg(unix)]
 mod sys;

@@ -2,8 +2,9 @@
 //! `profile`).
 //!
 //! ```toml
-//! include = ["python3.toml"]     # other profiles, relative to this file's folder
-//! read = ["/usr", "/etc/ssl"]    # what the program may read
+//! include = ["python3.toml"]     # other profiles, beside this file (its real folder)
+//! read = ["/usr", "/etc/ssl"]    # what the program may read: each must exist
+//! read_optional = ["/etc/ld.so.cache"] # what it may read where it exists (looked for only)
 //! exec = ["/usr/bin/python3"]    # what it may execute
 //! env = { LANG = "C.UTF-8" }     # variables it gets, over the locale and time zone
 //!
@@ -24,8 +25,16 @@
 //!
 //! A key this format does not know is an error, never ignored, and every error names the file,
 //! the line and the column ([`ProfileError`]). Paths are checked as [`Policy::allow_read`] checks
-//! them (absolute, canonical, what they are now). Included files come first, in order, and this
-//! file's entries add to them; `limits`, `env` and `scratch` set here win over theirs.
+//! them (absolute, canonical, what they are now): a relative path is refused, since a profile
+//! may be read from anywhere. Included files come first, in order, and this file's entries add
+//! to them; `limits`, `env` and `scratch` set here win over theirs.
+//!
+//! A profile is read only from a regular file of at most [`MAX_FILE_BYTES`] bytes (a device or a
+//! FIFO is refused without waiting on it), includes nest at most [`MAX_DEPTH`] deep, at most
+//! [`MAX_FILES`] files are read for one profile, and a file that includes itself, directly or
+//! not, is refused. An include is looked for in the folder where the including file really lies
+//! (a profile named through a link takes its includes from beside the file the link names),
+//! then, for a [`Library`], by name among its profiles.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,17 +44,54 @@ use crate::policy::Policy;
 use crate::scratch::Bound;
 use crate::PolicyError;
 
-/// Where a profile's files are read from.
+/// Where a profile's includes are looked for.
 #[derive(Debug, Clone, Copy)]
 enum Source<'a> {
-    /// The file system, includes relative to the including file's folder.
+    /// Beside the including file, on disk.
     Disk,
     /// A table of names and texts built into the program.
     Table(&'a [(&'a str, &'a str)]),
+    /// Beside the including file, then by name in a library.
+    Library(&'a Library<'a>),
 }
 
-/// How deep includes may nest: deeper is a cycle, or a mistake.
-const MAX_DEPTH: usize = 8;
+/// How deep includes may nest.
+pub const MAX_DEPTH: usize = 8;
+/// How many files one profile may read, itself and its includes together: a fan-out of
+/// includes stops here instead of keeping the program busy.
+pub const MAX_FILES: usize = 64;
+/// How large one profile file may be.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// A profile's text, and what it is known by.
+struct Loaded {
+    /// The text.
+    text: String,
+    /// The name errors give it: the path as found, or a built-in profile's name.
+    name: PathBuf,
+    /// The folder it really lies in, for files on disk: its includes are looked for there.
+    folder: Option<PathBuf>,
+    /// What it is, for finding cycles: a file's device and inode, or a built-in name.
+    key: Key,
+}
+
+/// The identity of a profile being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Key {
+    /// A file on disk, by device and inode (by its real path where there are none).
+    File(u64, u64, PathBuf),
+    /// A built-in profile, by name.
+    BuiltIn(String),
+}
+
+/// What one load has read so far, to bound it and find cycles.
+#[derive(Default)]
+struct Walk {
+    /// The files being read, outermost first.
+    stack: Vec<Key>,
+    /// How many files have been read.
+    files: usize,
+}
 
 /// A profile: a policy, the variables its program gets, and a scratch folder to make for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,11 +151,68 @@ pub enum ProfileError {
         #[source]
         source: PolicyError,
     },
-    /// Includes nest deeper than eight, or include themselves.
-    #[error("{}: includes nest deeper than {MAX_DEPTH} (a cycle?)", file.display())]
+    /// Includes nest deeper than [`MAX_DEPTH`].
+    #[error("{}: includes nest deeper than {MAX_DEPTH}", file.display())]
     TooDeep {
         /// The file whose include went too deep.
         file: PathBuf,
+    },
+    /// A file includes itself, directly or through others.
+    #[error("{}: include {}: a cycle: it includes the file that includes it", file.display(), include.display())]
+    Cycle {
+        /// The including file.
+        file: PathBuf,
+        /// The include, as written.
+        include: PathBuf,
+    },
+    /// More than [`MAX_FILES`] files for one profile.
+    #[error("{}: include {}: more than {MAX_FILES} files for one profile", file.display(), include.display())]
+    TooMany {
+        /// The including file.
+        file: PathBuf,
+        /// The include, as written.
+        include: PathBuf,
+    },
+    /// The file is not a regular file (a folder, a device, a FIFO): it is not read.
+    #[error("{}: is not a regular file; a profile is a file", file.display())]
+    NotAFile {
+        /// The path.
+        file: PathBuf,
+    },
+    /// The file is larger than [`MAX_FILE_BYTES`].
+    #[error("{}: is larger than {MAX_FILE_BYTES} bytes, more than any profile needs", file.display())]
+    TooLarge {
+        /// The path.
+        file: PathBuf,
+    },
+    /// An include was found but could not be read as a profile.
+    #[error("{}: include {}", file.display(), include.display())]
+    Include {
+        /// The including file.
+        file: PathBuf,
+        /// The include, as written.
+        include: PathBuf,
+        /// Why it could not be read.
+        #[source]
+        source: Box<ProfileError>,
+    },
+    /// An include was found nowhere it was looked for.
+    #[error("{}: include {}: not found; looked for {}", file.display(), include.display(), looked.join(", "))]
+    IncludeNotFound {
+        /// The including file.
+        file: PathBuf,
+        /// The include, as written.
+        include: PathBuf,
+        /// Where it was looked for, in order.
+        looked: Vec<String>,
+    },
+    /// A profile named without a path was found nowhere it was looked for.
+    #[error("no profile named {name}; looked for {}", looked.join(", "))]
+    NotFound {
+        /// The name given.
+        name: String,
+        /// Where it was looked for, in order.
+        looked: Vec<String>,
     },
 }
 
@@ -121,6 +224,9 @@ struct File {
     include: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     read: Vec<PathBuf>,
+    /// Paths a program only looks for: granted where they exist, skipped where they do not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    read_optional: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     exec: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -202,14 +308,12 @@ struct FileScratch {
 }
 
 impl Profile {
-    /// The profile in `file`, its includes read first.
+    /// The profile in `file`, its includes read first, each from beside the file that
+    /// includes it (where that file really lies, links followed).
     pub fn load(file: impl AsRef<Path>) -> Result<Self, ProfileError> {
-        let mut profile = Profile {
-            policy: Policy::new(),
-            env: BTreeMap::new(),
-            scratch: None,
-        };
-        profile.add_file(file.as_ref(), 0, Source::Disk)?;
+        let mut profile = Profile::default();
+        let loaded = read_file(file.as_ref())?;
+        profile.add_loaded(loaded, 0, Source::Disk, &mut Walk::default())?;
         Ok(profile)
     }
 
@@ -229,19 +333,26 @@ impl Profile {
     /// ```
     pub fn from_files(name: &str, files: &[(&str, &str)]) -> Result<Self, ProfileError> {
         let mut profile = Profile::default();
-        profile.add_file(Path::new(name), 0, Source::Table(files))?;
+        let loaded = built_in(files, name).ok_or_else(|| ProfileError::NotFound {
+            name: name.to_owned(),
+            looked: vec!["the built-in profiles".to_owned()],
+        })?;
+        profile.add_loaded(loaded, 0, Source::Table(files), &mut Walk::default())?;
         Ok(profile)
     }
 
     /// The profile `text`, as if read from `file` (which names it in errors, and from whose
     /// folder includes are read).
     pub fn from_toml(text: &str, file: impl AsRef<Path>) -> Result<Self, ProfileError> {
-        let mut profile = Profile {
-            policy: Policy::new(),
-            env: BTreeMap::new(),
-            scratch: None,
+        let mut profile = Profile::default();
+        let file = file.as_ref();
+        let loaded = Loaded {
+            text: text.to_owned(),
+            name: file.to_path_buf(),
+            folder: Some(file.parent().unwrap_or(Path::new(".")).to_path_buf()),
+            key: Key::File(0, 0, file.to_path_buf()),
         };
-        profile.add_text(text, file.as_ref(), 0, Source::Disk)?;
+        profile.add_loaded(loaded, 0, Source::Disk, &mut Walk::default())?;
         Ok(profile)
     }
 
@@ -272,6 +383,7 @@ impl Profile {
         let file = File {
             include: Vec::new(),
             read: self.policy.read_paths().to_vec(),
+            read_optional: Vec::new(),
             exec: self.policy.exec_paths().to_vec(),
             env: self.env.clone(),
             limits: Some(FileLimits {
@@ -302,36 +414,88 @@ impl Profile {
         toml::to_string(&file).unwrap_or_default()
     }
 
-    fn add_file(&mut self, file: &Path, depth: usize, source: Source) -> Result<(), ProfileError> {
-        let text = match source {
-            Source::Disk => std::fs::read_to_string(file).map_err(|source| ProfileError::Read {
-                file: file.to_path_buf(),
-                source,
-            })?,
-            Source::Table(files) => files
-                .iter()
-                .find(|(name, _)| Path::new(name) == file)
-                .map(|(_, text)| (*text).to_owned())
-                .ok_or_else(|| ProfileError::Read {
-                    file: file.to_path_buf(),
-                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
-                })?,
+    /// Adds `loaded`, its includes first.
+    fn add_loaded(
+        &mut self,
+        loaded: Loaded,
+        depth: usize,
+        source: Source,
+        walk: &mut Walk,
+    ) -> Result<(), ProfileError> {
+        walk.files += 1;
+        walk.stack.push(loaded.key.clone());
+        let added = self.add_text(&loaded, depth, source, walk);
+        walk.stack.pop();
+        added
+    }
+
+    /// Finds and reads `include`, written in `from`.
+    fn find_include(from: &Loaded, include: &Path, source: Source) -> Result<Loaded, ProfileError> {
+        let wrap = |source| ProfileError::Include {
+            file: from.name.clone(),
+            include: include.to_path_buf(),
+            source: Box::new(source),
         };
-        self.add_text(&text, file, depth, source)
+        let mut looked = Vec::new();
+        if let Some(folder) = &from.folder {
+            let beside = folder.join(include);
+            match read_file(&beside) {
+                Err(ProfileError::Read { source: e, .. })
+                    if e.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    looked.push(beside.display().to_string());
+                }
+                other => return other.map_err(wrap),
+            }
+        }
+        let by_name = include.components().count() == 1;
+        match source {
+            Source::Disk => {}
+            Source::Table(files) => {
+                if let Some(found) = include.to_str().and_then(|name| built_in(files, name)) {
+                    return Ok(found);
+                }
+                looked.push("the built-in profiles".to_owned());
+            }
+            // A built-in profile's includes are built in too: what ships works as shipped.
+            Source::Library(library) if from.folder.is_none() => {
+                looked.push("the built-in profiles".to_owned());
+                if let Some(found) = include.to_str().and_then(|n| built_in(library.built_in, n)) {
+                    return Ok(found);
+                }
+            }
+            // A file's include by plain name is looked for as `--policy NAME.toml` would be.
+            Source::Library(library) => {
+                if let Some(name) = include.to_str().filter(|_| by_name) {
+                    if let Some(found) = library.find(name, &mut looked) {
+                        return found.map_err(wrap);
+                    }
+                }
+            }
+        }
+        // A folder looked in twice (the including file's is also the library's) is said once.
+        let mut unique: Vec<String> = Vec::new();
+        for place in looked {
+            if !unique.contains(&place) {
+                unique.push(place);
+            }
+        }
+        Err(ProfileError::IncludeNotFound {
+            file: from.name.clone(),
+            include: include.to_path_buf(),
+            looked: unique,
+        })
     }
 
     fn add_text(
         &mut self,
-        text: &str,
-        file: &Path,
+        loaded: &Loaded,
         depth: usize,
         source: Source,
+        walk: &mut Walk,
     ) -> Result<(), ProfileError> {
-        if depth >= MAX_DEPTH {
-            return Err(ProfileError::TooDeep {
-                file: file.to_path_buf(),
-            });
-        }
+        let text = loaded.text.as_str();
+        let file = loaded.name.as_path();
         let parsed: File = toml::from_str(text).map_err(|e| {
             let (line, column) = e
                 .span()
@@ -343,14 +507,26 @@ impl Profile {
                 message: e.message().to_owned(),
             }
         })?;
-        let folder = file.parent().unwrap_or(Path::new("."));
-        for included in &parsed.include {
-            let included = match source {
-                Source::Disk => folder.join(included),
-                // A table's names stand alone: an include names its file as the table does.
-                Source::Table(_) => included.clone(),
-            };
-            self.add_file(&included, depth + 1, source)?;
+        for include in &parsed.include {
+            if depth + 1 >= MAX_DEPTH {
+                return Err(ProfileError::TooDeep {
+                    file: file.to_path_buf(),
+                });
+            }
+            if walk.files >= MAX_FILES {
+                return Err(ProfileError::TooMany {
+                    file: file.to_path_buf(),
+                    include: include.clone(),
+                });
+            }
+            let included = Self::find_include(loaded, include, source)?;
+            if walk.stack.contains(&included.key) {
+                return Err(ProfileError::Cycle {
+                    file: file.to_path_buf(),
+                    include: include.clone(),
+                });
+            }
+            self.add_loaded(included, depth + 1, source, walk)?;
         }
         let mut policy = std::mem::take(&mut self.policy);
         for path in &parsed.read {
@@ -361,6 +537,25 @@ impl Profile {
                     key: "read",
                     source,
                 })?;
+        }
+        for path in &parsed.read_optional {
+            policy = match policy.clone().allow_read(path) {
+                Ok(with) => with,
+                // Absent (or beneath a file): a path only looked for is skipped.
+                Err(PolicyError::Unreadable { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound
+                        || source.kind() == std::io::ErrorKind::NotADirectory =>
+                {
+                    policy
+                }
+                Err(source) => {
+                    return Err(ProfileError::Path {
+                        file: file.to_path_buf(),
+                        key: "read_optional",
+                        source,
+                    })
+                }
+            };
         }
         for path in &parsed.exec {
             policy = policy
@@ -428,6 +623,237 @@ impl Default for Profile {
             scratch: None,
         }
     }
+}
+
+/// Profiles found by name: in folders, in order, then among those built into the program.
+///
+/// ```
+/// use sandbox_core::profile::Library;
+/// let built_in = [("base.toml", "read = [\"/usr\"]\n")];
+/// let library = Library::new(Vec::new(), &built_in);
+/// let profile = library.load("base")?;
+/// assert_eq!(profile.policy.read_paths().len(), 1);
+/// # Ok::<(), sandbox_core::profile::ProfileError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Library<'a> {
+    folders: Vec<PathBuf>,
+    built_in: &'a [(&'a str, &'a str)],
+}
+
+/// A profile a [`Library`] holds, and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listed {
+    /// Its name, without `.toml`.
+    pub name: String,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// Whether one of the same name found before it is the one taken.
+    pub shadowed: bool,
+}
+
+/// Where a listed profile comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// A file in one of the library's folders.
+    File(PathBuf),
+    /// Built into the program.
+    BuiltIn,
+}
+
+impl<'a> Library<'a> {
+    /// A library of `folders`, searched in order, then of `built_in` (file names such as
+    /// `python3.toml` and their texts).
+    pub fn new(folders: Vec<PathBuf>, built_in: &'a [(&'a str, &'a str)]) -> Self {
+        Library { folders, built_in }
+    }
+
+    /// Whether `given` names a profile (`python3`) rather than a file: it holds no `/` and does
+    /// not end in `.toml`.
+    pub fn is_name(given: &Path) -> bool {
+        given.to_str().is_some_and(|text| {
+            !text.is_empty()
+                && !text.contains('/')
+                && !text.ends_with(".toml")
+                && text != "."
+                && text != ".."
+        })
+    }
+
+    /// The profile `given`: by name (see [`Library::is_name`]) the first `NAME.toml` of the
+    /// folders, else the built-in one; otherwise the file. A file's includes are looked for
+    /// beside it, then by name here; a built-in profile's among the built-in ones.
+    pub fn load(&self, given: impl AsRef<Path>) -> Result<Profile, ProfileError> {
+        let given = given.as_ref();
+        let loaded = if Self::is_name(given) {
+            let name = given.to_string_lossy();
+            let mut looked = Vec::new();
+            match self.find(&format!("{name}.toml"), &mut looked) {
+                Some(found) => found?,
+                None => {
+                    return Err(ProfileError::NotFound {
+                        name: name.into_owned(),
+                        looked,
+                    })
+                }
+            }
+        } else {
+            read_file(given)?
+        };
+        let mut profile = Profile::default();
+        profile.add_loaded(loaded, 0, Source::Library(self), &mut Walk::default())?;
+        Ok(profile)
+    }
+
+    /// Every profile the library holds, by name, each in the order [`Library::load`] looks.
+    pub fn list(&self) -> Vec<Listed> {
+        let mut found: Vec<(String, Origin)> = Vec::new();
+        for folder in &self.folders {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter_map(|entry| {
+                    entry
+                        .file_name()
+                        .to_str()?
+                        .strip_suffix(".toml")
+                        .map(str::to_owned)
+                })
+                .collect();
+            names.sort();
+            found.extend(names.into_iter().map(|name| {
+                (
+                    name.clone(),
+                    Origin::File(folder.join(format!("{name}.toml"))),
+                )
+            }));
+        }
+        for (file, _) in self.built_in {
+            if let Some(name) = file.strip_suffix(".toml") {
+                found.push((name.to_owned(), Origin::BuiltIn));
+            }
+        }
+        let mut listed: Vec<Listed> = Vec::new();
+        for (name, origin) in found {
+            let shadowed = listed.iter().any(|l| l.name == name);
+            listed.push(Listed {
+                name,
+                origin,
+                shadowed,
+            });
+        }
+        // By name, and within a name in the order looked for (the sort is stable).
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
+        listed
+    }
+
+    /// `file_name` in the folders, then built in; `looked` says where it was looked for.
+    fn find(
+        &self,
+        file_name: &str,
+        looked: &mut Vec<String>,
+    ) -> Option<Result<Loaded, ProfileError>> {
+        for folder in &self.folders {
+            let path = folder.join(file_name);
+            match read_file(&path) {
+                Err(ProfileError::Read { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    looked.push(path.display().to_string());
+                }
+                other => return Some(other),
+            }
+        }
+        looked.push("the built-in profiles".to_owned());
+        built_in(self.built_in, file_name).map(Ok)
+    }
+}
+
+/// The built-in profile `name` of `files`.
+fn built_in(files: &[(&str, &str)], name: &str) -> Option<Loaded> {
+    files
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| Loaded {
+            text: (*text).to_owned(),
+            name: PathBuf::from(n),
+            folder: None,
+            key: Key::BuiltIn((*n).to_owned()),
+        })
+}
+
+/// Reads the profile file `path`: opened without waiting (a FIFO or a device must not hold the
+/// program), checked by its descriptor to be a regular file of at most [`MAX_FILE_BYTES`], read
+/// no further than that, and known by where it really lies.
+fn read_file(path: &Path) -> Result<Loaded, ProfileError> {
+    use std::io::Read;
+    let read_error = |source| ProfileError::Read {
+        file: path.to_path_buf(),
+        source,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let file = options.open(path).map_err(read_error)?;
+    let meta = file.metadata().map_err(read_error)?;
+    if !meta.is_file() {
+        return Err(ProfileError::NotAFile {
+            file: path.to_path_buf(),
+        });
+    }
+    let too_large = || ProfileError::TooLarge {
+        file: path.to_path_buf(),
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    (&file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|e| read_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+    // Where the file really lies, links followed: its includes are beside it there. The path is
+    // resolved by name, so the file found there must be the one read.
+    let real = path.canonicalize().map_err(read_error)?;
+    let key = identity(&real, &meta).map_err(read_error)?;
+    Ok(Loaded {
+        text,
+        name: path.to_path_buf(),
+        folder: real.parent().map(Path::to_path_buf),
+        key,
+    })
+}
+
+/// The identity of the file `meta` describes, checked to be the one at `real`.
+#[cfg(unix)]
+fn identity(real: &Path, meta: &std::fs::Metadata) -> std::io::Result<Key> {
+    use std::os::unix::fs::MetadataExt;
+    let now = std::fs::metadata(real)?;
+    if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
+        return Err(std::io::Error::other(
+            "the file was replaced while it was read",
+        ));
+    }
+    Ok(Key::File(meta.dev(), meta.ino(), real.to_path_buf()))
+}
+
+/// The identity of the file at `real`: its path, where there are no inodes to compare.
+#[cfg(not(unix))]
+fn identity(real: &Path, _meta: &std::fs::Metadata) -> std::io::Result<Key> {
+    Ok(Key::File(0, 0, real.to_path_buf()))
 }
 
 /// A count in TOML's integers, which stop at `i64::MAX`; larger is written as text.
@@ -723,8 +1149,97 @@ mod tests {
         std::fs::write(root.join("loop.toml"), "include = [\"loop.toml\"]\n").unwrap();
         assert!(matches!(
             Profile::load(root.join("loop.toml")),
-            Err(ProfileError::TooDeep { .. })
+            Err(ProfileError::Cycle { .. })
         ));
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A path only looked for is skipped where absent; a required one still refuses, and an
+    /// optional one that exists is granted as `read` grants it.
+    #[test]
+    fn an_optional_path_is_skipped_where_absent_and_granted_where_present() {
+        let profile = Profile::from_toml(
+            "read = [\"/usr\"]\nread_optional = [\"/no/such/file\", \"/etc\"]\n",
+            "/p/o.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            profile.policy.read_paths(),
+            [PathBuf::from("/usr"), PathBuf::from("/etc")]
+        );
+        let error = Profile::from_toml("read = [\"/no/such/file\"]\n", "/p/r.toml").unwrap_err();
+        assert!(
+            matches!(&error, ProfileError::Path { key: "read", .. }),
+            "{error}"
+        );
+        let error =
+            Profile::from_toml("read_optional = [\"relative\"]\n", "/p/r.toml").unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                ProfileError::Path {
+                    key: "read_optional",
+                    source: PolicyError::Relative { .. },
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    }
+
+    /// A name is a profile of the library (its folders before its built-in ones), a path a file;
+    /// a file's include by plain name falls back to the library, a built-in one's stays built in.
+    #[test]
+    fn a_library_finds_by_name_and_a_path_is_a_file() {
+        for (given, name) in [
+            ("python3", true),
+            ("python3.toml", false),
+            ("./python3", false),
+            ("a/b", false),
+            ("..", false),
+        ] {
+            assert_eq!(Library::is_name(Path::new(given)), name, "{given}");
+        }
+        let root = dir("library");
+        let built_in = [
+            ("base.toml", "read = [\"/usr\"]\n"),
+            ("top.toml", "include = [\"base.toml\"]\n"),
+        ];
+        std::fs::write(root.join("base.toml"), "read = [\"/etc\"]\n").unwrap();
+        let library = Library::new(vec![root.clone()], &built_in);
+        // The folder's base shadows the built-in one; the built-in top includes the built-in base.
+        assert_eq!(
+            library.load("base").unwrap().policy.read_paths(),
+            [PathBuf::from("/etc")]
+        );
+        assert_eq!(
+            library.load("top").unwrap().policy.read_paths(),
+            [PathBuf::from("/usr")]
+        );
+        let elsewhere = dir("library-elsewhere");
+        std::fs::write(elsewhere.join("mine.toml"), "include = [\"base.toml\"]\n").unwrap();
+        assert_eq!(
+            library
+                .load(elsewhere.join("mine.toml"))
+                .unwrap()
+                .policy
+                .read_paths(),
+            [PathBuf::from("/etc")]
+        );
+        let listed: Vec<(String, bool)> = library
+            .list()
+            .into_iter()
+            .map(|l| (l.name, l.shadowed))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("base".to_owned(), false),
+                ("base".to_owned(), true),
+                ("top".to_owned(), false)
+            ]
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+        std::fs::remove_dir_all(&elsewhere).unwrap();
     }
 }

@@ -11,7 +11,9 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_GAP: u8 = 1;
 /// No sandbox for this kind of system.
 pub const EXIT_NO_SANDBOX: u8 = 2;
-/// The command line is wrong. Not clap's default of 2, which means "no sandbox" here.
+/// A mistake in the command line or the profile (a wrong flag or key, a path that does not
+/// exist). Not clap's default of 2, which means "no sandbox" here; 97 means only that the sandbox
+/// refused the launch.
 pub const EXIT_USAGE: u8 = 64;
 
 /// Says whether this system confines programs, and proves it.
@@ -23,7 +25,7 @@ pub const EXIT_USAGE: u8 = 64;
 /// With a program after `--`: runs it confined, reading only the --read paths and executing only
 /// the --exec paths and itself. Its exit status passes through; a refused launch exits 97 with a
 /// `sandbox: refused:` line; a program not found exits 127, one not executable 126; 2 where
-/// there is no sandbox. A wrong command line exits 64.
+/// there is no sandbox. A mistake in the command line or the profile exits 64.
 #[derive(Debug, Parser)]
 #[command(name = "sandbox-check", version, after_long_help = SHELL_USERS)]
 pub struct Cli {
@@ -38,19 +40,28 @@ pub struct Cli {
     report: Option<PathBuf>,
 
     /// A profile (TOML): read and exec paths, bounds, a scratch folder, `include` of other
-    /// profiles. The flags add to it. docs/sandbox.md, "Profiles", has the format.
-    #[arg(long, value_name = "FILE")]
+    /// profiles. The flags add to it. By NAME (python3): the user's
+    /// ($XDG_CONFIG_HOME/sandbox-check/profiles/NAME.toml, else ~/.config/...), the system's
+    /// (/etc/sandbox-check/profiles/NAME.toml), else the one built in (--list-profiles); a path
+    /// (with a / or ending .toml) is that file. docs/sandbox.md, "Profiles", has the format.
+    #[arg(long, value_name = "NAME|FILE")]
     policy: Option<PathBuf>,
+
+    /// List the profiles --policy NAME finds, and where each comes from; run nothing.
+    #[arg(long, conflicts_with_all = ["json", "report", "explain", "print_filters", "print_policy", "program"])]
+    list_profiles: bool,
 
     /// Print the effective policy (the profile and the flags) as a profile, and run nothing.
     #[arg(long, conflicts_with_all = ["json", "report", "explain", "print_filters"])]
     print_policy: bool,
 
-    /// A path the program may read (a file, or a folder and what is beneath it).
+    /// A path the program may read (a file, or a folder and what is beneath it); a relative
+    /// path is taken from the current folder.
     #[arg(long = "read", value_name = "PATH")]
     read: Vec<PathBuf>,
 
-    /// A path the program may execute (a program, or a folder of them).
+    /// A path the program may execute (a program, or a folder of them); a relative path is
+    /// taken from the current folder.
     #[arg(long = "exec", value_name = "PATH")]
     exec: Vec<PathBuf>,
 
@@ -255,7 +266,8 @@ Exit status with a program:
   127         the program was not found        (sandbox-check: NAME: command not found)
   126         it is not executable             (sandbox-check: PATH: Permission denied)
   2           no sandbox for this kind of system
-  64          a wrong command line
+  64          a mistake in the command line or the profile (a wrong flag or key, a --read
+              path that does not exist): `sandbox-check: ...` says which
 
 The program reads only what --read and --exec list. A dynamic program needs its libraries:
 --read /usr (and /lib, /lib64 where they are not links into /usr). A #! script needs its
@@ -282,6 +294,8 @@ pub enum Mode {
     Inner(Inner),
     /// Print the filters.
     PrintFilters,
+    /// List the profiles found by name.
+    ListProfiles,
     /// Print the effective policy.
     PrintPolicy {
         /// Paths the program may read, beyond the profile's.
@@ -319,6 +333,13 @@ impl Cli {
         if self.print_filters {
             return Ok(Mode::PrintFilters);
         }
+        if self.list_profiles {
+            return Ok(Mode::ListProfiles);
+        }
+        // A relative path means the same to the program as to the person who typed it: the
+        // launcher runs elsewhere, so it is made absolute here, from the current folder.
+        let read = absolute(self.read);
+        let exec = absolute(self.exec);
         let settings = Settings {
             policy: self.policy,
             scratch: self.scratch,
@@ -331,16 +352,16 @@ impl Cli {
         };
         if self.print_policy {
             return Ok(Mode::PrintPolicy {
-                read: self.read,
-                exec: self.exec,
+                read,
+                exec,
                 settings,
             });
         }
         let mut program = self.program.into_iter();
         let Some(first) = program.next() else {
-            let flag = if !self.read.is_empty() {
+            let flag = if !read.is_empty() {
                 Some("--read")
-            } else if !self.exec.is_empty() {
+            } else if !exec.is_empty() {
                 Some("--exec")
             } else if self.report.is_some() {
                 Some("--report")
@@ -370,8 +391,8 @@ impl Cli {
             };
         };
         Ok(Mode::Run(Run {
-            read: self.read,
-            exec: self.exec,
+            read,
+            exec,
             program: first,
             args: program.collect(),
             settings,
@@ -386,6 +407,18 @@ impl Cli {
             },
         }))
     }
+}
+
+/// `paths`, each relative one joined to the current folder (left as it is where the current
+/// folder cannot be found, to be refused as relative).
+fn absolute(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let Ok(here) = std::env::current_dir() else {
+        return paths;
+    };
+    paths
+        .into_iter()
+        .map(|p| if p.is_relative() { here.join(p) } else { p })
+        .collect()
 }
 
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {

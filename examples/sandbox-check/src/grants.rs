@@ -36,15 +36,9 @@ pub enum GrantsUnavailable {
     /// `--ask` where there is no terminal to ask on.
     #[error("--ask puts each file to you on the terminal, and this process has none (/dev/tty): run it at a terminal, or grant folders with --grant-folder")]
     NoTerminal(#[source] std::io::Error),
-    /// The decision log could not be opened.
-    #[error("the grant log {} cannot be written", path.display())]
-    Log {
-        /// The file named.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The decision log could not be opened, or is not a file this user may safely write.
+    #[error(transparent)]
+    Log(crate::report::SinkError),
     /// A `--grant-folder` that is not an absolute folder.
     #[error("--grant-folder {}: {}", path.display(), why)]
     Folder {
@@ -66,15 +60,10 @@ pub fn function(
 ) -> Result<impl Fn(&OpenRequest) -> Grant + Send + Sync + 'static, GrantsUnavailable> {
     let log = match &flags.log {
         None => None,
+        // As `--report` opens its file: no link followed, only this user's own file, mode 0600.
         Some(path) => Some(Mutex::new(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|source| GrantsUnavailable::Log {
-                    path: path.clone(),
-                    source,
-                })?,
+            crate::report::open_output("--grant-log", path, crate::report::Keep::All)
+                .map_err(GrantsUnavailable::Log)?,
         )),
     };
     let folders = flags

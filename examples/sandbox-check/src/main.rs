@@ -4,9 +4,9 @@
 //! Exit status: 0 when everything is as required (or the program's own status, when one is run);
 //! 1 when the self-test found a gap or the launcher refused; 97 when the launch of a program was
 //! refused; 127 / 126 when the program was not found / is not executable; 2 when there is no
-//! sandbox for this kind of system; 64 for a wrong command line; 141 when standard output's
-//! reader went away (quietly, as a program SIGPIPE ended), 74 when it could not be written
-//! (`out.rs`).
+//! sandbox for this kind of system; 64 for a mistake in the command line or the profile; 141
+//! when standard output's reader went away (quietly, as a program SIGPIPE ended), 74 when it
+//! could not be written (`out.rs`).
 #![forbid(unsafe_code)]
 
 // First: its `println!`, `print!` and `eprintln!` stand in for std's in every module below.
@@ -52,6 +52,7 @@ fn main() -> ExitCode {
     match mode {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
+        cli::Mode::ListProfiles => ExitCode::from(profile::list()),
         cli::Mode::PrintPolicy {
             read,
             exec,

@@ -1,4 +1,5 @@
-//! The effective policy of a run: the `--policy` profile, then the flags added to it.
+//! The effective policy of a run: the `--policy` profile, then the flags added to it; and the
+//! profiles `--policy NAME` finds: the user's, the system's, and those built in.
 
 #[cfg(target_os = "linux")]
 use std::ffi::OsString;
@@ -8,7 +9,7 @@ use std::path::PathBuf;
 
 #[cfg(target_os = "linux")]
 use sandbox_core::explain::{Because, Learnt, Never, Remedy};
-use sandbox_core::profile::{Profile, ProfileError};
+use sandbox_core::profile::{Library, Origin, Profile, ProfileError};
 use sandbox_core::scratch::Bound;
 use sandbox_core::{Limits, Policy, PolicyError};
 
@@ -38,6 +39,60 @@ pub struct Effective {
     pub env: std::collections::BTreeMap<String, String>,
 }
 
+/// The profiles shipped in `profiles/`, built in: a copy of the binary alone has them.
+const BUILT_IN: &[(&str, &str)] = &[
+    ("base.toml", include_str!("../profiles/base.toml")),
+    ("coreutils.toml", include_str!("../profiles/coreutils.toml")),
+    ("jq.toml", include_str!("../profiles/jq.toml")),
+    ("node.toml", include_str!("../profiles/node.toml")),
+    ("perl.toml", include_str!("../profiles/perl.toml")),
+    (
+        "python3-asyncio.toml",
+        include_str!("../profiles/python3-asyncio.toml"),
+    ),
+    ("python3.toml", include_str!("../profiles/python3.toml")),
+    ("sqlite3.toml", include_str!("../profiles/sqlite3.toml")),
+];
+
+/// The system's folder of profiles, looked in after the user's.
+const SYSTEM_FOLDER: &str = "/etc/sandbox-check/profiles";
+
+/// Where `--policy NAME` looks, in order: `$XDG_CONFIG_HOME/sandbox-check/profiles` (or
+/// `~/.config/sandbox-check/profiles` where that is not set to an absolute path), the system's
+/// folder, then the profiles built in.
+pub fn library() -> Library<'static> {
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let config =
+        absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|h| h.join(".config")));
+    let mut folders: Vec<PathBuf> = config
+        .map(|c| c.join("sandbox-check").join("profiles"))
+        .into_iter()
+        .collect();
+    folders.push(PathBuf::from(SYSTEM_FOLDER));
+    Library::new(folders, BUILT_IN)
+}
+
+/// `--list-profiles`: each profile `--policy NAME` can find, and where it comes from.
+pub fn list() -> u8 {
+    for listed in library().list() {
+        let origin = match &listed.origin {
+            Origin::File(path) => path.display().to_string(),
+            _ => "built in".to_owned(),
+        };
+        let shadowed = if listed.shadowed {
+            " (not taken: the one above is)"
+        } else {
+            ""
+        };
+        println!("{:<16} {origin}{shadowed}", listed.name);
+    }
+    crate::cli::EXIT_OK
+}
+
 /// The profile of `settings`, then `read`, `exec` and the bounds of the flags over it.
 pub fn effective(
     read: &[PathBuf],
@@ -45,7 +100,7 @@ pub fn effective(
     settings: &Settings,
 ) -> Result<Effective, NotMade> {
     let profile = match &settings.policy {
-        Some(file) => Profile::load(file)?,
+        Some(given) => library().load(given)?,
         None => Profile::default(),
     };
     let mut policy = profile.policy;
@@ -167,7 +222,10 @@ pub fn write_learnt(
     profile.env = env.clone();
     header.push('\n');
     header.push_str(&profile.to_toml());
-    std::fs::write(file, header)?;
+    // As `--report` opens its file: no link followed, only this user's own file, mode 0600.
+    let mut out = crate::report::open_output("--suggest", file, crate::report::Keep::Nothing)
+        .map_err(std::io::Error::other)?;
+    std::io::Write::write_all(&mut out, header.as_bytes())?;
     Ok(written)
 }
 

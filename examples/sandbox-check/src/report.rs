@@ -33,6 +33,12 @@ pub enum Outcome {
         /// The text of the `sandbox: refused:` line.
         reason: String,
     },
+    /// A mistake in the command line or the profile (a wrong key, a path that does not exist);
+    /// nothing ran, and no sandbox was asked for.
+    Usage {
+        /// The message, as printed after `sandbox-check: `.
+        reason: String,
+    },
     /// The program cannot be executed (not found, not executable); nothing ran.
     NotStarted {
         /// The shell's wording.
@@ -95,7 +101,8 @@ pub enum Sink {
     File(PathBuf, std::fs::File),
 }
 
-/// `--report FILE` could not be opened, or is not a file this user may safely overwrite.
+/// `--report FILE` (or `--grant-log FILE`, `--suggest FILE`) could not be opened, or is not a
+/// file this user may safely write.
 ///
 /// Who chose the path: the user running `sandbox-check`. Who may have put something there: anyone
 /// who may write the folder (`/tmp`). So the last component is never followed as a link, and an
@@ -106,8 +113,10 @@ pub enum Sink {
 #[non_exhaustive]
 pub enum SinkError {
     /// The file could not be opened or created.
-    #[error("--report {}: cannot create the file", path.display())]
+    #[error("{flag} {}: cannot create the file", path.display())]
     Open {
+        /// The flag that named it.
+        flag: &'static str,
         /// The path given.
         path: PathBuf,
         /// Why.
@@ -119,29 +128,35 @@ pub enum SinkError {
     // names checked.
     #[cfg(unix)]
     #[error(
-        "--report {}: is a symbolic link, which is not followed (someone who may write its \
+        "{flag} {}: is a symbolic link, which is not followed (someone who may write its \
          folder could point it at any file): name the file itself",
         path.display()
     )]
     Link {
+        /// The flag that named it.
+        flag: &'static str,
         /// The path given.
         path: PathBuf,
     },
     /// The path names something that is not a regular file.
     #[cfg(unix)]
-    #[error("--report {}: is not a regular file: name a file", path.display())]
+    #[error("{flag} {}: is not a regular file: name a file", path.display())]
     NotAFile {
+        /// The flag that named it.
+        flag: &'static str,
         /// The path given.
         path: PathBuf,
     },
     /// The file exists and belongs to another user.
     #[cfg(unix)]
     #[error(
-        "--report {}: the file belongs to uid {owner}, not to this user (uid {user}): remove it \
+        "{flag} {}: the file belongs to uid {owner}, not to this user (uid {user}): remove it \
          or name another",
         path.display()
     )]
     NotYours {
+        /// The flag that named it.
+        flag: &'static str,
         /// The path given.
         path: PathBuf,
         /// The file's owner.
@@ -152,11 +167,13 @@ pub enum SinkError {
     /// The file has other names, any of which another user may have made.
     #[cfg(unix)]
     #[error(
-        "--report {}: the file has {links} names (hard links), so writing it would change a \
+        "{flag} {}: the file has {links} names (hard links), so writing it would change a \
          file known by another name: remove it or name another",
         path.display()
     )]
     HardLinked {
+        /// The flag that named it.
+        flag: &'static str,
         /// The path given.
         path: PathBuf,
         /// How many names it has.
@@ -168,7 +185,8 @@ impl Sink {
     /// The sink `--json` and `--report` ask for; a file wins over standard error.
     pub fn open(json: bool, report: Option<&Path>) -> Result<Self, SinkError> {
         match report {
-            Some(path) => open_report(path).map(|file| Self::File(path.to_path_buf(), file)),
+            Some(path) => open_output("--report", path, Keep::Nothing)
+                .map(|file| Self::File(path.to_path_buf(), file)),
             None if json => Ok(Self::Stderr),
             None => Ok(Self::None),
         }
@@ -198,17 +216,32 @@ impl Sink {
     }
 }
 
-/// Opens (or creates, mode 0600: a report names the paths a program tried) the report file
-/// without following a link in its last component, and empties it only once it is known to be
-/// this user's own regular file with one name.
+/// What of an existing file `open_output` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Nothing: it is emptied (`--report`, `--suggest`).
+    Nothing,
+    /// Everything: lines are appended (`--grant-log`).
+    All,
+}
+
+/// Opens (or creates, mode 0600: each names the paths a program tried) the file `flag` names
+/// for writing, without following a link in its last component, and empties it (with
+/// [`Keep::Nothing`]) only once it is known to be this user's own regular file with one name.
+/// The one way `sandbox-check` opens a file it writes at a path the user gave.
 #[cfg(unix)]
-fn open_report(path: &Path) -> Result<std::fs::File, SinkError> {
+pub fn open_output(
+    flag: &'static str,
+    path: &Path,
+    keep: Keep,
+) -> Result<std::fs::File, SinkError> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
     use nix::fcntl::OFlag;
 
     let file = std::fs::OpenOptions::new()
         .write(true)
+        .append(keep == Keep::All)
         .create(true)
         .mode(0o600)
         // O_NONBLOCK: a FIFO someone left there must not hold the launch; it is refused below.
@@ -220,24 +253,27 @@ fn open_report(path: &Path) -> Result<std::fs::File, SinkError> {
             // which, for the message only: either way nothing was opened.
             let path = path.to_path_buf();
             match std::fs::symlink_metadata(&path) {
-                Ok(meta) if meta.file_type().is_symlink() => SinkError::Link { path },
-                Ok(meta) if !meta.file_type().is_file() => SinkError::NotAFile { path },
-                _ => SinkError::Open { path, source },
+                Ok(meta) if meta.file_type().is_symlink() => SinkError::Link { flag, path },
+                Ok(meta) if !meta.file_type().is_file() => SinkError::NotAFile { flag, path },
+                _ => SinkError::Open { flag, path, source },
             }
         })?;
     let open_error = |source| SinkError::Open {
+        flag,
         path: path.to_path_buf(),
         source,
     };
     let meta = file.metadata().map_err(open_error)?;
     if !meta.file_type().is_file() {
         return Err(SinkError::NotAFile {
+            flag,
             path: path.to_path_buf(),
         });
     }
     let user = nix::unistd::geteuid().as_raw();
     if meta.uid() != user {
         return Err(SinkError::NotYours {
+            flag,
             path: path.to_path_buf(),
             owner: meta.uid(),
             user,
@@ -245,20 +281,34 @@ fn open_report(path: &Path) -> Result<std::fs::File, SinkError> {
     }
     if meta.nlink() != 1 {
         return Err(SinkError::HardLinked {
+            flag,
             path: path.to_path_buf(),
             links: meta.nlink(),
         });
     }
-    file.set_len(0).map_err(open_error)?;
+    if keep == Keep::Nothing {
+        file.set_len(0).map_err(open_error)?;
+    }
     Ok(file)
 }
 
 /// Without unix there is no backend and no other user's link to fear in the same way; the file
-/// is created or emptied as given.
+/// is created, emptied or appended to as given.
 #[cfg(not(unix))]
-fn open_report(path: &Path) -> Result<std::fs::File, SinkError> {
-    std::fs::File::create(path).map_err(|source| SinkError::Open {
-        path: path.to_path_buf(),
-        source,
-    })
+pub fn open_output(
+    flag: &'static str,
+    path: &Path,
+    keep: Keep,
+) -> Result<std::fs::File, SinkError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .append(keep == Keep::All)
+        .truncate(keep == Keep::Nothing)
+        .open(path)
+        .map_err(|source| SinkError::Open {
+            flag,
+            path: path.to_path_buf(),
+            source,
+        })
 }

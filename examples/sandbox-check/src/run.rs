@@ -118,9 +118,6 @@ mod launch {
             /// The bound asked for.
             tasks: u64,
         },
-        /// The profile or a flag's path could not make the policy.
-        #[error(transparent)]
-        Profile(#[from] crate::profile::NotMade),
         /// The scratch folder could not be made.
         #[error(transparent)]
         Scratch(#[from] sandbox_core::scratch::ScratchError),
@@ -156,6 +153,8 @@ mod launch {
     enum Stop {
         Refused(Refused),
         NotStarted(NotStarted),
+        /// A mistake in the command line or the profile (exit 64): no sandbox was asked yet.
+        Usage(String),
     }
 
     impl<E: Into<Refused>> From<E> for Stop {
@@ -206,6 +205,13 @@ mod launch {
                 ended(status, memory, hit, unenforced, before_exec)
             }
             Err(Stop::Refused(e)) => refused(&e),
+            Err(Stop::Usage(reason)) => {
+                eprintln!("sandbox-check: {reason}");
+                Report {
+                    outcome: Outcome::Usage { reason },
+                    exit_code: EXIT_USAGE,
+                }
+            }
             Err(Stop::NotStarted(e)) => {
                 let reason = e.to_string();
                 eprintln!("sandbox-check: {reason}");
@@ -239,7 +245,8 @@ mod launch {
             mut policy,
             scratch: scratch_bound,
             env,
-        } = crate::profile::effective(&run.read, &run.exec, &run.settings)?;
+        } = crate::profile::effective(&run.read, &run.exec, &run.settings)
+            .map_err(|e| Stop::Usage(sandbox_core::one_line(&e)))?;
         let profile_env = env.clone();
         let env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
             env.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
@@ -329,7 +336,15 @@ mod launch {
             let asker = console.clone().map(|console| -> crate::grants::Asker {
                 Box::new(move |request| console.ask(request))
             });
-            Some(crate::grants::function(&run.grants, asker)?)
+            Some(
+                crate::grants::function(&run.grants, asker).map_err(|e| match e {
+                    // The log's path is the command line's, as `--report`'s is.
+                    crate::grants::GrantsUnavailable::Log(e) => {
+                        Stop::Usage(sandbox_core::one_line(&e))
+                    }
+                    e => e.into(),
+                })?,
+            )
         } else {
             None
         };

@@ -36,6 +36,17 @@ fn assert_refused_with(output: &Output, line: &str) {
     assert!(output.stdout.is_empty(), "the program ran");
 }
 
+/// Asserts a command line was refused as a mistake (exit 64) with exactly `line`, before
+/// any launch.
+fn assert_mistake_with(output: &Output, line: &str) {
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("sandbox-check: {line}\n")
+    );
+    assert_eq!(output.status.code(), Some(64));
+    assert!(output.stdout.is_empty(), "the program ran");
+}
+
 fn read_results(read: &[&Path], paths: &[&Path]) -> Vec<String> {
     let args: Vec<&OsStr> = paths.iter().map(|p| p.as_os_str()).collect();
     let got = results(&run(python_command(read, READ_EACH, &args)));
@@ -104,7 +115,8 @@ fn names_with_newlines_quotes_spaces_and_other_bytes_arrive_whole() {
     expected.extend(vec!["EACCES"; neighbours.len()]);
     assert_eq!(got, expected);
 
-    // A name that cannot be resolved is refused on one line, its control characters escaped.
+    // A name that cannot be resolved is a mistake of the command line, said on one line, its
+    // control characters escaped.
     let missing = name(b"gone\nnext line");
     let output = run({
         let mut c = sandbox_check();
@@ -115,7 +127,7 @@ fn names_with_newlines_quotes_spaces_and_other_bytes_arrive_whole() {
         c
     });
     let shown = missing.display().to_string().replace('\n', "\\n");
-    assert_refused_with(
+    assert_mistake_with(
         &output,
         &format!("{shown}: cannot be resolved: No such file or directory (os error 2)"),
     );
@@ -157,7 +169,7 @@ fn a_link_to_the_root_grants_nothing_and_listing_the_root_itself_is_refused() {
         .arg("--read")
         .arg(&to_root)
         .args(["--", "/usr/bin/echo", "the program ran"]);
-    assert_refused_with(
+    assert_mistake_with(
         &run(command),
         &format!(
             "{}: is a symbolic link to the folder /; list that folder itself if it is meant",
@@ -174,7 +186,7 @@ fn a_link_to_the_root_grants_nothing_and_listing_the_root_itself_is_refused() {
         .0
         .canonicalize()
         .unwrap()
-        .join(format!("sandbox-canary-{}-0", child.id()));
+        .join(canary_name(child.id(), 0));
     let output = child.wait_with_output().unwrap();
     eprintln!("{}", String::from_utf8_lossy(&output.stderr));
     assert_refused_with(
@@ -330,7 +342,7 @@ fn a_file_where_a_folder_is_expected_is_refused_with_enotdir() {
                 .stdin(Stdio::null());
             c
         });
-        assert_refused_with(
+        assert_mistake_with(
             &output,
             &format!("{path}: cannot be resolved: Not a directory (os error 20)"),
         );

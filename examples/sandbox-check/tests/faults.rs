@@ -401,7 +401,7 @@ fn the_program_dies_with_its_parent() {
         WaitStatus::Signaled(Pid::from_raw(program as i32), Signal::SIGKILL, false)
     );
     // The parent died before it could remove its canary; that file is all that is left.
-    assert_eq!(entries(&tmp.0), [format!("sandbox-canary-{parent}-0")]);
+    assert_eq!(entries(&tmp.0), [canary_name(parent, 0)]);
 }
 
 #[test]
@@ -435,7 +435,7 @@ fn a_parent_that_dies_during_the_launch_makes_the_launcher_refuse() {
         WaitStatus::Exited(Pid::from_raw(launcher as i32), 97)
     );
     assert_eq!(out, "", "the program ran");
-    assert_eq!(entries(&tmp.0), [format!("sandbox-canary-{parent}-0")]);
+    assert_eq!(entries(&tmp.0), [canary_name(parent, 0)]);
 }
 
 /// If the application dies before the launcher reaches `parent`, whoever adopts the launcher (a

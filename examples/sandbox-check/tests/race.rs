@@ -51,7 +51,9 @@ fn outcome(output: &std::process::Output) -> String {
         Some(1) if stderr.ends_with(": Permission denied\n") => {
             "cat: Permission denied (the name led to /etc)".to_owned()
         }
-        Some(97) if stderr.contains("is a symbolic link to the folder ") => {
+        // The link is seen when sandbox-check resolves the --read path: a mistake of the
+        // command line (64), before any launch.
+        Some(64) if stderr.contains("is a symbolic link to the folder ") => {
             "refused: a symbolic link to a folder".to_owned()
         }
         Some(97) if stderr.contains("is not what the application resolved") => {

@@ -138,7 +138,8 @@ fn another_users_file_at_the_report_path_is_not_overwritten() {
 fn the_users_own_report_file_is_emptied_and_written_and_a_new_one_is_private() {
     let tmp = sticky_folder("report-own");
     let report = tmp.0.join("report.json");
-    let line = "{\"outcome\":\"exited\",\"code\":0,\"exit_code\":0}\n";
+    // With the bounds this machine does not enforce for this user, which are the machine's.
+    let line = format!("{}\n", exited_json(None, 0));
     let output = with_report(&report);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(std::fs::read_to_string(&report).unwrap(), line);
@@ -148,4 +149,112 @@ fn the_users_own_report_file_is_emptied_and_written_and_a_new_one_is_private() {
     let output = with_report(&report);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(std::fs::read_to_string(&report).unwrap(), line);
+}
+
+/// `sandbox-check --read /usr --grant-folder GRANTED --grant-log LOG -- python3` opening a file
+/// of GRANTED, so that one decision is logged.
+fn with_grant_log(granted: &Path, log: &Path) -> Output {
+    let file = granted.join("granted.txt");
+    std::fs::write(&file, "granted\n").unwrap();
+    let mut command = sandbox_check();
+    command
+        .args(["--read", "/usr", "--grant-folder"])
+        .arg(granted)
+        .arg("--grant-log")
+        .arg(log)
+        .args(["--", PYTHON, "-I", "-c"])
+        .arg(format!("print(open('{}').read(), end='')", file.display()))
+        .env_remove("SANDBOX_FAULT")
+        .stdin(Stdio::null());
+    run(command)
+}
+
+/// Issue 45.9: `--grant-log` is opened as `--report` is: a link planted at its path is not
+/// followed (before, the decision was appended to the file it named).
+#[test]
+fn a_link_planted_at_the_grant_log_path_is_not_followed() {
+    let tmp = sticky_folder("grant-log-link");
+    let granted = Scratch::new("grant-log-link-granted");
+    let victim = tmp.0.join("victim");
+    make_file(&victim);
+    let before = file_state(&victim);
+    let log = tmp.0.join("grants.log");
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    planted_by_another_user(&log);
+    let output = with_grant_log(&granted.0, &log);
+    assert_refused(
+        &output,
+        &format!(
+            "sandbox-check: --grant-log {}: is a symbolic link, which is not followed (someone \
+             who may write its folder could point it at any file): name the file itself",
+            log.display()
+        ),
+    );
+    assert_eq!(file_state(&victim), before);
+}
+
+/// Issue 45.9: a new grant log is private (it names the files the program asked for), and an
+/// existing one of the user's own is appended to.
+#[test]
+fn a_new_grant_log_is_private_and_an_own_one_is_appended_to() {
+    let tmp = sticky_folder("grant-log-own");
+    let granted = Scratch::new("grant-log-own-granted");
+    let log = tmp.0.join("grants.log");
+    for lines in 1..=2 {
+        let output = with_grant_log(&granted.0, &log);
+        assert_eq!(output.stdout, b"granted\n", "{output:?}");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        // One decision per run for the granted file (the host's own lookups are logged too, and
+        // which they are is the host's).
+        let text = std::fs::read_to_string(&log).unwrap();
+        let granted_lines = text
+            .lines()
+            .filter(|l| l.contains("\"by\":\"folder\"") && l.contains("granted.txt"))
+            .count();
+        assert_eq!(granted_lines, lines, "{text}");
+    }
+    assert_eq!(std::fs::metadata(&log).unwrap().mode() & 0o7777, 0o600);
+}
+
+/// Issue 45.9: `--suggest` is opened as `--report` is: a link planted at its path is not
+/// followed, and the file it names keeps its contents; a new one is private.
+#[test]
+fn a_link_planted_at_the_suggest_path_is_not_followed_and_a_new_one_is_private() {
+    let tmp = sticky_folder("suggest-link");
+    let victim = tmp.0.join("victim");
+    make_file(&victim);
+    let before = file_state(&victim);
+    let suggest = tmp.0.join("learnt.toml");
+    std::os::unix::fs::symlink(&victim, &suggest).unwrap();
+    planted_by_another_user(&suggest);
+    let explained = |file: &Path| {
+        let mut command = sandbox_check();
+        command
+            .args(["--explain", "--suggest"])
+            .arg(file)
+            .args(["--read", "/usr", "--", "/usr/bin/true"])
+            .env_remove("SANDBOX_FAULT")
+            .stdin(Stdio::null());
+        run(command)
+    };
+    let output = explained(&suggest);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with(&format!(
+            "sandbox-check: writing the learnt profile {0}: --suggest {0}: is a symbolic link, \
+             which is not followed (someone who may write its folder could point it at any \
+             file): name the file itself\n",
+            suggest.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(file_state(&victim), before);
+    let fresh = tmp.0.join("fresh.toml");
+    let output = explained(&fresh);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(std::fs::read_to_string(&fresh)
+        .unwrap()
+        .contains("read = [\"/usr\"]"));
+    assert_eq!(std::fs::metadata(&fresh).unwrap().mode() & 0o7777, 0o600);
 }

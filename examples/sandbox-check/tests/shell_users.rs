@@ -129,7 +129,7 @@ fn read_tmp_says_the_canary_is_inside_and_how_to_move_it() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let canary = format!("/tmp/sandbox-canary-{}-0", child.id());
+    let canary = format!("/tmp/{}", canary_name(child.id(), 0));
     let output = child.wait_with_output().unwrap();
     assert_exit(
         &output,
@@ -252,9 +252,9 @@ fn json_reports_a_refusal_with_its_reason() {
         .spawn()
         .unwrap();
     let reason = format!(
-        "--read / covers the canary /tmp/sandbox-canary-{}-0, the file the enforcement check \
+        "--read / covers the canary /tmp/{}, the file the enforcement check \
          must fail to read: list the folders the program needs instead, such as --read /usr",
-        child.id()
+        canary_name(child.id(), 0)
     );
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(97));

@@ -11,6 +11,15 @@ use std::process::{Command, Output, Stdio};
 
 pub const PYTHON: &str = "/usr/bin/python3";
 
+/// The name of the canary process `pid` makes as its `counter`th, in this PID namespace and
+/// boot (sandbox-core's canary.rs records both, for its sweep).
+pub fn canary_name(pid: u32, counter: u32) -> String {
+    let namespace = std::fs::metadata("/proc/self/ns/pid").unwrap().ino();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let boot: String = boot.trim().chars().filter(|c| *c != '-').collect();
+    format!("sandbox-canary-{pid}-{counter}-{namespace}-{boot}")
+}
+
 /// `nobody`, the other user the tests run as when they run as root.
 pub const NOBODY: u32 = 65534;
 
