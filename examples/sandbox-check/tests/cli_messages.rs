@@ -4,13 +4,12 @@
 //! the completion scripts and manual page generated from the parser's own definitions.
 
 mod common;
-#[path = "../src/notes.rs"]
-mod notes;
 
 use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::process::Stdio;
 
+use common::notes;
 use common::*;
 
 /// `command` run with standard error on a fresh pseudo-terminal: its status and what it wrote
