@@ -477,7 +477,7 @@ pub fn size_text(bytes: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
     UNITS
         .iter()
-        .find(|(unit, _)| bytes != 0 && bytes % unit == 0)
+        .find(|(unit, _)| bytes != 0 && bytes.is_multiple_of(*unit))
         .map_or_else(
             || bytes.to_string(),
             |(unit, name)| format!("{}{name}", bytes / unit),
