@@ -11,7 +11,7 @@
 //! [`Backend::tracer`]: crate::Backend::tracer
 //!
 //! ```
-//! use sandbox_core::explain::{Explanation, PathRight, Right, Seen};
+//! use sandbox_core::explain::{PathRight, Explanation, Right, Seen};
 //!
 //! let mut explanation = Explanation::new(Seen::Everything);
 //! let access = PathRight {
@@ -21,7 +21,8 @@
 //! };
 //! explanation.add_file(access, "openat");
 //! assert_eq!(explanation.sentences(), ["reading /etc/ssl/openssl.cnf was refused"]);
-//! assert_eq!(explanation.grants()[0].to_string(), "--read /etc/ssl");
+//! assert_eq!(explanation.grants()[0].to_string(), "--read /etc/ssl/openssl.cnf");
+//! assert_eq!(explanation.grants()[0].call(), r#"read("/etc/ssl/openssl.cnf")"#);
 //! ```
 
 use std::fmt;
@@ -92,8 +93,7 @@ impl fmt::Display for Right {
     }
 }
 
-/// One path a refused call needed a right on. Named `PathRight`, not `Access`:
-/// [`crate::Access`] is what an open asks for in a grant on demand.
+/// One path a refused call needed a right on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathRight {
     /// The path as the program named it (relative paths stay relative); for a call on a
@@ -136,11 +136,14 @@ pub struct CallRefusal {
     pub rules: Vec<Rule>,
     /// How many times.
     pub count: u64,
+    /// Whether it is routine: a call of [`ROUTINE_CALLS`], or one the backend knows a runtime
+    /// makes and goes on without (the C library's probe for the `nscd` cache's socket). Never
+    /// the likeliest cause.
+    pub routine: bool,
 }
 
 /// A grant (a `Policy` method, a flag of `sandbox-check`) that would allow part of what was
-/// refused. Named `Remedy`, not `Grant`: [`crate::Grant`] is the answer an application's
-/// `on_open` gives while the program waits.
+/// refused.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Remedy {
@@ -213,6 +216,100 @@ pub enum Because {
     NotAPath,
     /// It is a file runtimes look for and go on without ([`ROUTINE_FILES`]).
     Routine,
+    /// It looks like a secret ([`is_secret`]): keys, credentials, keyrings, `.env` files.
+    Secret,
+    /// It is `/`, a top-level folder, or a folder in `/proc` or `/sys`: a grant of it would
+    /// give far more than any one request.
+    TooWide,
+    /// The program only listed this folder: a read grant of it would give every file beneath.
+    Listed,
+    /// The program failed at a refusal these grants do not allow (the likeliest cause, which
+    /// no policy allows or which is itself withheld): they would not get it past it.
+    NotTheCause,
+}
+
+impl fmt::Display for Because {
+    /// Why, in words, for a report line and the learnt profile's comments alike.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Because::Covers(kept) => write!(f, "it covers {} as a whole", shown(kept)),
+            Because::NotAPath => f.write_str("it is no path to copy"),
+            Because::Routine => f.write_str(
+                "most programs look for it and go on without it; add it yourself if this one \
+                 needs it",
+            ),
+            Because::Secret => f.write_str(
+                "it looks like a secret (keys, credentials, a keyring, an .env file); add it \
+                 yourself if this program must read it",
+            ),
+            Because::TooWide => f.write_str(
+                "/, a top-level folder or a folder of /proc or /sys would give far more than \
+                 was asked",
+            ),
+            Because::Listed => f.write_str(
+                "the program only listed it, and a read grant of a folder gives every file \
+                 beneath; add it yourself if the program must list it",
+            ),
+            Because::NotTheCause => f.write_str(
+                "the program failed at a refusal it would not allow, so it would not get the \
+                 program past it",
+            ),
+        }
+    }
+}
+
+/// Paths that look like secrets, by a component's name anywhere in the path: a suggestion
+/// made of what the program asked for never names them (a hostile program asks for them
+/// first).
+pub const SECRET_NAMES: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".password-store",
+    "keyrings",
+    ".env",
+];
+
+/// Whole files and folders of the system that hold secrets.
+const SECRET_PATHS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/ssh",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+];
+
+/// Whether `path` looks like a secret: a component named as in [`SECRET_NAMES`] (or `.env.*`),
+/// or one of the system's secret files (`/etc/shadow`, `/etc/ssh`, ...).
+pub fn is_secret(path: &Path) -> bool {
+    SECRET_PATHS.iter().any(|s| path.starts_with(s))
+        || path.components().any(|c| {
+            let name = c.as_os_str().to_string_lossy();
+            SECRET_NAMES.contains(&name.as_ref()) || name.starts_with(".env.")
+        })
+}
+
+/// Whether a grant of `path` as a folder would give far more than one request: `/`, a
+/// top-level folder (`/etc`, `/proc`), or any folder in `/proc` or `/sys`.
+fn too_wide(path: &Path) -> bool {
+    path.components().count() <= 2 || path.starts_with("/proc") || path.starts_with("/sys")
+}
+
+/// How the program ended, as far as an explanation tells success from failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// It exited 0: it went on past every refusal, and none was where it failed.
+    Succeeded,
+    /// It exited otherwise or was killed: the last refusal that is not routine
+    /// ([`Explanation::cause`]) is the likeliest cause.
+    Failed,
 }
 
 /// Something the program was refused that no policy allows, and why.
@@ -254,9 +351,15 @@ pub struct Explanation {
     /// Refused file accesses past the first [`MAX_DISTINCT`] distinct ones, only counted: the
     /// program chooses the paths, and the unconfined watcher must not grow without end.
     pub more_files: u64,
-    /// The refusal seen last, of all: where a program failed, the likeliest cause (the ones
-    /// before it it went on from).
+    /// The refusal seen last, of all, routine ones included.
     pub last: Option<Last>,
+    /// The refusal seen last that is not routine (neither a file of [`ROUTINE_FILES`] nor a
+    /// call of [`ROUTINE_CALLS`]): where the program failed, the likeliest cause (it went on
+    /// from the ones before). See [`Explanation::likeliest_cause`].
+    pub cause: Option<Last>,
+    /// How the program ended, where the backend knows it: `None` for an explanation built by
+    /// hand.
+    pub outcome: Option<Outcome>,
 }
 
 /// Which refusal came last: an index into [`Explanation::files`] or [`Explanation::calls`].
@@ -284,6 +387,10 @@ pub const ROUTINE_FILES: &[&str] = &[
     "/etc/gai.conf",
 ];
 
+/// Calls refused in nearly every run and gone on without: `clone3`, for which the C library
+/// falls back to `clone` when it gets `ENOSYS`.
+pub const ROUTINE_CALLS: &[&str] = &["clone3"];
+
 /// The most distinct refused file accesses (and calls) an explanation keeps.
 pub const MAX_DISTINCT: usize = 256;
 
@@ -308,6 +415,8 @@ impl Explanation {
             calls: Vec::new(),
             more_files: 0,
             last: None,
+            cause: None,
+            outcome: None,
         }
     }
 
@@ -318,16 +427,27 @@ impl Explanation {
             .any(|routine| file.access.resolved == Path::new(routine))
     }
 
-    /// The refusal seen last, as a sentence (see [`Explanation::sentences`]).
+    /// Whether `call` is one a runtime goes on without ([`CallRefusal::routine`]).
+    pub fn is_routine_call(call: &CallRefusal) -> bool {
+        call.routine
+    }
+
+    /// The likeliest cause of a failure: the last refusal that is not routine
+    /// ([`Explanation::cause`]). `None` when the program succeeded (it failed nowhere), or when
+    /// nothing but routine lookups was refused.
+    pub fn likeliest_cause(&self) -> Option<Last> {
+        if self.outcome == Some(Outcome::Succeeded) {
+            return None;
+        }
+        self.cause
+    }
+
+    /// The likeliest cause ([`Explanation::likeliest_cause`]) as a sentence (see
+    /// [`Explanation::sentences`]): never a routine lookup, and `None` when the program
+    /// succeeded.
     pub fn last_sentence(&self) -> Option<String> {
-        match self.last? {
-            Last::File(i) => self.files.get(i).map(|f| {
-                format!(
-                    "{} {} was refused",
-                    f.access.right.gerund(),
-                    shown(&f.access.resolved)
-                )
-            }),
+        match self.likeliest_cause()? {
+            Last::File(i) => self.files.get(i).map(file_sentence),
             Last::Call(i) => self
                 .calls
                 .get(i)
@@ -343,58 +463,73 @@ impl Explanation {
     /// Counts a refused access.
     pub fn add_file(&mut self, access: PathRight, call: &str) {
         let full = self.files.len() >= MAX_DISTINCT;
-        match self.files.iter().position(|f| f.access == access) {
+        let at = match self.files.iter().position(|f| f.access == access) {
             Some(at) => {
                 self.files[at].count += 1;
-                self.last = Some(Last::File(at));
+                at
             }
-            None if full => self.more_files += 1,
+            None if full => {
+                self.more_files += 1;
+                return;
+            }
             None => {
                 self.files.push(FileRefusal {
                     access,
                     call: call.to_owned(),
                     count: 1,
                 });
-                self.last = Some(Last::File(self.files.len() - 1));
+                self.files.len() - 1
             }
+        };
+        self.last = Some(Last::File(at));
+        if !Self::is_routine(&self.files[at]) {
+            self.cause = Some(Last::File(at));
         }
     }
 
-    /// Counts a refused call, once for each time it is added.
+    /// Counts a refused call, once for each time it is added; routine if it is one of
+    /// [`ROUTINE_CALLS`].
     pub fn add_call(&mut self, name: String, answer: String, rules: Vec<Rule>) {
+        let routine = ROUTINE_CALLS.contains(&name.as_str());
+        self.add_call_as(name, answer, rules, routine);
+    }
+
+    /// Counts a refused call the backend knows to be routine ([`CallRefusal::routine`]).
+    pub fn add_routine_call(&mut self, name: String, answer: String, rules: Vec<Rule>) {
+        self.add_call_as(name, answer, rules, true);
+    }
+
+    fn add_call_as(&mut self, name: String, answer: String, rules: Vec<Rule>, routine: bool) {
         let full = self.calls.len() >= MAX_DISTINCT;
-        match self
-            .calls
-            .iter()
-            .position(|c| c.name == name && c.answer == answer && c.rules == rules)
-        {
+        let at = match self.calls.iter().position(|c| {
+            c.name == name && c.answer == answer && c.rules == rules && c.routine == routine
+        }) {
             Some(at) => {
                 self.calls[at].count += 1;
-                self.last = Some(Last::Call(at));
+                at
             }
-            None if full => {}
+            None if full => return,
             None => {
                 self.calls.push(CallRefusal {
                     name,
                     answer,
                     rules,
                     count: 1,
+                    routine,
                 });
-                self.last = Some(Last::Call(self.calls.len() - 1));
+                self.calls.len() - 1
             }
+        };
+        self.last = Some(Last::Call(at));
+        if !Self::is_routine_call(&self.calls[at]) {
+            self.cause = Some(Last::Call(at));
         }
     }
 
     /// Each refusal as a sentence for a user, in the order seen: `reading /etc/ssl/openssl.cnf
     /// was refused`, `the system call socket was refused`. Paths are [`shown`].
     pub fn sentences(&self) -> Vec<String> {
-        let files = self.files.iter().map(|f| {
-            format!(
-                "{} {} was refused",
-                f.access.right.gerund(),
-                shown(&f.access.resolved)
-            )
-        });
+        let files = self.files.iter().map(file_sentence);
         let calls = self
             .calls
             .iter()
@@ -402,92 +537,82 @@ impl Explanation {
         files.chain(calls).collect()
     }
 
-    /// The grants that would allow every refused access a policy can allow: for a file read, its
-    /// folder (the file itself where that folder is `/` or a top-level one such as `/etc`, which
-    /// would grant far more than was asked); for a folder listed, the folder; for a program, the
-    /// program. A path beneath another of the same grant is left out.
+    /// The grants suggested: [`Explanation::learnt`] with nothing kept clear and no routine
+    /// file. What the command line prints and what `--suggest` writes come from `learnt`, so
+    /// they say the same thing.
     pub fn grants(&self) -> Vec<Remedy> {
-        let mut grants: Vec<Remedy> = self
-            .files
-            .iter()
-            .filter_map(|f| {
-                let resolved = &f.access.resolved;
-                match f.access.right {
-                    Right::Read => Some(Remedy::Read(match resolved.parent() {
-                        Some(folder) if folder.components().count() > 2 => folder.to_path_buf(),
-                        _ => resolved.clone(),
-                    })),
-                    Right::List => Some(Remedy::Read(resolved.clone())),
-                    Right::Execute => Some(Remedy::Exec(resolved.clone())),
-                    _ => None,
-                }
-            })
-            .collect();
-        // A name with control characters (an escape sequence for the terminal) or that is not
-        // UTF-8 is listed, escaped, but never put into a command line to copy; nor is a process's
-        // folder in /proc, which names another process on the next run.
-        grants.retain(|g| {
-            g.path()
-                .to_str()
-                .is_some_and(|text| !text.chars().any(char::is_control))
-                && !is_process_folder(g.path())
-        });
-        grants.sort();
-        grants.dedup();
-        let all = grants.clone();
-        grants.retain(|g| {
-            !all.iter().any(|other| {
-                other != g && other.flag() == g.flag() && g.path().starts_with(other.path())
-            })
-        });
-        grants
+        self.learnt(&[]).grants
     }
 
-    /// The grants a profile learnt from this run adds (`sandbox-check --suggest`): the smallest
-    /// that allow every refused access a policy can allow. A file read is granted as that file,
-    /// and as its folder only where the program read two entries of it or more (and the folder is
-    /// not `/` or a top-level one such as `/etc`); a folder listed is granted as the folder; a
-    /// program as the program.
+    /// The grants a profile learnt from this run adds, printed as `sandbox-check --explain`'s
+    /// suggestion and written by `--suggest`: the smallest that allow every refused access a
+    /// policy can allow, and never more than what was asked. Routine files ([`ROUTINE_FILES`])
+    /// are withheld; [`Explanation::learnt_all`] suggests them too.
     ///
-    /// A routine file ([`ROUTINE_FILES`]) is not suggested: the program went on without it, and
-    /// one of them is the user database. Nothing that covers a path of `keep_clear` as a whole
-    /// is suggested either: the application
-    /// passes the canary, the temporary folder and the user's home, whose grant would defeat the
-    /// enforcement check or hand over every file the user has. A folder that would cover one is
-    /// suggested as its files instead; a file or a listed folder that would is withheld, and
-    /// said so. What the program named is its choice: the caller must treat every path here as
-    /// the program's request, which is why the rule is on the result and not on what was asked.
+    /// - A file read is granted as that file, and as its folder only where the program read two
+    ///   entries of it or more, none of them a secret, and the folder is not `/`, a top-level
+    ///   folder, or in `/proc` or `/sys` ([`Because::TooWide`]); a program executed as the
+    ///   program.
+    /// - A folder only listed is withheld ([`Because::Listed`]): a read grant of it would give
+    ///   every file beneath. The files the program then read are suggested as files.
+    /// - A path that looks like a secret ([`is_secret`]) is withheld ([`Because::Secret`]).
+    /// - Nothing that covers a path of `keep_clear` as a whole ([`Because::Covers`]): the
+    ///   application passes the canary, the temporary folder and the user's home, whose grant
+    ///   would defeat the enforcement check or hand over every file the user has. A folder that
+    ///   would cover one is suggested as its files instead.
+    /// - Where the program failed ([`Outcome::Failed`]) at a refusal the grants do not allow
+    ///   (a call the table refuses, a write, a withheld path), every grant is withheld
+    ///   ([`Because::NotTheCause`]): none would get it past where it failed.
+    ///
+    /// What the program named is its choice: the caller must treat every path here as the
+    /// program's request, which is why the rules are on the result and not on what was asked.
     pub fn learnt(&self, keep_clear: &[&Path]) -> Learnt {
+        self.learn(keep_clear, false)
+    }
+
+    /// [`Explanation::learnt`] with the routine files suggested too (`--explain=all`).
+    pub fn learnt_all(&self, keep_clear: &[&Path]) -> Learnt {
+        self.learn(keep_clear, true)
+    }
+
+    fn learn(&self, keep_clear: &[&Path], routine: bool) -> Learnt {
         let covers = |grant: &Path| keep_clear.iter().find(|kept| kept.starts_with(grant));
         let mut by_folder: std::collections::BTreeMap<&Path, Vec<&Path>> = Default::default();
         let mut grants = Vec::new();
         let mut withheld = Vec::new();
+        let mut withhold =
+            |grant: Remedy, because: Because| withheld.push(Withheld { grant, because });
         for file in &self.files {
             let resolved = file.access.resolved.as_path();
-            if Self::is_routine(file) {
-                withheld.push(Withheld {
-                    grant: Remedy::Read(resolved.to_path_buf()),
-                    because: Because::Routine,
-                });
+            if !routine && Self::is_routine(file) {
+                withhold(Remedy::Read(resolved.to_path_buf()), Because::Routine);
                 continue;
             }
             match file.access.right {
                 Right::Read => match resolved.parent() {
-                    Some(folder) if folder.components().count() > 2 => {
+                    Some(folder) => {
                         let files = by_folder.entry(folder).or_default();
                         if !files.contains(&resolved) {
                             files.push(resolved);
                         }
                     }
-                    _ => grants.push(Remedy::Read(resolved.to_path_buf())),
+                    None => grants.push(Remedy::Read(resolved.to_path_buf())),
                 },
-                Right::List => grants.push(Remedy::Read(resolved.to_path_buf())),
+                Right::List => withhold(Remedy::Read(resolved.to_path_buf()), Because::Listed),
                 Right::Execute => grants.push(Remedy::Exec(resolved.to_path_buf())),
                 _ => {}
             }
         }
         for (folder, files) in by_folder {
-            if files.len() >= 2 && covers(folder).is_none() {
+            // Two files of a folder too wide to grant: the folder is named, its files suggested.
+            if files.len() >= 2 && too_wide(folder) {
+                withhold(Remedy::Read(folder.to_path_buf()), Because::TooWide);
+            }
+            let whole = files.len() >= 2
+                && !too_wide(folder)
+                && covers(folder).is_none()
+                && !files.iter().any(|file| is_secret(file));
+            if whole {
                 grants.push(Remedy::Read(folder.to_path_buf()));
             } else {
                 grants.extend(files.into_iter().map(|f| Remedy::Read(f.to_path_buf())));
@@ -500,15 +625,16 @@ impl Explanation {
                 .is_some_and(|text| !text.chars().any(char::is_control));
             let because = if !printable || is_process_folder(g.path()) {
                 Because::NotAPath
+            } else if is_secret(g.path()) {
+                Because::Secret
+            } else if g.path().components().count() <= 1 {
+                Because::TooWide
             } else if let Some(kept) = covers(g.path()) {
                 Because::Covers(kept.to_path_buf())
             } else {
                 return true;
             };
-            withheld.push(Withheld {
-                grant: g.clone(),
-                because,
-            });
+            withhold(g.clone(), because);
             false
         });
         grants.sort();
@@ -519,6 +645,27 @@ impl Explanation {
                 other != g && other.flag() == g.flag() && g.path().starts_with(other.path())
             })
         });
+        // Where the program failed, grants that do not allow where it failed would not get it
+        // past it: suggesting them would widen the policy for nothing.
+        if self.outcome == Some(Outcome::Failed) && !grants.is_empty() {
+            let allowed = |access: &PathRight| {
+                grants.iter().any(|g| match (g, access.right) {
+                    (Remedy::Read(path), Right::Read) => access.resolved.starts_with(path),
+                    (Remedy::Exec(path), Right::Execute) => access.resolved == *path,
+                    _ => false,
+                })
+            };
+            let gets_past = match self.likeliest_cause() {
+                Some(Last::File(i)) => self.files.get(i).is_some_and(|f| allowed(&f.access)),
+                Some(Last::Call(_)) => false,
+                None => true,
+            };
+            if !gets_past {
+                for grant in grants.drain(..) {
+                    withhold(grant, Because::NotTheCause);
+                }
+            }
+        }
         withheld.sort();
         withheld.dedup();
         Learnt { grants, withheld }
@@ -589,10 +736,47 @@ fn is_process_folder(path: &Path) -> bool {
         })
 }
 
-impl fmt::Display for Explanation {
-    /// The explanation as lines starting `explain: `, for standard error.
+/// `file` as a sentence: `reading /etc/ssl/openssl.cnf was refused`.
+fn file_sentence(file: &FileRefusal) -> String {
+    format!(
+        "{} {} was refused",
+        file.access.right.gerund(),
+        shown(&file.access.resolved)
+    )
+}
+
+/// An explanation as lines for a person ([`Explanation::report`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    explanation: &'a Explanation,
+    keep_clear: &'a [&'a Path],
+    routine: bool,
+}
+
+impl Explanation {
+    /// The explanation as lines starting `explain: `, for standard error, with the suggestion
+    /// of [`Explanation::learnt`] for `keep_clear` (or, where `routine`, of
+    /// [`Explanation::learnt_all`], and the routine lookups listed one by one). `Display` is
+    /// this with nothing kept clear and the routine lookups counted.
+    pub fn report<'a>(&'a self, keep_clear: &'a [&'a Path], routine: bool) -> Report<'a> {
+        Report {
+            explanation: self,
+            keep_clear,
+            routine,
+        }
+    }
+
+    /// What the report suggests: [`Explanation::learnt`] or, where `routine`,
+    /// [`Explanation::learnt_all`].
+    pub fn suggestion(&self, keep_clear: &[&Path], routine: bool) -> Learnt {
+        self.learn(keep_clear, routine)
+    }
+}
+
+impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.seen {
+        let this = self.explanation;
+        match this.seen {
             Seen::NotTraced => writeln!(
                 f,
                 "explain: nothing could be seen: the kernel refused to let this process trace the \
@@ -608,10 +792,15 @@ impl fmt::Display for Explanation {
                 "explain: some system calls could not be read (PTRACE_GET_SYSCALL_INFO failed), \
                  so what they were refused is missing below"
             )?,
-            Seen::Everything if self.is_empty() => writeln!(f, "explain: nothing was refused")?,
+            Seen::Everything if this.is_empty() => writeln!(f, "explain: nothing was refused")?,
             Seen::Everything => {}
         }
-        for file in &self.files {
+        let mut routine = Vec::new();
+        for file in &this.files {
+            if !self.routine && Explanation::is_routine(file) {
+                routine.push(shown(&file.access.resolved));
+                continue;
+            }
             let a = &file.access;
             write!(f, "explain: refused {} of {}", a.right, shown(&a.named))?;
             if a.resolved != a.named {
@@ -619,14 +808,14 @@ impl fmt::Display for Explanation {
             }
             writeln!(f, " by {}, {} time(s)", file.call, file.count)?;
         }
-        if self.more_files > 0 {
+        if this.more_files > 0 {
             writeln!(
                 f,
                 "explain: {} more refused file accesses, past the first {MAX_DISTINCT}, not listed",
-                self.more_files
+                this.more_files
             )?;
         }
-        for call in &self.calls {
+        for call in &this.calls {
             let rules: Vec<&str> = call.rules.iter().map(|r| r.rule.as_str()).collect();
             writeln!(
                 f,
@@ -637,30 +826,48 @@ impl fmt::Display for Explanation {
                 call.count
             )?;
         }
-        let routine: Vec<String> = self
-            .files
-            .iter()
-            .filter(|file| Self::is_routine(file))
-            .map(|file| shown(&file.access.resolved))
-            .collect();
         if !routine.is_empty() {
             writeln!(
                 f,
-                "explain: routine, looked for by most programs and gone on without: {}",
+                "explain: {} routine lookup(s) refused, which most programs go on without, \
+                 neither listed nor suggested (--explain=all does both): {}",
+                routine.len(),
                 routine.join(", ")
             )?;
         }
-        if let Some(last) = self.last_sentence() {
-            writeln!(
+        match (this.outcome, this.last_sentence()) {
+            (Some(Outcome::Succeeded), _) if !this.is_empty() => writeln!(
                 f,
-                "explain: the last refusal: {last} (where the program failed, the likeliest cause; \
-                 it went on from the ones before)"
-            )?;
+                "explain: the program exited 0: it went on past every refusal, and none was \
+                 where it failed"
+            )?,
+            (_, Some(cause)) => writeln!(
+                f,
+                "explain: the likeliest cause: {cause} (the last refusal that is not routine; \
+                 the program went on from the ones before it)"
+            )?,
+            (Some(Outcome::Failed), None) if !this.is_empty() => writeln!(
+                f,
+                "explain: the program failed, and nothing but routine lookups was refused it: \
+                 if it needed one of them, --explain=all lists and suggests them"
+            )?,
+            _ => {}
         }
-        for grant in self.grants() {
+        let learnt = this.learn(self.keep_clear, self.routine);
+        for grant in &learnt.grants {
             writeln!(f, "explain: a policy can allow: {grant}")?;
         }
-        for never in self.never() {
+        for withheld in &learnt.withheld {
+            if withheld.because != Because::Routine {
+                writeln!(
+                    f,
+                    "explain: not suggested: {}: {}",
+                    shown(withheld.grant.path()),
+                    withheld.because
+                )?;
+            }
+        }
+        for never in this.never() {
             writeln!(
                 f,
                 "explain: no policy allows: {}: {}",
@@ -668,6 +875,14 @@ impl fmt::Display for Explanation {
             )?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for Explanation {
+    /// The explanation as lines starting `explain: `, for standard error
+    /// ([`Explanation::report`] with nothing kept clear and the routine lookups counted).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.report(&[], false).fmt(f)
     }
 }
 
@@ -728,7 +943,8 @@ mod tests {
     }
 
     /// A learnt profile grants a folder only where several of its entries were read, and
-    /// nothing that covers the canary, the temporary folder or the home as a whole.
+    /// nothing that covers the canary, the temporary folder or the home as a whole, nothing
+    /// that looks like a secret, and no folder only listed.
     #[test]
     fn a_learnt_profile_is_as_small_as_what_was_read_and_keeps_clear() {
         let mut report = Explanation::new(Seen::Everything);
@@ -745,10 +961,18 @@ mod tests {
             refused(Right::Read, "/tmp/other"),
             refused(Right::Read, "/home/u/.ssh/id_rsa"),
             refused(Right::Read, "/home/u/.netrc"),
+            refused(Right::Read, "/home/u/notes"),
             refused(Right::List, "/home/u"),
             refused(Right::Read, "/proc/99/environ"),
             refused(Right::Read, "/etc/passwd"),
             refused(Right::Write, "/opt/app/conf/a.toml"),
+            // Two files of a project, one of them its secrets: its folder is not granted.
+            refused(Right::Read, "/srv/proj/main.py"),
+            refused(Right::Read, "/srv/proj/.env"),
+            // A folder listed, and two files of a folder of /proc.
+            refused(Right::List, "/opt/data"),
+            refused(Right::Read, "/proc/sys/kernel/a"),
+            refused(Right::Read, "/proc/sys/kernel/b"),
         ];
         let (canary, temp, home) = (
             Path::new("/tmp/canary-x"),
@@ -761,10 +985,12 @@ mod tests {
             shown,
             [
                 "--read /etc/hostname",
-                "--read /home/u/.netrc",
-                "--read /home/u/.ssh/id_rsa",
+                "--read /home/u/notes",
                 "--read /opt/app/conf",
                 "--read /opt/tool/only.txt",
+                "--read /proc/sys/kernel/a",
+                "--read /proc/sys/kernel/b",
+                "--read /srv/proj/main.py",
                 "--read /tmp/other",
                 "--exec /opt/app/bin/run",
             ]
@@ -778,14 +1004,86 @@ mod tests {
             withheld,
             [
                 ("--read /etc/passwd".to_owned(), Because::Routine),
-                ("--read /home/u".to_owned(), Because::Covers(home.into())),
+                ("--read /home/u".to_owned(), Because::Listed),
+                ("--read /home/u/.netrc".to_owned(), Because::Secret),
+                ("--read /home/u/.ssh/id_rsa".to_owned(), Because::Secret),
+                ("--read /opt/data".to_owned(), Because::Listed),
                 ("--read /proc/99/environ".to_owned(), Because::NotAPath),
+                ("--read /proc/sys/kernel".to_owned(), Because::TooWide),
+                ("--read /srv/proj/.env".to_owned(), Because::Secret),
+                ("--read /tmp".to_owned(), Because::TooWide),
                 (
                     "--read /tmp/canary-x".to_owned(),
                     Because::Covers(canary.into())
                 ),
             ]
         );
+        // The routine files are suggested only when asked.
+        let all = report.learnt_all(&[canary, temp, home]);
+        assert!(all.grants.contains(&Remedy::Read("/etc/passwd".into())));
+        // The printed report says the same as the learnt profile.
+        assert_eq!(report.grants(), report.learnt(&[]).grants);
+    }
+
+    /// A program that exited 0 failed nowhere: no refusal is its likeliest cause, and the
+    /// routine ones are counted on one line, never suggested. One that failed names the last
+    /// refusal that is not routine, and suggests nothing where no grant gets it past that one.
+    #[test]
+    fn success_and_failure_are_told_apart() {
+        let mut report = Explanation::new(Seen::Everything);
+        let access = |right, path: &str| refused(right, path).access;
+        report.add_file(access(Right::Read, "/etc/ssl/openssl.cnf"), "openat");
+        report.add_file(access(Right::Read, "/etc/ld.so.preload"), "openat");
+        report.add_file(access(Right::Read, "/etc/passwd"), "openat");
+
+        report.outcome = Some(Outcome::Succeeded);
+        assert_eq!(report.likeliest_cause(), None);
+        assert_eq!(report.last_sentence(), None);
+        let text = report.to_string();
+        assert!(!text.contains("likeliest"), "{text}");
+        assert!(!text.contains("where the program failed"), "{text}");
+        assert!(text.contains(
+            "explain: 2 routine lookup(s) refused, which most programs go on without, neither \
+             listed nor suggested (--explain=all does both): /etc/ld.so.preload, /etc/passwd\n"
+        ));
+        assert!(!text.contains("refused read of /etc/passwd"), "{text}");
+        assert_eq!(
+            report.grants(),
+            [Remedy::Read("/etc/ssl/openssl.cnf".into())]
+        );
+
+        report.outcome = Some(Outcome::Failed);
+        assert_eq!(
+            report.last_sentence().as_deref(),
+            Some("reading /etc/ssl/openssl.cnf was refused")
+        );
+        assert!(report.to_string().contains(
+            "explain: the likeliest cause: reading /etc/ssl/openssl.cnf was refused (the last \
+             refusal that is not routine; the program went on from the ones before it)\n"
+        ));
+        // Failing at a call no policy allows: the read would not get it past, so it is withheld.
+        report.add_call("socket".into(), "EPERM".into(), Vec::new());
+        report.add_call("clone3".into(), "ENOSYS".into(), Vec::new());
+        assert_eq!(
+            report.last_sentence().as_deref(),
+            Some("the system call socket was refused")
+        );
+        let learnt = report.learnt(&[]);
+        assert_eq!(learnt.grants, []);
+        assert!(learnt.withheld.contains(&Withheld {
+            grant: Remedy::Read("/etc/ssl/openssl.cnf".into()),
+            because: Because::NotTheCause
+        }));
+
+        // Nothing but routine lookups: nothing to blame on the sandbox.
+        let mut routine = Explanation::new(Seen::Everything);
+        routine.add_file(access(Right::Read, "/etc/ld.so.cache"), "openat");
+        routine.outcome = Some(Outcome::Failed);
+        assert_eq!(routine.last_sentence(), None);
+        assert!(routine
+            .to_string()
+            .contains("explain: the program failed, and nothing but routine lookups was"));
+        assert_eq!(routine.grants(), []);
     }
 
     /// A process's folder in /proc names another process on the next run: never suggested.
@@ -818,14 +1116,18 @@ mod tests {
         assert!(report.to_string().contains("20 more refused file accesses"));
     }
 
+    /// A file read is suggested as itself, a folder only where two of its files were read and
+    /// it is not a top-level one; a folder listed is not suggested.
     #[test]
-    fn grants_are_the_smallest_folders_that_cover_the_refusals() {
+    fn grants_are_the_smallest_that_cover_the_refusals() {
         let mut report = Explanation::new(Seen::Everything);
         report.files = vec![
             refused(Right::Read, "/etc/ssl/openssl.cnf"),
             refused(Right::Read, "/etc/ssl/certs/a.pem"),
-            refused(Right::Read, "/etc/passwd"),
+            refused(Right::Read, "/etc/hosts"),
+            refused(Right::Read, "/etc/hostname"),
             refused(Right::Read, "/opt/tool/lib/x/libx.so"),
+            refused(Right::Read, "/opt/tool/lib/x/liby.so"),
             refused(Right::List, "/opt/tool/lib"),
             refused(Right::Execute, "/opt/tool/bin/tool"),
             refused(Right::Create, "/tmp/x"),
@@ -833,9 +1135,11 @@ mod tests {
         assert_eq!(
             report.grants(),
             [
-                Remedy::Read("/etc/passwd".into()),
-                Remedy::Read("/etc/ssl".into()),
-                Remedy::Read("/opt/tool/lib".into()),
+                Remedy::Read("/etc/hostname".into()),
+                Remedy::Read("/etc/hosts".into()),
+                Remedy::Read("/etc/ssl/certs/a.pem".into()),
+                Remedy::Read("/etc/ssl/openssl.cnf".into()),
+                Remedy::Read("/opt/tool/lib/x".into()),
                 Remedy::Exec("/opt/tool/bin/tool".into()),
             ]
         );
@@ -849,13 +1153,33 @@ mod tests {
     }
 
     #[test]
+    fn secrets_are_named_by_their_components() {
+        for secret in [
+            "/home/u/.ssh/id_rsa",
+            "/home/u/.gnupg",
+            "/home/u/.aws/credentials",
+            "/srv/app/.env",
+            "/srv/app/.env.local",
+            "/home/u/.local/share/keyrings/login.keyring",
+            "/etc/shadow",
+            "/etc/ssh/ssh_host_ed25519_key",
+        ] {
+            assert!(is_secret(Path::new(secret)), "{secret}");
+        }
+        for plain in ["/etc/ssl/openssl.cnf", "/srv/app/environment", "/etc/sshd"] {
+            assert!(!is_secret(Path::new(plain)), "{plain}");
+        }
+    }
+
+    #[test]
     fn control_characters_are_escaped_and_never_suggested() {
         let mut report = Explanation::new(Seen::Everything);
         report.files = vec![refused(Right::Read, "/opt/a\x1b[2Jb/c")];
         assert_eq!(report.grants(), []);
         assert_eq!(
             report.to_string(),
-            "explain: refused read of /opt/a\\x1b[2Jb/c by openat, 1 time(s)\n"
+            "explain: refused read of /opt/a\\x1b[2Jb/c by openat, 1 time(s)\n\
+             explain: not suggested: /opt/a\\x1b[2Jb/c: it is no path to copy\n"
         );
         assert_eq!(
             report.sentences(),

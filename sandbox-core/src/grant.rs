@@ -6,7 +6,8 @@
 //! (on Linux, Landlock). Any other open is put to the application's function as an
 //! [`OpenRequest`], which answers with a [`Grant`]: refuse, as the sandbox would without a
 //! supervisor; or allow it once, in which case the *application* opens the file, from its own copy
-//! of the path, and hands the program that one descriptor. A grant gives a descriptor, never a
+//! of the path but with the program's rights (never more than the program's own user and groups
+//! would open, whatever the application's), and hands the program that one descriptor. A grant gives a descriptor, never a
 //! path right: the program cannot open the file again, nor anything beside it, without asking.
 //! [`Grant::ReadFolder`] is the one grant that lasts: later reads beneath that folder are opened
 //! for the program without asking again.
@@ -19,7 +20,7 @@
 //! guarantees and what was tried against it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::policy::Policy;
 
@@ -58,17 +59,33 @@ pub struct OpenRequest {
     /// where that cannot be read. Like the path, the program's to choose: what it executes is
     /// still only what the policy lists.
     pub program: PathBuf,
+    /// The folder a [`Grant::ReadFolder`] answer gives: the requested path where it was a folder
+    /// when the question was put, else the folder holding it. Decided once, from the folder the
+    /// supervisor opened then; that very folder is what is granted, whatever is put at its path
+    /// meanwhile. `/` is never granted ([`folder_grantable`]).
+    pub folder: PathBuf,
 }
 
 impl OpenRequest {
     /// A request, for tests and for functions that forward requests to each other.
+    /// Its [`folder`](Self::folder) is the path's parent, as named (nothing is looked up).
     pub fn new(path: impl Into<PathBuf>, access: Access, program: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let folder = path.parent().unwrap_or(Path::new("/")).to_path_buf();
         Self {
-            path: path.into(),
+            path,
             access,
             program: program.into(),
+            folder,
         }
     }
+}
+
+/// Whether `folder` may be granted as a whole (a [`Grant::ReadFolder`], `sandbox-check
+/// --grant-folder`): every folder but the root, which is every file. One rule for the library
+/// and the command line.
+pub fn folder_grantable(folder: &Path) -> bool {
+    folder.parent().is_some()
 }
 
 /// The application's answer to one [`OpenRequest`].
@@ -115,6 +132,52 @@ pub const EXECUTING: u8 = b'E';
 /// application no more than this many requests' memory.
 pub const PENDING_BOUND: usize = 16;
 
+/// How many refused opens one launch lists ([`Refusals`]); past it, refusals go unlisted.
+pub const REFUSALS_LISTED: usize = 256;
+
+/// The opens a launch's supervisor refused for the function or in its place: each file the
+/// function refused (once, however often the program retried), and each routine file refused
+/// unasked ([`Session::ask_routine`]). At most [`REFUSALS_LISTED`], in order, each path and
+/// access once. Shared between the supervisor and the launch, which lists them in
+/// [`Finished::grants_refused`](crate::Finished::grants_refused).
+#[derive(Debug, Clone, Default)]
+pub struct Refusals(Arc<Mutex<Vec<OpenRequest>>>);
+
+impl Refusals {
+    /// Lists `request`, unless it is listed already or the list is full.
+    pub fn push(&self, request: OpenRequest) {
+        let mut list = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let listed = list
+            .iter()
+            .any(|r| r.path == request.path && r.access == request.access);
+        if !listed && list.len() < REFUSALS_LISTED {
+            list.push(request);
+        }
+    }
+
+    /// The refusals listed so far.
+    pub fn listed(&self) -> Vec<OpenRequest> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Whether `path` is a routine file ([`ROUTINE_FILES`](crate::explain::ROUTINE_FILES)): one a
+/// program's runtime looks for at its start and goes on without (the loader's cache, the user
+/// database, ...). Unless the application asks for them ([`Session::ask_routine`],
+/// [`Sandbox::ask_routine`](crate::Sandbox::ask_routine)), these are refused without asking the
+/// function, as the sandbox refuses them without a supervisor.
+pub fn is_routine(path: &Path) -> bool {
+    crate::explain::ROUTINE_FILES
+        .iter()
+        .any(|routine| path == Path::new(routine))
+}
+
 /// A launch with grants on demand, as the backend's [`Broker`] serves it.
 #[derive(Clone)]
 #[non_exhaustive]
@@ -128,6 +191,11 @@ pub struct Session {
     pub program: PathBuf,
     /// The application's function.
     pub on_open: Arc<OnOpen>,
+    /// Whether the function is asked about routine files ([`is_routine`]); by default they are
+    /// refused unasked.
+    pub ask_routine: bool,
+    /// Where the supervisor lists what it refused.
+    pub refused: Refusals,
 }
 
 impl Session {
@@ -138,6 +206,8 @@ impl Session {
             canary: canary.to_path_buf(),
             program: program.to_path_buf(),
             on_open,
+            ask_routine: false,
+            refused: Refusals::default(),
         }
     }
 }
@@ -148,6 +218,7 @@ impl std::fmt::Debug for Session {
             .field("policy", &self.policy)
             .field("canary", &self.canary)
             .field("program", &self.program)
+            .field("ask_routine", &self.ask_routine)
             .finish_non_exhaustive()
     }
 }

@@ -128,6 +128,11 @@ pub struct Finished {
     /// How it ended, from what actually happened: a kill is the library's (the timeout, the
     /// cap) only where the library made it and the program died of it.
     pub ending: Ending,
+    /// With grants on demand ([`Sandbox::on_open`](crate::Sandbox::on_open)): the opens the
+    /// supervisor refused, each once, in order: those the function refused, and the routine
+    /// files refused without asking it ([`Sandbox::ask_routine`](crate::Sandbox::ask_routine)).
+    /// At most [`REFUSALS_LISTED`](crate::grant::REFUSALS_LISTED); empty without a function.
+    pub grants_refused: Vec<crate::OpenRequest>,
 }
 
 impl std::fmt::Debug for Finished {
@@ -142,6 +147,7 @@ impl std::fmt::Debug for Finished {
             .field("elapsed", &self.elapsed)
             .field("explanation", &self.explanation)
             .field("unenforced", &self.unenforced)
+            .field("grants_refused", &self.grants_refused)
             .finish()
     }
 }

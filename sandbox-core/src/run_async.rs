@@ -282,6 +282,7 @@ impl Running {
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
             ending,
+            grants_refused: self.grants_refused.listed(),
         })
     }
 }

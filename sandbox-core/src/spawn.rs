@@ -68,6 +68,7 @@ pub struct Sandbox<'b> {
     dir: Option<std::path::PathBuf>,
     server: Option<&'b crate::server::Server>,
     on_open: Option<Arc<crate::grant::OnOpen>>,
+    ask_routine: bool,
 }
 
 impl std::fmt::Debug for Sandbox<'_> {
@@ -78,6 +79,7 @@ impl std::fmt::Debug for Sandbox<'_> {
             .field("env", &self.env)
             .field("dir", &self.dir)
             .field("on_open", &self.on_open.is_some())
+            .field("ask_routine", &self.ask_routine)
             .finish()
     }
 }
@@ -93,6 +95,7 @@ impl<'b> Sandbox<'b> {
             dir: None,
             server: None,
             on_open: None,
+            ask_routine: false,
         }
     }
 
@@ -134,6 +137,17 @@ impl<'b> Sandbox<'b> {
         on_open: impl Fn(&crate::grant::OpenRequest) -> crate::grant::Grant + Send + Sync + 'static,
     ) -> Self {
         self.on_open = Some(Arc::new(on_open));
+        self
+    }
+
+    /// Whether [`on_open`](Self::on_open)'s function is asked about routine files too: those a
+    /// program's runtime looks for at its start and goes on without
+    /// ([`ROUTINE_FILES`](crate::explain::ROUTINE_FILES): the loader's cache, `/etc/passwd`,
+    /// `/etc/nsswitch.conf`, ...). By default they are refused without asking, as the sandbox
+    /// refuses them without a function, and listed in
+    /// [`Finished::grants_refused`](crate::Finished::grants_refused).
+    pub fn ask_routine(mut self, ask: bool) -> Self {
+        self.ask_routine = ask;
         self
     }
 
@@ -395,7 +409,9 @@ impl<'b> Sandbox<'b> {
             Some(tracer) => spawn_traced(command, tracer).map_err(SpawnError::Spawn)?,
         };
         // The launcher runs, and its end of the channel left this process with the command.
+        let refusals = crate::grant::Refusals::default();
         let running = Running {
+            grants_refused: refusals.clone(),
             stdin: pipes.stdin,
             stdout: pipes.stdout,
             stderr: pipes.stderr,
@@ -413,12 +429,14 @@ impl<'b> Sandbox<'b> {
         if let (Some((broker, on_open)), Some(channel)) = (broker, channel) {
             // The request's policy, the program in its exec list, so that the supervisor lets
             // the program's reads of itself go on as Landlock would.
-            let session = crate::grant::Session::new(
+            let mut session = crate::grant::Session::new(
                 request.policy,
                 running._canary.path(),
                 &request.program,
                 on_open,
             );
+            session.ask_routine = self.ask_routine;
+            session.refused = refusals;
             broker
                 .serve(channel, session)
                 .map_err(crate::grant::GrantError::Start)?;
@@ -515,6 +533,8 @@ impl<'b> Sandbox<'b> {
         let (stderr_reader, stderr) = status_pipe().map_err(SpawnError::Spawn)?;
         let (process, report) = start(request, [stdin, stdout, stderr])?;
         let running = Running {
+            // A forked launch has no supervisor: nothing is refused for a function.
+            grants_refused: crate::grant::Refusals::default(),
             stdin: Some(ChildStdin::from(stdin_writer)),
             stdout: Some(ChildStdout::from(stdout_reader)),
             stderr: Some(ChildStderr::from(stderr_reader)),
@@ -737,6 +757,8 @@ pub struct Running {
     /// The scratch folder a [`Command`](crate::Command) made for this launch alone; removed
     /// after the program, which `Drop` kills and waits for first.
     pub(crate) scratch: Option<crate::scratch::Scratch>,
+    /// What the supervisor refused, for [`Finished::grants_refused`].
+    pub(crate) grants_refused: crate::grant::Refusals,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }
@@ -859,6 +881,7 @@ impl Running {
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
             ending,
+            grants_refused: self.grants_refused.listed(),
         })
     }
 
@@ -942,6 +965,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             // Killed before the program started: the timeout, whatever its status says.
             ending: crate::run::Ending::TimedOut,
+            grants_refused: self.grants_refused.listed(),
         })
     }
 }

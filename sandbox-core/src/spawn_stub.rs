@@ -50,6 +50,11 @@ impl<'b> Sandbox<'b> {
         self
     }
 
+    /// Whether the function is asked about routine files; here, no program starts.
+    pub fn ask_routine(self, _ask: bool) -> Self {
+        self
+    }
+
     /// Names the launcher's executable; here, no launcher starts.
     pub fn with_launcher(self, _launcher: &'b Path) -> Self {
         self

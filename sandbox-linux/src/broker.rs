@@ -14,6 +14,12 @@
 //! this process's own copy of the path, following no symbolic link) and injects into the program
 //! in the same step as the answer (`SECCOMP_ADDFD_FLAG_SEND`).
 //!
+//! Nothing is looked up or opened for the program with the application's rights (`creds`): the
+//! supervisor's thread takes the program's file-system user, groups and no capability at the
+//! program's first call, and the asker opens each grant on a thread that takes them first. The
+//! supervisor's lookups are bounded ([`COMPONENT_BOUND`], [`LOOKUP_BUDGET`]), and its threads run
+//! no sooner than the program (its nice value).
+//!
 //! A change of permissions or times (in a launch with a scratch folder) is answered by the
 //! supervisor itself, without a question: made for a file of the scratch folder, refused for any
 //! other (`metadata`).
@@ -22,6 +28,7 @@
 //! other sees it and ends too; the listener is closed, and the kernel fails every open the
 //! program has pending or makes later (`ENOSYS`): never an allow.
 
+mod creds;
 mod metadata;
 mod open;
 mod request;
@@ -30,9 +37,9 @@ use std::collections::HashSet;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use sandbox_core::grant::{
     Access, Broker, Grant, OpenRequest, Session, PENDING_BOUND, QUESTION_BOUND,
@@ -40,6 +47,7 @@ use sandbox_core::grant::{
 
 use crate::sys::notify::{answer, inject, receive, still_pending, Answer};
 use crate::syscalls::Arch;
+use creds::Credentials;
 use request::{Open, Unread};
 
 /// The changes of a file's permissions and times the supervisor answers (`metadata`).
@@ -74,6 +82,14 @@ const REMEMBERED: usize = 1024;
 /// How many folders one launch may be granted; a folder grant past it is refused.
 const FOLDER_BOUND: usize = 64;
 
+/// The most components a path may have for the supervisor to look it up; a longer one is left
+/// to the kernel, as with no supervisor (and not asked about).
+pub(crate) const COMPONENT_BOUND: usize = 128;
+
+/// The processor time the supervisor spends looking names up for one launch; past it, every open
+/// it would have looked up is left to the kernel, as with no supervisor (and not asked about).
+pub(crate) const LOOKUP_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What both threads share of one launch.
 struct Shared {
     listener: Arc<OwnedFd>,
@@ -87,6 +103,11 @@ struct Shared {
     asked: std::sync::atomic::AtomicUsize,
     /// Set by the thread that ends first, so that the other ends too.
     ended: AtomicBool,
+    /// The program's credentials, once the supervisor read them from its first open: every
+    /// lookup and open for the program is made with them, never with the application's.
+    credentials: OnceLock<Credentials>,
+    /// The processor time spent looking names up so far, in nanoseconds ([`LOOKUP_BUDGET`]).
+    spent: AtomicU64,
 }
 
 /// One question for the asker.
@@ -96,6 +117,10 @@ struct Ask {
     /// The program that asked, as the kernel names the thread's executable now (a program the
     /// launched one executed has its own name); the launched program where that cannot be read.
     program: PathBuf,
+    /// The folder a [`Grant::ReadFolder`] gives, decided once when the question is put: its path
+    /// (shown in the question) and the folder itself, opened by path then, with the program's
+    /// rights (none where it could not be, or is `/`).
+    folder: Option<(PathBuf, Option<OwnedFd>)>,
 }
 
 /// The supervisor's loop: until the program has ended (the listener hangs up) or a thread ended.
@@ -107,6 +132,8 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         refused: Mutex::new(HashSet::new()),
         asked: std::sync::atomic::AtomicUsize::new(0),
         ended: AtomicBool::new(false),
+        credentials: OnceLock::new(),
+        spent: AtomicU64::new(0),
     });
     let (questions, queue) = mpsc::sync_channel::<Ask>(PENDING_BOUND);
     // The asker holds the write end and never writes: its end, however it comes, hangs up the
@@ -154,6 +181,22 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         }
         let id = notification.id;
         let pid = notification.pid;
+        // The program's first call: from now on this thread looks up and opens with its rights.
+        if !launcher && shared.credentials.get().is_none() {
+            match Credentials::of_program(shared.listener.as_fd(), pid, id) {
+                Ok(credentials) => {
+                    if credentials.assume().is_err() {
+                        break;
+                    }
+                    let _set = shared.credentials.set(credentials);
+                }
+                // The thread went away before it was read: the next call's then.
+                Err(_) if !still_pending(shared.listener.as_fd(), id) => continue,
+                // Unknown rights: nothing is looked up or opened for the program (every open
+                // fails, as when the supervisor ends).
+                Err(_) => break,
+            }
+        }
         // The filter hands over this architecture's calls only; anything else is refused.
         if notification.data.arch != arch.audit_value() {
             // A call gone meanwhile needs no answer.
@@ -246,17 +289,36 @@ fn decide(
         acknowledge_canary(channel.as_fd());
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    // The launcher's own opens (its check), what the policy allows, and what only the kernel
-    // can read as the program means it: the kernel decides, as with no supervisor.
-    if launcher || allowed_by_policy(&session.policy, &open) || kernel_decides(&open) {
+    // The launcher's own opens (its check), what only the kernel can read as the program means
+    // it, and what the policy allows as named: the kernel decides, as with no supervisor. None of
+    // these looks anything up.
+    if launcher || kernel_decides(&open) || within_policy(&session.policy, &open, &open.path) {
+        return Step::Answer(Answer::Continue);
+    }
+    // Past the bounds of the supervisor's work, the kernel decides too: a name too deep to look
+    // up, or a launch that has spent its budget on lookups.
+    let spent = shared.spent.load(Ordering::Relaxed);
+    if open.path.components().count() > COMPONENT_BOUND || spent >= LOOKUP_BUDGET.as_nanos() as u64
+    {
         return Step::Answer(Answer::Continue);
     }
     let access = open.access();
-    // Nothing there to open, and nothing to create: the kernel answers (`ENOENT`, or Landlock's
-    // `EACCES`) as it would with no supervisor, and the function is not asked about what it
-    // could not give anyway.
+    // Every lookup from here is made with the program's rights (this thread took them), so it
+    // tells the program nothing it could not find out itself, and is counted.
+    let started = crate::sys::thread_time();
+    // Allowed once the links are followed (`/lib` leading to `/usr/lib`); or nothing there to
+    // open, and nothing to create: the kernel answers (`ENOENT`, or Landlock's `EACCES`) as it
+    // would with no supervisor, and the function is not asked about what it could not give
+    // anyway. A name the program cannot look up is the same to it as a name not there.
     let creates = open.flags & libc::O_CREAT != 0;
-    if !creates && std::fs::symlink_metadata(&open.path).is_err() {
+    let kernel = resolved(&open.path)
+        .is_some_and(|path| within_policy(&session.policy, &open, &path))
+        || (!creates && std::fs::symlink_metadata(&open.path).is_err());
+    shared.spent.fetch_add(
+        crate::sys::thread_time().saturating_sub(started),
+        Ordering::Relaxed,
+    );
+    if kernel {
         return Step::Answer(Answer::Continue);
     }
     // From here the supervisor acts on what it read: that belonged to this call only if the
@@ -275,31 +337,76 @@ fn decide(
     if lock(&shared.refused).contains(&(open.path.clone(), access == Access::Write)) {
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    if shared.asked.fetch_add(1, Ordering::Relaxed) >= QUESTION_BOUND {
+    let program = || {
+        std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_else(|_| session.program.clone())
+    };
+    // A file the program's runtime looks for at its start and goes on without: refused as the
+    // sandbox refuses it with no function, and the function is not asked (unless it wants to be).
+    if !session.ask_routine && sandbox_core::grant::is_routine(&open.path) {
+        remember_refusal(shared, &open);
+        session
+            .refused
+            .push(OpenRequest::new(open.path.clone(), access, program()));
         return Step::Answer(Answer::Fail(libc::EACCES));
     }
-    let program =
-        std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_else(|_| session.program.clone());
-    match questions.try_send(Ask { id, open, program }) {
+    if shared.asked.fetch_add(1, Ordering::Relaxed) >= QUESTION_BOUND {
+        session
+            .refused
+            .push(OpenRequest::new(open.path.clone(), access, program()));
+        return Step::Answer(Answer::Fail(libc::EACCES));
+    }
+    let program = program();
+    let folder = (access == Access::Read).then(|| folder_of(&open.path));
+    match questions.try_send(Ask {
+        id,
+        open,
+        program,
+        folder,
+    }) {
         Ok(()) => Step::Asked,
         // Past the bound, or the asker is gone: refused, unasked.
-        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+        Err(TrySendError::Full(ask) | TrySendError::Disconnected(ask)) => {
+            session
+                .refused
+                .push(OpenRequest::new(ask.open.path.clone(), access, ask.program));
             Step::Answer(Answer::Fail(libc::EACCES))
         }
     }
 }
 
+/// Remembers `open` as refused, so that it is refused again unasked (the first [`REMEMBERED`]).
+fn remember_refusal(shared: &Shared, open: &Open) {
+    let mut refused = lock(&shared.refused);
+    if refused.len() < REMEMBERED {
+        refused.insert((open.path.clone(), open.access() == Access::Write));
+    }
+}
+
 /// The asker's loop: one question at a time, to the application's function.
 fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
-    for Ask { id, open, program } in queue {
+    for Ask {
+        id,
+        open,
+        program,
+        folder,
+    } in queue
+    {
         if shared.ended.load(Ordering::Relaxed) {
             break;
         }
         if !still_pending(shared.listener.as_fd(), id) {
             continue;
         }
+        // Questions come only after the program's rights were read: this thread, too, runs no
+        // sooner than the program (the priority is per thread, and only ever lowered).
+        if let Some(credentials) = shared.credentials.get() {
+            let _ = crate::sys::lower_thread_priority(crate::sys::thread_id(), credentials.nice);
+        }
         let access = open.access();
-        let request = OpenRequest::new(open.path.clone(), access, program);
+        let mut request = OpenRequest::new(open.path.clone(), access, program);
+        if let Some((path, _)) = &folder {
+            request.folder.clone_from(path);
+        }
         let on_open = Arc::clone(&shared.session.on_open);
         let grant =
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_open(&request))) {
@@ -310,24 +417,31 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
         if shared.ended.load(Ordering::Relaxed) {
             break;
         }
+        // The file is opened with the program's rights, on a thread that took them: this one
+        // keeps the application's, for its function.
+        let as_program = |f: &Opening<'_>| {
+            shared
+                .credentials
+                .get()
+                .and_then(|credentials| credentials.run(f))
+                .unwrap_or(Err(nix::errno::Errno::EACCES))
+        };
         let step = match (grant, access) {
             (Grant::ReadOnce | Grant::WriteOnce, Access::Read) => {
-                give(shared, id, &open, open::read(&open.path, open.flags))
+                let opened = as_program(&|| open::read(&open.path, open.flags));
+                give(shared, id, &open, opened)
             }
-            (Grant::WriteOnce, Access::Write) => give(
-                shared,
-                id,
-                &open,
-                open::write(&open.path, open.flags, open.mode),
-            ),
+            (Grant::WriteOnce, Access::Write) => {
+                let opened = as_program(&|| open::write(&open.path, open.flags, open.mode));
+                give(shared, id, &open, opened)
+            }
             (Grant::ReadFolder, Access::Read) => {
-                give(shared, id, &open, grant_folder(shared, &open))
+                let opened = grant_folder(shared, &open, folder, &as_program);
+                give(shared, id, &open, opened)
             }
             (Grant::Refuse, _) | (_, _) => {
-                let mut refused = lock(&shared.refused);
-                if refused.len() < REMEMBERED {
-                    refused.insert((open.path.clone(), access == Access::Write));
-                }
+                remember_refusal(shared, &open);
+                shared.session.refused.push(request.clone());
                 Step::Answer(Answer::Fail(libc::EACCES))
             }
         };
@@ -345,28 +459,47 @@ fn ask_each(shared: &Shared, queue: mpsc::Receiver<Ask>) {
     shared.ended.store(true, Ordering::Relaxed);
 }
 
-/// A folder grant: the folder of the request (the request itself when it names a folder),
-/// opened by path and kept; then the request, beneath it.
-fn grant_folder(shared: &Shared, open: &Open) -> Result<OwnedFd, nix::errno::Errno> {
-    let folder = match open::folder(&open.path) {
-        Ok(handle) => (open.path.clone(), handle),
-        Err(nix::errno::Errno::ENOTDIR) => {
-            let parent = open.path.parent().unwrap_or(Path::new("/")).to_path_buf();
-            let handle = open::folder(&parent)?;
+/// What an opening for the program gives.
+type Opened = Result<OwnedFd, nix::errno::Errno>;
+
+/// An opening, run on a thread with the program's rights.
+type Opening<'a> = dyn Fn() -> Opened + Sync + 'a;
+
+/// The folder a [`Grant::ReadFolder`] of `path` would give: `path` itself where it is a folder,
+/// else the folder holding it; opened by path now (with the program's rights: this is the
+/// supervisor's thread), so that the folder named in the question is the one granted, whatever
+/// is put at either path meanwhile. Never `/`, which is every file.
+fn folder_of(path: &Path) -> (PathBuf, Option<OwnedFd>) {
+    let (folder, handle) = match open::folder(path) {
+        Ok(handle) => (path.to_path_buf(), Some(handle)),
+        Err(_) => {
+            let parent = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+            let handle = open::folder(&parent).ok();
             (parent, handle)
         }
-        Err(e) => return Err(e),
     };
-    // The root folder is every file: never granted as a folder.
-    if folder.0 == Path::new("/") {
+    let handle = handle.filter(|_| sandbox_core::grant::folder_grantable(&folder));
+    (folder, handle)
+}
+
+/// A folder grant: the folder decided when the question was put ([`folder_of`]), kept; then the
+/// request, beneath it, opened by `as_program`.
+fn grant_folder(
+    shared: &Shared,
+    open: &Open,
+    folder: Option<(PathBuf, Option<OwnedFd>)>,
+    as_program: &dyn Fn(&Opening<'_>) -> Opened,
+) -> Opened {
+    let Some((path, Some(handle))) = folder else {
         return Err(nix::errno::Errno::EACCES);
-    }
+    };
+    let folder = (path, handle);
     let relative = open
         .path
         .strip_prefix(&folder.0)
         .unwrap_or(Path::new(""))
         .to_path_buf();
-    let opened = open::read_beneath(&folder.1, &relative, open.flags);
+    let opened = as_program(&|| open::read_beneath(&folder.1, &relative, open.flags));
     let mut folders = lock(&shared.folders);
     if !folders.iter().any(|(kept, _)| *kept == folder.0) {
         // Each kept folder holds a descriptor of this process: a bound, so that a program
@@ -396,12 +529,12 @@ fn give(shared: &Shared, id: u64, open: &Open, opened: Result<OwnedFd, nix::errn
     }
 }
 
-/// Whether an open the policy allows: reading under its read or exec paths or its scratch
-/// folder, or writing `/dev/null` or in the scratch folder. A path is compared as read, then as
-/// this process resolves it (a program reads `/lib/...` where `/lib` leads to `/usr/lib`): a
-/// wrong "allowed" costs nothing, since the kernel still decides.
-fn allowed_by_policy(policy: &sandbox_core::Policy, open: &Open) -> bool {
-    let within = |path: &Path| match open.access() {
+/// Whether `path` (the open's, as named or as resolved: a program reads `/lib/...` where `/lib`
+/// leads to `/usr/lib`) is one the policy allows for the open's access: reading under its read or
+/// exec paths or its scratch folder, or writing `/dev/null` or in the scratch folder. A wrong
+/// "allowed" costs nothing, since the kernel still decides.
+fn within_policy(policy: &sandbox_core::Policy, open: &Open, path: &Path) -> bool {
+    match open.access() {
         Access::Read => {
             path == Path::new("/dev/null")
                 || policy.covers(path)
@@ -412,8 +545,7 @@ fn allowed_by_policy(policy: &sandbox_core::Policy, open: &Open) -> bool {
             path == Path::new("/dev/null")
                 || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
         }
-    };
-    within(&open.path) || resolved(&open.path).is_some_and(|path| within(&path))
+    }
 }
 
 /// Opens the supervisor leaves to the kernel whatever the policy: a path-only open (`O_PATH`,
@@ -430,18 +562,22 @@ fn kernel_decides(open: &Open) -> bool {
             .any(|name| path == Path::new(name))
 }
 
-/// `path` with its links followed as far as it exists, the rest appended as named (a file about
-/// to be created, a library looked for where there is none).
+/// `path` with its links followed (no magic link: those would be this process's), or its folder's
+/// with the last name appended as named (a file about to be created); `None` where neither can
+/// be looked up. Each is one lookup by the kernel, never a walk name by name.
 fn resolved(path: &Path) -> Option<PathBuf> {
-    let mut existing = path;
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(found) = std::fs::canonicalize(existing) {
-            return Some(rest.iter().rev().fold(found, |at, name| at.join(name)));
-        }
-        rest.push(existing.file_name()?);
-        existing = existing.parent()?;
-    }
+    let canonical = |path: &Path| -> Option<PathBuf> {
+        use nix::fcntl::{openat2, OFlag, OpenHow, ResolveFlag, AT_FDCWD};
+        let how = OpenHow::new()
+            .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
+            .resolve(ResolveFlag::RESOLVE_NO_MAGICLINKS);
+        let found = openat2(AT_FDCWD, path, how).ok()?;
+        std::fs::read_link(format!("/proc/self/fd/{}", found.as_raw_fd())).ok()
+    };
+    canonical(path).or_else(|| {
+        let found = canonical(path.parent()?)?;
+        Some(found.join(path.file_name()?))
+    })
 }
 
 /// Tells the launcher's check that an open of the canary was refused here. Once the launcher

@@ -21,8 +21,8 @@
 use std::fmt;
 
 use crate::eval::{Action, Known, SeccompData, Stack, StackError, Unsupported};
-use crate::filter::{self, FilterError, Program};
-use crate::rules::{Calls, Condition, Rule, RULES};
+use crate::filter::{self, FilterError, Mutation, OptIns, Program};
+use crate::rules::{self, Calls, Condition, Rule, RULES};
 use crate::syscalls::Arch;
 
 /// The process ID the generated tables are built for; any valid one gives the same answers.
@@ -524,4 +524,172 @@ fn costs(arch: Arch, stack: &Stack, programs: &[Program], rows: &[Row], ranges: 
         calls: rows.len(),
         always_allowed: rows.iter().filter(|r| r.answers == [Action::Allow]).count(),
     }
+}
+
+/// One probe as the filters see it: a call with its arguments, the opt-ins of the launch that
+/// makes it, and the answer its expectation, written apart from the refusal table, says it
+/// gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeCall {
+    /// How the probe is named in reports.
+    pub label: String,
+    /// The call, as the filter reads it, for a launcher whose process ID is [`PLACEHOLDER_PID`].
+    pub data: SeccompData,
+    /// What the launch opts in to.
+    pub opt_ins: OptIns,
+    /// The answer the expectation says the filter gives.
+    pub expected: Action,
+}
+
+/// A wrong decision on one row of the refusal table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mutant {
+    /// The row, by its index in [`RULES`].
+    pub row: usize,
+    /// What was done to it.
+    pub mutation: Mutation,
+}
+
+impl Mutant {
+    /// Every wrong decision of row `row`: allowed; answered with another errno (`ENOSYS` for
+    /// an `EPERM` row, `EPERM` for any other); for a row with a condition, the condition
+    /// inverted; for a row with a list of commands, each command taken out of it.
+    pub fn of_row(row: usize) -> Vec<Mutant> {
+        let Some(rule) = RULES.get(row) else {
+            return Vec::new();
+        };
+        let other = match rule.action {
+            rules::Action::Errno(errno) if errno == rules::EPERM => rules::ENOSYS,
+            _ => rules::EPERM,
+        };
+        let mut mutations = vec![
+            Mutation::Allowed,
+            Mutation::Answer(rules::Action::Errno(other)),
+        ];
+        if rule.when != Condition::Always {
+            mutations.push(Mutation::Inverted);
+        }
+        // Every command of an allow-list, and of a list of refused commands longer than one (the
+        // one of a single command is the row allowed), taken out alone.
+        let listed: Vec<u32> = match rule.when {
+            Condition::NoneOf { allowed, .. } => allowed.iter().map(|p| p.command.value).collect(),
+            Condition::Command { commands, .. } if commands.len() > 1 => {
+                commands.iter().map(|c| c.value).collect()
+            }
+            _ => Vec::new(),
+        };
+        mutations.extend(listed.into_iter().map(Mutation::Without));
+        mutations
+            .into_iter()
+            .map(|mutation| Mutant { row, mutation })
+            .collect()
+    }
+
+    /// Every row's wrong decisions, for the rows that apply on `arch`.
+    pub fn all(arch: Arch) -> Vec<Mutant> {
+        (0..RULES.len())
+            .filter(|&row| RULES[row].calls.applies_to(arch))
+            .flat_map(Mutant::of_row)
+            .collect()
+    }
+}
+
+impl fmt::Display for Mutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rule = &RULES[self.row];
+        write!(f, "row {} ({}, when {}): ", self.row, rule.calls, rule.when)?;
+        match self.mutation {
+            Mutation::Allowed => f.write_str("allowed"),
+            Mutation::Answer(action) => write!(f, "answered {action}"),
+            Mutation::Inverted => f.write_str("condition inverted"),
+            Mutation::Without(value) => {
+                let name = match rule.when {
+                    Condition::NoneOf { allowed, .. } => allowed
+                        .iter()
+                        .find(|p| p.command.value == value)
+                        .map(|p| p.command.name),
+                    Condition::Command { commands, .. } => {
+                        commands.iter().find(|c| c.value == value).map(|c| c.name)
+                    }
+                    _ => None,
+                };
+                write!(f, "without `{}` ({value:#x})", name.unwrap_or("?"))
+            }
+        }
+    }
+}
+
+/// What the probes made of every wrong decision of one architecture.
+#[derive(Debug, Clone)]
+pub struct Hunt {
+    /// The architecture.
+    pub arch: Arch,
+    /// The probes whose expectation the table as written does not meet, with what it answers:
+    /// any such probe makes the rest meaningless.
+    pub wrong: Vec<String>,
+    /// The mutants some probe's answer told apart, each with the first such probe.
+    pub caught: Vec<(Mutant, String)>,
+    /// The mutants no probe told apart.
+    pub survived: Vec<Mutant>,
+    /// The mutants whose program is the table's own (the compiler makes the same decision
+    /// without the row), which no probe could tell apart.
+    pub equivalent: Vec<Mutant>,
+}
+
+/// Compiles every mutant of `arch` in turn and runs `probes` against it, in the evaluator.
+pub fn hunt(arch: Arch, probes: &[ProbeCall]) -> Result<Hunt, DecisionError> {
+    let original = filter::compile(arch)?;
+    let mut hunt = Hunt {
+        arch,
+        wrong: Vec::new(),
+        caught: Vec::new(),
+        survived: Vec::new(),
+        equivalent: Vec::new(),
+    };
+    for (probe, got) in probes.iter().zip(answers(arch, &original, probes)?) {
+        if got != probe.expected {
+            hunt.wrong.push(format!(
+                "{arch} {}: expected {}, the table answers {got}",
+                probe.label, probe.expected
+            ));
+        }
+    }
+    for mutant in Mutant::all(arch) {
+        let program = filter::compile_mutant(arch, mutant.row, mutant.mutation)?;
+        if program == original {
+            hunt.equivalent.push(mutant);
+            continue;
+        }
+        let got = answers(arch, &program, probes)?;
+        match probes.iter().zip(got).find(|(p, got)| *got != p.expected) {
+            Some((probe, got)) => hunt.caught.push((
+                mutant,
+                format!("{} (expected {}, got {got})", probe.label, probe.expected),
+            )),
+            None => hunt.survived.push(mutant),
+        }
+    }
+    Ok(hunt)
+}
+
+/// What `template` answers each probe, built for [`PLACEHOLDER_PID`] and each probe's opt-ins.
+fn answers(
+    arch: Arch,
+    template: &filter::Template,
+    probes: &[ProbeCall],
+) -> Result<Vec<Action>, DecisionError> {
+    let mut stacks: Vec<(OptIns, Stack)> = Vec::new();
+    let mut got = Vec::with_capacity(probes.len());
+    for probe in probes {
+        let at = match stacks.iter().position(|(o, _)| *o == probe.opt_ins) {
+            Some(at) => at,
+            None => {
+                let program = template.with(PLACEHOLDER_PID, probe.opt_ins, arch)?;
+                stacks.push((probe.opt_ins, Stack::of(arch, &[program])?));
+                stacks.len() - 1
+            }
+        };
+        got.push(stacks[at].1.decide(&probe.data).action);
+    }
+    Ok(got)
 }

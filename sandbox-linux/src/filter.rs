@@ -297,7 +297,35 @@ pub fn prebuilt_source() -> Result<String, FilterError> {
 /// Compiles the refusal table for `arch` afresh, for no process in particular.
 pub fn compile(arch: Arch) -> Result<Template, FilterError> {
     let rows = resolve(arch)?;
-    by_graph(arch, &rows)
+    by_graph(arch, &rows, None)
+}
+
+/// A wrong decision on one row of the refusal table, as a contributor could write it while the
+/// tables, the filters and the generated files still agree: what `cargo xtask mutants` and the
+/// probes' tests hold the probes against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mutation {
+    /// The row is gone and its call stays classified, as if moved to the allowed table:
+    /// whatever it refused is allowed.
+    Allowed,
+    /// The row gives another answer.
+    Answer(Action),
+    /// The row's condition inverted: it refuses the calls it let through and lets through those
+    /// it refused.
+    Inverted,
+    /// One command, by value, taken out of the row's list: out of an allow-list
+    /// ([`Condition::NoneOf`]) it is refused, out of a list of refused commands
+    /// ([`Condition::Command`]) it passes.
+    Without(u32),
+}
+
+/// [`compile`] with `mutation` applied to row `row` of [`RULES`] (its index there), and every
+/// other row as written.
+#[cfg(feature = "analysis")]
+pub fn compile_mutant(arch: Arch, row: usize, mutation: Mutation) -> Result<Template, FilterError> {
+    let rows = resolve(arch)?;
+    by_graph(arch, &rows, RULES.get(row).map(|rule| (rule, mutation)))
 }
 
 /// The rows that apply to `arch`, each with its call's number where it names one.
@@ -339,7 +367,18 @@ fn action_value(action: Action) -> u32 {
 
 /// The program: the architecture check, then x32 calls, then the [`FIRST`] calls, then a search
 /// over the call number whose gaps lead to the answer for unnamed numbers.
-fn by_graph(arch: Arch, rows: &[(&'static Rule, Option<u32>)]) -> Result<Template, FilterError> {
+///
+/// `mutant` is a row (by address, one of [`RULES`]) to compile wrongly on purpose, for the
+/// probes' tests; [`compile`] passes none.
+fn by_graph(
+    arch: Arch,
+    rows: &[(&'static Rule, Option<u32>)],
+    mutant: Option<(&'static Rule, Mutation)>,
+) -> Result<Template, FilterError> {
+    let mutation = |rule: &Rule| match mutant {
+        Some((row, mutation)) if std::ptr::eq(row, rule) => Some(mutation),
+        _ => None,
+    };
     let mut g = Graph::new();
     let allow = g.ret(libc::SECCOMP_RET_ALLOW);
     let mut by_number: BTreeMap<u32, Vec<&Rule>> = BTreeMap::new();
@@ -349,7 +388,15 @@ fn by_graph(arch: Arch, rows: &[(&'static Rule, Option<u32>)]) -> Result<Templat
     let mut x32 = None;
     let mut unnamed = None;
     for &(rule, nr) in rows {
-        let refuse = g.ret(action_value(rule.action));
+        let refuse = match mutation(rule) {
+            None => g.ret(action_value(rule.action)),
+            Some(Mutation::Answer(action)) => g.ret(action_value(action)),
+            // A row of these kinds has no condition: inverted, it refuses nothing.
+            Some(Mutation::Allowed | Mutation::Inverted) if nr.is_none() => continue,
+            Some(Mutation::Allowed | Mutation::Inverted | Mutation::Without(_)) => {
+                g.ret(action_value(rule.action))
+            }
+        };
         match (rule.calls, nr) {
             (_, Some(nr)) => by_number.entry(nr).or_default().push(rule),
             (Calls::X32, None) => x32 = Some(refuse),
@@ -373,7 +420,7 @@ fn by_graph(arch: Arch, rows: &[(&'static Rule, Option<u32>)]) -> Result<Templat
     };
     let cases: Vec<(u32, NodeId)> = by_number
         .iter()
-        .map(|(&nr, rules)| (nr, lower_rows(&mut g, rules, allow)))
+        .map(|(&nr, rules)| (nr, lower_rows(&mut g, rules, allow, &mutation)))
         .collect();
     let mut body = g.switch(Word::Nr, &cases, gaps);
     // Only a call whose rows read arguments runs the program at all (the action cache answers
@@ -432,11 +479,63 @@ fn classified_ranges(arch: Arch, classified: impl Fn(&str) -> bool) -> Vec<(u32,
 }
 
 /// One call's rows, tried in table order; a call no row refuses goes to `pass`.
-fn lower_rows(g: &mut Graph, rules: &[&Rule], pass: NodeId) -> NodeId {
+fn lower_rows(
+    g: &mut Graph,
+    rules: &[&Rule],
+    pass: NodeId,
+    mutation: &dyn Fn(&Rule) -> Option<Mutation>,
+) -> NodeId {
     rules.iter().rev().fold(pass, |next, rule| {
-        let refuse = g.ret(action_value(rule.action));
-        lower(g, &rule.when, refuse, next)
+        let refuse = |g: &mut Graph, action| g.ret(action_value(action));
+        match mutation(rule) {
+            None => {
+                let refuse = refuse(g, rule.action);
+                lower(g, &rule.when, refuse, next)
+            }
+            Some(Mutation::Allowed) => next,
+            Some(Mutation::Answer(action)) => {
+                let refuse = refuse(g, action);
+                lower(g, &rule.when, refuse, next)
+            }
+            Some(Mutation::Inverted) => {
+                let refuse = refuse(g, rule.action);
+                lower(g, &rule.when, next, refuse)
+            }
+            Some(Mutation::Without(value)) => {
+                let refuse = refuse(g, rule.action);
+                lower(g, &without(rule.when, value), refuse, next)
+            }
+        }
     })
+}
+
+/// `when` with the command `value` taken out of its list, for [`Mutation::Without`]. The
+/// shorter list is leaked: a condition holds its lists for the program's life, and a mutant is
+/// compiled only by the tests and `cargo xtask mutants`, a few hundred times a run.
+fn without(when: Condition, value: u32) -> Condition {
+    match when {
+        Condition::NoneOf { arg, allowed } => Condition::NoneOf {
+            arg,
+            allowed: Vec::leak(
+                allowed
+                    .iter()
+                    .filter(|p| p.command.value != value)
+                    .copied()
+                    .collect(),
+            ),
+        },
+        Condition::Command { arg, commands } => Condition::Command {
+            arg,
+            commands: Vec::leak(
+                commands
+                    .iter()
+                    .filter(|c| c.value != value)
+                    .copied()
+                    .collect(),
+            ),
+        },
+        other => other,
+    }
 }
 
 /// `yes` where `condition` holds, `no` where it does not.

@@ -17,6 +17,11 @@
 //! row lists, each with its reason, so a command a later kernel adds, or one nobody thought of
 //! (`EXT4_IOC_MIGRATE` has no direction bits and rewrote a read-only file), is refused.
 //!
+//! Every row is pinned by probes written apart from this table, in
+//! `sandbox-linux/tests/probes/list.rs`: calls it must refuse, with the answer, and for a row with
+//! a condition calls it must let through. A row added, removed or changed here fails the tests
+//! there (and `cargo xtask mutants`) until the list says the same, by hand.
+//!
 //! Conditions read arguments as the kernel does: a `pid_t`, an `int` or an `unsigned int`
 //! argument is compared in its low 32 bits only, because the kernel truncates the 64-bit register
 //! to that width before using it. Comparing all 64 bits would let a caller set high bits to slip

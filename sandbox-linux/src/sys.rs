@@ -135,6 +135,43 @@ pub fn capget() -> io::Result<CapSets> {
     })
 }
 
+/// Sets the calling thread's capability sets to `sets` (this thread only: the direct call).
+pub fn capset(sets: CapSets) -> io::Result<()> {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let split = |mask: u64| (mask as u32, (mask >> 32) as u32);
+    let (e0, e1) = split(sets.effective);
+    let (p0, p1) = split(sets.permitted);
+    let (i0, i1) = split(sets.inheritable);
+    let data = [
+        CapData {
+            effective: e0,
+            permitted: p0,
+            inheritable: i0,
+        },
+        CapData {
+            effective: e1,
+            permitted: p1,
+            inheritable: i1,
+        },
+    ];
+    // SAFETY: as for capget; the kernel only reads `data`.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        )
+    };
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 /// Empties the calling thread's effective, permitted and inheritable sets.
 pub fn capset_empty() -> io::Result<()> {
     let mut header = CapHeader {
@@ -223,4 +260,92 @@ pub fn probe_in_child(calls: &[ProbeCall]) -> io::Result<Probed> {
     }
     let signal = libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status));
     Ok((answers, signal))
+}
+
+/// Sets the calling thread's supplementary groups to `groups`: the direct call, which changes
+/// this thread's credentials only (the C library's wrapper makes every thread follow).
+pub fn set_thread_groups(groups: &[libc::gid_t]) -> io::Result<()> {
+    // SAFETY: the kernel reads `groups.len()` IDs from the slice, which outlives the call.
+    let done = unsafe { libc::syscall(libc::SYS_setgroups, groups.len(), groups.as_ptr()) };
+    if done < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// The calling thread's supplementary groups, sorted.
+pub fn thread_groups() -> io::Result<Vec<libc::gid_t>> {
+    // SAFETY: a size of 0 asks for the count only and writes nothing.
+    let count = unsafe { libc::getgroups(0, std::ptr::null_mut()) };
+    if count < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut groups = vec![0 as libc::gid_t; usize::try_from(count).unwrap_or(0)];
+    // SAFETY: the vector holds `count` IDs.
+    let got = unsafe { libc::getgroups(count, groups.as_mut_ptr()) };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    groups.truncate(usize::try_from(got).unwrap_or(0));
+    groups.sort_unstable();
+    Ok(groups)
+}
+
+/// Sets the calling thread's file-system user and group (the direct calls: this thread only),
+/// and answers them as they are after: the calls report no error, so they are read back (an
+/// invalid ID changes nothing and answers the current one).
+pub fn set_thread_fs_ids(uid: u32, gid: u32) -> (i64, i64) {
+    // SAFETY: plain integer arguments.
+    unsafe {
+        libc::syscall(libc::SYS_setfsgid, gid);
+        libc::syscall(libc::SYS_setfsuid, uid);
+        (
+            libc::syscall(libc::SYS_setfsuid, u32::MAX),
+            libc::syscall(libc::SYS_setfsgid, u32::MAX),
+        )
+    }
+}
+
+/// The calling thread's ID.
+pub fn thread_id() -> libc::pid_t {
+    // SAFETY: `gettid` takes nothing and cannot fail.
+    unsafe { libc::syscall(libc::SYS_gettid) as libc::pid_t }
+}
+
+/// Raises thread `tid`'s nice value to `nice` where it is lower (lowering a priority needs no
+/// right; raising one is never asked for here).
+pub fn lower_thread_priority(tid: libc::pid_t, nice: i32) -> io::Result<()> {
+    let tid = libc::id_t::try_from(tid).map_err(|_| io::Error::from_raw_os_error(libc::ESRCH))?;
+    // SAFETY: plain integer arguments; -1 is a valid answer, so errno is cleared first and read
+    // after.
+    let current = unsafe {
+        *libc::__errno_location() = 0;
+        libc::getpriority(libc::PRIO_PROCESS, tid)
+    };
+    let error = io::Error::last_os_error();
+    if current == -1 && error.raw_os_error().is_some_and(|e| e != 0) {
+        return Err(error);
+    }
+    if nice <= current {
+        return Ok(());
+    }
+    // SAFETY: plain integer arguments; `PRIO_PROCESS` with a thread ID is that thread alone.
+    if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, nice) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The calling thread's processor time so far, in nanoseconds (0 where it cannot be read).
+pub fn thread_time() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: the kernel writes the local timespec.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) } < 0 {
+        return 0;
+    }
+    u64::try_from(now.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(now.tv_nsec).unwrap_or(0)
 }

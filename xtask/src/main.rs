@@ -17,6 +17,7 @@ mod imports;
 mod kernels;
 #[cfg(target_os = "linux")]
 mod matrix;
+mod mutants;
 mod release;
 mod stress;
 
@@ -34,10 +35,11 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("dist") => dist::run(),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("mutants") => mutants::run(&args[1..]),
         #[cfg(target_os = "linux")]
         Some("matrix") => matrix::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask ci [--dry-run | --stress [--runs N]] | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | matrix [--write]");
+            eprintln!("usage: cargo xtask ci [--dry-run | --stress [--runs N]] | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | mutants | matrix [--write]");
             return ExitCode::from(2);
         }
     };

@@ -100,6 +100,12 @@ fn folder(text: &str) -> Result<std::path::PathBuf, String> {
     if !resolved.is_dir() {
         return Err(format!("{text:?} is not a folder"));
     }
+    // The library's rule for a folder grant: never the root, which holds every file.
+    if !sandbox_core::grant::folder_grantable(&resolved) {
+        return Err(format!(
+            "{text:?} is the root folder, which holds every file: name the folders the cell needs"
+        ));
+    }
     Ok(resolved)
 }
 

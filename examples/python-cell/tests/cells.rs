@@ -197,9 +197,9 @@ fn memory_beyond_the_limit_is_refused() {
     assert_eq!(got.stdout, "#PYTHON!\n");
     assert_eq!(got.note(), "python-cell: MemoryError");
     assert_eq!(got.code, Some(1));
-    // The same cell fits under a limit above what it needs. Its timeout is long: a cell runs at
-    // CPU weight 10, so on a busy machine (two CPU-bound processes beside the tests, as `cargo
-    // xtask ci --stress` makes) touching 512 MiB took 11.6 s of wall clock, past the default 10 s.
+    // The same cell fits under a limit above what it needs. Its timeout is long: on a busy
+    // machine (two CPU-bound processes beside the tests, as `cargo xtask ci --stress` makes)
+    // touching 512 MiB took 11.6 s of wall clock, past the default 10 s.
     let got = run(
         python_cell(&[
             "--memory-limit",
@@ -443,4 +443,19 @@ fn a_workbook_folder_granted_lets_the_cell_read_its_files_and_nothing_beside_it(
     let ungranted = read(&book.join("data.csv"), false);
     assert_eq!(ungranted.stdout, "#BLOCKED!\n");
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Issue 45.13: `--grant-folder /` granted every read; the library's rule refuses `/` as a folder
+/// grant, and the command line now takes the same rule (a usage error, exit 2, nothing run).
+#[test]
+fn grant_folder_of_the_root_is_a_usage_error() {
+    let got = run(python_cell(&["--grant-folder", "/", "print('ran')"]), None);
+    assert_eq!(got.code, Some(2), "{}", got.stderr);
+    assert_eq!(got.stdout, "");
+    assert!(
+        got.stderr
+            .contains("\"/\" is the root folder, which holds every file"),
+        "{}",
+        got.stderr
+    );
 }

@@ -171,8 +171,10 @@ fn warm_memory_beyond_the_limit_is_refused_for_the_runners_whole_life() {
     );
     assert_eq!(got.stdout, "#PYTHON!\n");
     assert_eq!(got.note(), "python-cell: cell 1: MemoryError");
+    // A long timeout: touching 512 MiB on a busy machine (CI's stress step) took past the
+    // default 10 s, and the timeout would then be the machine's verdict, not the limit's.
     let got = warm(
-        &["--memory-limit", "1024"],
+        &["--memory-limit", "1024", "--timeout", "120"],
         &["len(bytearray(512 * 1024 * 1024))"],
     );
     assert_eq!(got.stdout, "536870912\n");

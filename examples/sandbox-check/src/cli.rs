@@ -109,10 +109,14 @@ pub struct Cli {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, conflicts_with = "explain")]
     output_cap: Option<u64>,
 
-    /// After the program ends, report on standard error what the sandbox refused it and which
-    /// flags would allow what a policy can allow (Linux; with --json, JSON lines).
-    #[arg(long, requires = "program")]
-    explain: bool,
+    /// After the program ends, report on standard error what the sandbox refused it, where it
+    /// likely failed, and which flags would allow what a policy can allow (Linux; with --json,
+    /// JSON lines). Routine lookups most programs go on without are only counted, and never
+    /// suggested; --explain=all lists and suggests them too.
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "needed", value_parser = ["needed", "all"],
+          requires = "program")]
+    explain: Option<String>,
 
     /// With --explain: write to FILE a profile that would have allowed what a policy can allow
     /// of what was refused (the effective policy and the paths learnt), for --policy FILE.
@@ -258,6 +262,9 @@ pub struct Run {
     pub json: bool,
     /// Report what was refused (with `json`, as JSON lines).
     pub explain: bool,
+    /// `--explain=all`: list and suggest the routine lookups too.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub explain_all: bool,
     /// Write the report to this file.
     pub report: Option<PathBuf>,
     /// Write a learnt profile to this file (with `--explain`, which is Linux's).
@@ -429,7 +436,8 @@ impl Cli {
             args: program.collect(),
             settings,
             json: self.json,
-            explain: self.explain,
+            explain: self.explain.is_some(),
+            explain_all: self.explain.as_deref() == Some("all"),
             report: self.report,
             suggest: self.suggest,
             grants: crate::grants::Flags {

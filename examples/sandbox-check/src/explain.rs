@@ -17,6 +17,7 @@ cfg_if::cfg_if! {
 
         use nix::sys::signal::{kill, SigSet, Signal};
         use nix::unistd::Pid;
+        use sandbox_core::explain::{Last, Learnt, Outcome};
         use sandbox_linux::explain::{Explainer, Explanation, Seen};
 
         /// Spawns `command` (the launch of `run`, under `policy`, of `program`) traced, passes
@@ -45,19 +46,23 @@ cfg_if::cfg_if! {
                 .map_err(ExplainFailed::SignalThread)?;
             let explained = traced.wait()?;
             let report = &explained.explanation;
+            // One suggestion for the printed report, its command line and the learnt profile.
+            let kept = crate::profile::kept_clear(canary);
+            let kept: Vec<&Path> = kept.iter().map(PathBuf::as_path).collect();
+            let learnt = report.suggestion(&kept, run.explain_all);
             if run.json {
-                for line in json_lines(run, report) {
+                for line in json_lines(run, report, &learnt) {
                     eprintln!("{line}");
                 }
             } else {
-                eprint!("{report}");
-                if let Some(argv) = suggested(run, report) {
+                eprint!("{}", report.report(&kept, run.explain_all));
+                if let Some(argv) = suggested(run, &learnt) {
                     let words: Vec<String> = argv.iter().map(quote).collect();
                     eprintln!("explain: suggested: {}", words.join(" "));
                 }
             }
             if let Some(file) = &run.suggest {
-                learn(run, policy, env, report, canary, file);
+                learn(run, policy, env, report, &learnt, file);
             }
             Ok(explained.status)
         }
@@ -70,15 +75,12 @@ cfg_if::cfg_if! {
             policy: &Policy,
             env: &BTreeMap<String, String>,
             report: &Explanation,
-            canary: &Path,
+            learnt: &Learnt,
             file: &Path,
         ) {
-            let kept = crate::profile::kept_clear(canary);
-            let kept: Vec<&Path> = kept.iter().map(PathBuf::as_path).collect();
-            let learnt = report.learnt(&kept);
             let mut words = vec![run.program.clone()];
             words.extend(run.args.iter().cloned());
-            match crate::profile::write_learnt(file, policy, env, &learnt, &report.never(), &words) {
+            match crate::profile::write_learnt(file, policy, env, learnt, &report.never(), &words) {
                 Ok(grants) => {
                     for grant in &grants {
                         eprintln!("explain: learnt: {grant}");
@@ -122,8 +124,8 @@ cfg_if::cfg_if! {
 
         /// The command line with the flags the report suggests added, or `None` when it suggests
         /// none.
-        fn suggested(run: &Run, report: &Explanation) -> Option<Vec<OsString>> {
-            let grants = report.grants();
+        fn suggested(run: &Run, learnt: &Learnt) -> Option<Vec<OsString>> {
+            let grants = &learnt.grants;
             if grants.is_empty() {
                 return None;
             }
@@ -164,19 +166,21 @@ cfg_if::cfg_if! {
             Some(argv)
         }
 
-        fn json_lines(run: &Run, report: &Explanation) -> Vec<String> {
+        fn json_lines(run: &Run, report: &Explanation, learnt: &Learnt) -> Vec<String> {
             let string = |text: &str| serde_json::Value::from(text).to_string();
             let path = |p: &Path| string(&p.to_string_lossy());
             let mut lines = Vec::new();
+            // Every file, routine ones too: `routine` tells them apart.
             for file in &report.files {
                 let a = &file.access;
                 lines.push(format!(
-                    "{{\"explain\":\"file\",\"right\":{},\"named\":{},\"resolved\":{},\"call\":{},\"count\":{}}}",
+                    "{{\"explain\":\"file\",\"right\":{},\"named\":{},\"resolved\":{},\"call\":{},\"count\":{},\"routine\":{}}}",
                     string(a.right.name()),
                     path(&a.named),
                     path(&a.resolved),
                     string(&file.call),
-                    file.count
+                    file.count,
+                    Explanation::is_routine(file)
                 ));
             }
             for call in &report.calls {
@@ -186,19 +190,57 @@ cfg_if::cfg_if! {
                 };
                 let rules = call.rules.iter();
                 lines.push(format!(
-                    "{{\"explain\":\"call\",\"call\":{},\"answer\":{},\"rules\":{},\"reasons\":{},\"count\":{}}}",
+                    "{{\"explain\":\"call\",\"call\":{},\"answer\":{},\"rules\":{},\"reasons\":{},\"count\":{},\"routine\":{}}}",
                     string(&call.name),
                     string(&call.answer),
                     list(rules.clone().map(|r| r.rule.clone()).collect()),
                     list(rules.map(|r| r.reason.clone()).collect()),
-                    call.count
+                    call.count,
+                    Explanation::is_routine_call(call)
                 ));
             }
-            for grant in report.grants() {
+            // Only where the program failed: the last refusal that is not routine.
+            match (report.likeliest_cause(), report.last_sentence()) {
+                (Some(Last::File(i)), Some(sentence)) => {
+                    let a = &report.files[i].access;
+                    lines.push(format!(
+                        "{{\"explain\":\"cause\",\"kind\":\"file\",\"right\":{},\"resolved\":{},\"sentence\":{}}}",
+                        string(a.right.name()),
+                        path(&a.resolved),
+                        string(&sentence)
+                    ));
+                }
+                (Some(Last::Call(i)), Some(sentence)) => lines.push(format!(
+                    "{{\"explain\":\"cause\",\"kind\":\"call\",\"call\":{},\"sentence\":{}}}",
+                    string(&report.calls[i].name),
+                    string(&sentence)
+                )),
+                _ => {}
+            }
+            for grant in &learnt.grants {
                 lines.push(format!(
                     "{{\"explain\":\"allow\",\"flag\":{},\"path\":{}}}",
                     string(grant.flag()),
                     path(grant.path())
+                ));
+            }
+            for withheld in &learnt.withheld {
+                let because = match withheld.because {
+                    sandbox_core::explain::Because::Covers(_) => "covers",
+                    sandbox_core::explain::Because::NotAPath => "not a path",
+                    sandbox_core::explain::Because::Routine => "routine",
+                    sandbox_core::explain::Because::Secret => "secret",
+                    sandbox_core::explain::Because::TooWide => "too wide",
+                    sandbox_core::explain::Because::Listed => "listed",
+                    sandbox_core::explain::Because::NotTheCause => "not the cause",
+                    _ => "other",
+                };
+                lines.push(format!(
+                    "{{\"explain\":\"withheld\",\"flag\":{},\"path\":{},\"because\":{},\"why\":{}}}",
+                    string(withheld.grant.flag()),
+                    path(withheld.grant.path()),
+                    string(because),
+                    string(&withheld.because.to_string())
                 ));
             }
             for never in report.never() {
@@ -208,7 +250,7 @@ cfg_if::cfg_if! {
                     string(&never.why)
                 ));
             }
-            if let Some(argv) = suggested(run, report) {
+            if let Some(argv) = suggested(run, learnt) {
                 let words: Vec<String> =
                     argv.iter().map(|a| string(&a.to_string_lossy())).collect();
                 lines.push(format!(
@@ -223,11 +265,23 @@ cfg_if::cfg_if! {
                 Seen::NotEveryCall => "not every call",
                 _ => "unknown",
             };
+            let program = match report.outcome {
+                Some(Outcome::Succeeded) => "succeeded",
+                Some(Outcome::Failed) => "failed",
+                _ => "unknown",
+            };
+            let routine = report
+                .files
+                .iter()
+                .filter(|f| Explanation::is_routine(f))
+                .count();
             lines.push(format!(
-                "{{\"explain\":\"summary\",\"seen\":{},\"files\":{},\"calls\":{}}}",
+                "{{\"explain\":\"summary\",\"seen\":{},\"files\":{},\"calls\":{},\"routine\":{},\"program\":{}}}",
                 string(seen),
                 report.files.len(),
-                report.calls.len()
+                report.calls.len(),
+                routine,
+                string(program)
             ));
             lines
         }

@@ -80,6 +80,11 @@ pub fn function(
             if !resolved.is_dir() {
                 return Err(fail("it is not a folder"));
             }
+            if !sandbox_core::grant::folder_grantable(&resolved) {
+                return Err(fail(
+                    "it is the root folder, which holds every file: name the folders the program needs",
+                ));
+            }
             Ok(resolved)
         })
         .collect::<Result<Vec<_>, _>>()?;

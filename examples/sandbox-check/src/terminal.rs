@@ -211,13 +211,9 @@ impl Console {
         // answer is given knowing what it covers.
         let (verb, choices, answers) = match request.access {
             Access::Read => {
-                // Not following a link, as the supervisor does not: a link is never granted as
-                // a folder.
-                let folder = if std::fs::symlink_metadata(&request.path).is_ok_and(|m| m.is_dir()) {
-                    request.path.as_path()
-                } else {
-                    request.path.parent().unwrap_or(Path::new("/"))
-                };
+                // Decided once, by the supervisor, when it put the question: the folder it
+                // opened then is the one an `f` grants.
+                let folder = request.folder.as_path();
                 (
                     "read",
                     format!("[o]nce / [f]older {} / [n]o", shown(folder)),

@@ -47,12 +47,43 @@ fn stderr_lines(output: &Output) -> Vec<String> {
         .collect()
 }
 
-/// The report's lines, in order.
+/// How the line counting the routine lookups starts: which there are is the host's (the loader
+/// opens `/etc/ld.so.preload` only where it exists), so the tests set it aside.
+const ROUTINE: &str = "explain: ";
+const ROUTINE_COUNTED: &str = " routine lookup(s) refused, which most programs go on without, \
+                               neither listed nor suggested (--explain=all does both): ";
+
+/// Whether `line` is the one counting the routine lookups.
+fn is_routine_line(line: &str) -> bool {
+    line.strip_prefix(ROUTINE)
+        .and_then(|rest| rest.split_once(ROUTINE_COUNTED))
+        .is_some_and(|(count, _)| count.parse::<u32>().is_ok())
+}
+
+/// The report's lines, in order, but the one counting routine lookups.
 fn report(output: &Output) -> Vec<String> {
     stderr_lines(output)
         .into_iter()
-        .filter(|l| l.starts_with("explain: "))
+        .filter(|l| l.starts_with("explain: ") && !is_routine_line(l))
         .collect()
+}
+
+/// Standard error's lines, but the one counting routine lookups and, for `--json`, the
+/// routine files (`"routine":true`).
+fn project_lines(output: &Output) -> Vec<String> {
+    stderr_lines(output)
+        .into_iter()
+        .filter(|l| !is_routine_line(l) && !l.ends_with(r#","routine":true}"#))
+        .collect()
+}
+
+/// `--json`'s summary line, less its count of files (which counts the routine ones).
+fn summary(line: &str) -> String {
+    let (head, tail) = line.split_once(r#","files":"#).expect("a summary");
+    let tail = &tail[tail.find(',').unwrap()..];
+    let (calls, rest) = tail.split_once(r#","routine":"#).unwrap();
+    let rest = &rest[rest.find(',').unwrap()..];
+    format!("{head}{calls}{rest}")
 }
 
 /// The refused file accesses, as `(right, path as named)`.
@@ -119,14 +150,28 @@ fn node_without_etc_ssl_names_the_openssl_config_and_the_suggestion_runs() {
             "{lines:#?}"
         );
         assert!(
-            lines.contains(&"explain: a policy can allow: --read /etc/ssl".to_owned()),
+            lines.contains(
+                &"explain: the likeliest cause: reading /etc/ssl/openssl.cnf was refused (the \
+                  last refusal that is not routine; the program went on from the ones before it)"
+                    .to_owned()
+            ),
+            "{lines:#?}"
+        );
+        // The file read, not its folder: a suggestion never grants more than was asked.
+        assert!(
+            lines.contains(&"explain: a policy can allow: --read /etc/ssl/openssl.cnf".to_owned()),
             "{lines:#?}"
         );
         let suggested = lines
             .iter()
             .find_map(|l| l.strip_prefix("explain: suggested: sandbox-check "))
             .expect("a suggested command line");
-        assert!(suggested.contains("--read /etc/ssl "), "{suggested}");
+        assert!(
+            suggested.starts_with(&format!(
+                "--read /usr --read /etc/ssl/openssl.cnf -- {NODE} -e "
+            )),
+            "{suggested}"
+        );
         let mut shell = Command::new("/bin/sh");
         shell.arg("-c").arg(format!(
             "exec '{}' {suggested}",
@@ -177,7 +222,7 @@ fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
         assert!(
             json.iter().any(|l| l
                 .starts_with(r#"{"explain":"file","right":"create","named":"/tmp/"#)
-                && l.ends_with(r#","call":"openat","count":1}"#)),
+                && l.ends_with(r#","call":"openat","count":1,"routine":false}"#)),
             "{json:#?}"
         );
         assert!(
@@ -187,6 +232,20 @@ fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
         // The report's summary, then how the program ended (the --json line of any run).
         assert!(json[json.len() - 2]
             .starts_with(r#"{"explain":"summary","seen":"everything","files":"#));
+        assert!(json[json.len() - 2].ends_with(r#","program":"failed"}"#));
+        // Where it failed: creating its temporary file, which no policy allows, so nothing is
+        // suggested.
+        assert!(
+            json.iter()
+                .any(|l| l.starts_with(r#"{"explain":"cause","kind":"file","right":"create","#)),
+            "{json:#?}"
+        );
+        assert!(
+            !json
+                .iter()
+                .any(|l| l.starts_with(r#"{"explain":"suggested""#)),
+            "{json:#?}"
+        );
         assert!(json[json.len() - 1].starts_with(r#"{"outcome":"exited","code":"#));
     }
 }
@@ -227,17 +286,93 @@ fn a_program_with_no_refusals_gets_an_empty_report() {
     for user in users() {
         let output = explain(user, false, &START, &[PYTHON, "-I", "-S", "-c", "print(1)"]);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
-        assert_eq!(stderr_lines(&output), ["explain: nothing was refused"]);
+        // Beside the routine lookups the host decides (none, or /etc/ld.so.preload).
+        let lines = project_lines(&output);
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert!(
+            lines[0] == "explain: nothing was refused"
+                || lines[0]
+                    == "explain: the program exited 0: it went on past every refusal, \
+                               and none was where it failed",
+            "{lines:#?}"
+        );
 
         let output = explain(user, true, &START, &[PYTHON, "-I", "-S", "-c", "print(1)"]);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let lines = project_lines(&output);
+        let routine = |line: &str| {
+            line.starts_with(r#"{"explain":"withheld","flag":"--read","path":"#)
+                && line.contains(r#","because":"routine","#)
+        };
+        let lines: Vec<String> = lines.into_iter().filter(|l| !routine(l)).collect();
+        assert_eq!(lines.len(), 2, "{lines:#?}");
         assert_eq!(
-            stderr_lines(&output),
-            [
-                r#"{"explain":"summary","seen":"everything","files":0,"calls":0}"#.to_owned(),
-                exited_json(user, 0)
-            ]
+            summary(&lines[0]),
+            r#"{"explain":"summary","seen":"everything","calls":0,"program":"succeeded"}"#
         );
+        assert_eq!(lines[1], exited_json(user, 0));
+    }
+}
+
+/// Issue 55.4: a program that exited 0 failed nowhere. Its report names no likeliest cause,
+/// counts the routine lookups it went on without on one line and suggests none of them; with
+/// `--explain=all` they are listed and suggested. On main, `--explain -- /usr/bin/true` said
+/// "the last refusal: reading /etc/ld.so.cache was refused (where the program failed, the
+/// likeliest cause; ...)" and suggested `--read /etc/ld.so.cache`.
+#[test]
+fn a_program_that_succeeded_is_told_no_cause_and_no_routine_grant() {
+    // /etc/passwd stands for every routine lookup: it is on every host, and the program opens
+    // it itself, so what is refused is the program's choice, not the loader's.
+    let code = "try: open('/etc/passwd')\nexcept OSError: pass\nprint('done')";
+    for user in users() {
+        for program in [
+            vec!["/usr/bin/true"],
+            vec![PYTHON, "-I", "-c", "print(1)"],
+            vec![PYTHON, "-I", "-S", "-c", code],
+        ] {
+            let output = explain(user, false, &["/usr"], &program);
+            assert_eq!(output.status.code(), Some(0), "{output:?}");
+            let all = stderr_lines(&output);
+            for line in &all {
+                assert!(!line.contains("likeliest"), "{all:#?}");
+                assert!(!line.contains("where the program failed"), "{all:#?}");
+                // No routine file is listed or suggested, whichever the host's are. (Python
+                // with `site` may read a file a distribution links into /etc, which would be
+                // the program's own and is not asserted on.)
+                if line.starts_with("explain: refused read of")
+                    || line.starts_with("explain: suggested:")
+                    || line.starts_with("explain: a policy can allow:")
+                {
+                    for routine in sandbox_core::explain::ROUTINE_FILES {
+                        assert!(!line.contains(&format!("{routine} ")), "{all:#?}");
+                        assert!(!line.ends_with(routine), "{all:#?}");
+                    }
+                    assert!(program[0] == PYTHON && program.len() == 4, "{all:#?}");
+                }
+            }
+        }
+        let output = explain(user, false, &["/usr"], &[PYTHON, "-I", "-S", "-c", code]);
+        let counted = stderr_lines(&output)
+            .into_iter()
+            .find(|l| is_routine_line(l))
+            .expect("a line counting the routine lookups");
+        assert!(counted.contains("/etc/passwd"), "{counted}");
+
+        let mut all = sandbox_check();
+        all.args(["--explain=all", "--read", "/usr", "--"])
+            .args([PYTHON, "-I", "-S", "-c", code]);
+        let output = run(as_user(all, user));
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let lines = report(&output);
+        assert!(
+            lines.contains(&"explain: refused read of /etc/passwd by openat, 1 time(s)".to_owned()),
+            "{lines:#?}"
+        );
+        assert!(
+            lines.contains(&"explain: a policy can allow: --read /etc/passwd".to_owned()),
+            "{lines:#?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("likeliest")), "{lines:#?}");
     }
 }
 
@@ -403,12 +538,22 @@ fn signals_still_reach_the_program() {
         .unwrap();
         let output = child.wait_with_output().unwrap();
         assert_eq!(output.status.code(), Some(128 + 15), "{output:?}");
+        let lines = project_lines(&output);
         assert_eq!(
-            stderr_lines(&output),
-            [
-                "explain: nothing was refused",
-                "sandbox-check: the program was killed by signal 15 (SIGTERM)"
-            ]
+            lines.last().map(String::as_str),
+            Some("sandbox-check: the program was killed by signal 15 (SIGTERM)"),
+            "{lines:#?}"
+        );
+        // Nothing but routine lookups was refused, so nothing is blamed.
+        assert!(
+            lines[..lines.len() - 1] == ["explain: nothing was refused"]
+                || lines[..lines.len() - 1]
+                    == [
+                        "explain: the program failed, and nothing but routine lookups was \
+                         refused it: if it needed one of them, --explain=all lists and \
+                         suggests them"
+                    ],
+            "{lines:#?}"
         );
     }
 }
@@ -534,50 +679,56 @@ for path, flags in [
     std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
 }
 
-/// Issue 27.7: a report says which refusal came last (where a program failed, the likeliest
-/// cause) and keeps the routine ones (the loader's cache, the locale table, the user database)
-/// apart; and its suggested command is the whole command (issue 30.7): the scratch folder and
-/// the bounds of this run stay in it.
+/// Issue 27.7 and 55.4: where a program failed, the report names the last refusal that is not
+/// routine as the likeliest cause, keeps the routine ones (the user database the program looked
+/// up) apart and out of the suggestion, and its suggested command is the whole command (issue
+/// 30.7): the scratch folder and the bounds of this run stay in it. On main the suggestion held
+/// `--read /etc/passwd` and the other routine files.
 #[test]
-fn the_last_refusal_is_named_the_routine_ones_kept_apart_and_the_suggestion_keeps_every_flag() {
+fn the_likeliest_cause_is_the_last_refusal_not_routine_and_the_suggestion_keeps_every_flag() {
     let mut command = sandbox_check();
     command.args([
         "--explain",
         "--scratch=1M",
-        "--tasks",
-        "50",
+        // A bound every user can have enforced (a resource limit, not a cgroup's).
+        "--cpu-seconds",
+        "30",
         "--read",
         "/usr",
         "--",
         PYTHON,
         "-c",
-        "import getpass\ntry: getpass.getuser()\nexcept Exception: pass\nopen('/etc/shadow')",
+        "import getpass, pwd\ntry: getpass.getuser()\nexcept Exception: pass\n\
+         open('/etc/hostname')\ntry: pwd.getpwuid(0)\nexcept Exception: pass",
     ]);
     let output = run(command);
     assert_eq!(output.status.code(), Some(1));
     let lines = report(&output);
     assert!(
         lines.contains(
-            &"explain: the last refusal: reading /etc/shadow was refused (where the program \
-              failed, the likeliest cause; it went on from the ones before)"
+            &"explain: the likeliest cause: reading /etc/hostname was refused (the last refusal \
+              that is not routine; the program went on from the ones before it)"
                 .to_owned()
         ),
         "{lines:#?}"
     );
-    let routine = lines
-        .iter()
-        .find_map(|l| {
-            l.strip_prefix("explain: routine, looked for by most programs and gone on without: ")
-        })
+    let routine = stderr_lines(&output)
+        .into_iter()
+        .find(|l| is_routine_line(l))
         .unwrap_or_else(|| panic!("no routine line: {lines:#?}"));
     assert!(routine.contains("/etc/passwd"), "{routine}");
-    assert!(!routine.contains("/etc/shadow"), "{routine}");
+    assert!(!routine.contains("/etc/hostname"), "{routine}");
     let suggested = lines
         .iter()
         .find_map(|l| l.strip_prefix("explain: suggested: "))
         .unwrap();
     assert!(
-        suggested.starts_with("sandbox-check --scratch=1048576 --tasks 50 --read /usr "),
+        suggested.starts_with(
+            "sandbox-check --scratch=1048576 --cpu-seconds 30 --read /usr --read /etc/hostname -- "
+        ),
         "{suggested}"
     );
+    for routine in ["/etc/passwd", "/etc/ld.so.cache", "/etc/nsswitch.conf"] {
+        assert!(!suggested.contains(routine), "{suggested}");
+    }
 }

@@ -214,18 +214,239 @@ fn the_temporary_folder_and_the_home_are_never_suggested_whole() {
     let tmp = tree.path("tmp");
     assert!(!profile.contains(&format!("\"{tmp}\"")), "{profile}");
     assert!(!profile.contains(&format!("\"{home}\"")), "{profile}");
-    for file in [&x, &y, &netrc, &notes] {
+    for file in [&x, &y, &notes] {
         assert!(
             profile.contains(&format!("\"{file}\"")),
             "{file}: {profile}"
         );
     }
+    // .netrc holds passwords: named, never suggested.
+    assert!(!profile.contains(&format!("\"{netrc}\"")), "{profile}");
+    assert!(
+        profile.contains(&format!("# Not suggested: {netrc}: it looks like a secret")),
+        "{profile}"
+    );
     assert!(
         profile.contains(&format!(
-            "# Not suggested: {home}: it covers {home} as a whole\n"
+            "# Not suggested: {home}: the program only listed it, and a read grant of a folder \
+             gives every file beneath"
         )),
         "{profile}"
     );
+    same_suggestion(&out, &profile);
+}
+
+/// The paths `read = [...]` or `exec = [...]` of a profile lists.
+fn listed(profile: &str, key: &str) -> Vec<String> {
+    profile
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key} = [")))
+        .map(|list| {
+            list.trim_end_matches(']')
+                .split(", ")
+                .filter(|p| !p.is_empty())
+                .map(|p| p.trim_matches('"').to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What the report printed as grants, and what it said it would not suggest.
+fn printed(out: &Output) -> (Vec<String>, Vec<String>) {
+    let stderr = text(&out.stderr);
+    let allowed = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("explain: a policy can allow: "))
+        .map(str::to_owned)
+        .collect();
+    let withheld = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("explain: not suggested: "))
+        .map(str::to_owned)
+        .collect();
+    (allowed, withheld)
+}
+
+/// The printed suggestion and the learnt profile say the same thing (issue 45.8): the grants
+/// printed are the ones the profile adds to `/usr`, and each path the report would not suggest
+/// is named in the profile's comments with the same reason.
+fn same_suggestion(out: &Output, profile: &str) {
+    let (allowed, withheld) = printed(out);
+    let mut learnt: Vec<String> = listed(profile, "read")
+        .into_iter()
+        .filter(|p| p != "/usr")
+        .map(|p| format!("--read {p}"))
+        .collect();
+    learnt.extend(
+        listed(profile, "exec")
+            .into_iter()
+            .map(|p| format!("--exec {p}")),
+    );
+    let mut allowed = allowed;
+    allowed.sort();
+    learnt.sort();
+    assert_eq!(allowed, learnt, "{profile}");
+    for line in withheld {
+        assert!(
+            profile.contains(&format!("# Not suggested: {line}\n")),
+            "{line}: {profile}"
+        );
+    }
+}
+
+/// Issue 45.8: one listing of a folder is a listing, not a read of every file beneath. The
+/// program lists /etc, /proc and a folder of its own, then reads one file of that folder; the
+/// file is suggested, no folder is, and each is named as not suggested. On main the profile
+/// held `read = ["/usr", "/etc", "/proc", ...]`.
+#[test]
+fn a_listing_is_never_learnt_as_reading_the_folder() {
+    for user in users() {
+        let tree = Tree::new(&format!("listing-{}", user.unwrap_or(0)));
+        let learnt = tree.path("out/learnt.toml");
+        writable_out(&tree);
+        let share = tree.path("opt/app/share");
+        let a = tree.path("opt/app/share/a.txt");
+        let code = "import os, sys\nfor d in sys.argv[1:4]:\n    try: os.listdir(d)\n    \
+                    except OSError: pass\nopen(sys.argv[4]).read()";
+        let out = check_as(
+            user,
+            &tree,
+            &[
+                "--explain",
+                "--suggest",
+                &learnt,
+                "--read",
+                "/usr",
+                "--",
+                PYTHON,
+                "-I",
+                "-c",
+                code,
+                "/etc",
+                "/proc",
+                &share,
+                &a,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let profile = std::fs::read_to_string(&learnt).unwrap();
+        for folder in ["/etc", "/proc", share.as_str()] {
+            assert!(!profile.contains(&format!("\"{folder}\"")), "{profile}");
+            assert!(
+                text(&out.stderr).contains(&format!(
+                    "explain: not suggested: {folder}: the program only listed it, and a read \
+                     grant of a folder gives every file beneath; add it yourself if the program \
+                     must list it\n"
+                )),
+                "{out:?}"
+            );
+        }
+        assert_eq!(listed(&profile, "read"), ["/usr", a.as_str()], "{profile}");
+        same_suggestion(&out, &profile);
+    }
+}
+
+/// Issue 45.8: an `execve` of a folder, or of a file no one may execute, fails with `EACCES`
+/// unconfined too: it is not the sandbox's refusal, and nothing is learnt from it. On main the
+/// report said "refused execute of /usr/bin" and the profile held `exec = ["/usr/bin"]`.
+#[test]
+fn an_exec_that_fails_unconfined_too_is_not_blamed_on_the_sandbox() {
+    for user in users() {
+        let tree = Tree::new(&format!("exec-{}", user.unwrap_or(0)));
+        let learnt = tree.path("out/learnt.toml");
+        writable_out(&tree);
+        let plain = tree.path("etc/app.conf");
+        let code = "import os, sys\nfor p in sys.argv[1:]:\n    try: os.execv(p, [p])\n    \
+                    except OSError as e: print(p, e.errno)";
+        let args = [PYTHON, "-I", "-S", "-c", code, "/usr/bin", "/etc", &plain];
+        // Unconfined, each is refused the same way.
+        let bare = std::process::Command::new(PYTHON)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        let expected = format!("/usr/bin 13\n/etc 13\n{plain} 13\n");
+        if user.is_none() {
+            assert_eq!(text(&bare.stdout), expected);
+        }
+        let mut flags = vec!["--explain", "--suggest", &learnt, "--read", "/usr", "--"];
+        flags.extend(args);
+        let out = check_as(user, &tree, &flags);
+        assert_eq!(
+            (out.status.code(), text(&out.stdout)),
+            (Some(0), expected),
+            "{out:?}"
+        );
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("refused execute"), "{stderr}");
+        assert!(!stderr.contains("--exec"), "{stderr}");
+        let profile = std::fs::read_to_string(&learnt).unwrap();
+        assert_eq!(listed(&profile, "exec"), Vec::<String>::new(), "{profile}");
+        same_suggestion(&out, &profile);
+    }
+}
+
+/// Issue 45.8: a secret the program reached for is named, never suggested, printed or learnt.
+/// On main `--explain` suggested `--read ~/.ssh` for the key it had just caught.
+#[test]
+fn a_secret_is_named_and_never_suggested() {
+    let tree = Tree::new("secret");
+    let learnt = tree.path("learnt.toml");
+    let ssh = tree.0.join("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    for key in ["id_ed25519", "id_rsa"] {
+        std::fs::write(ssh.join(key), "key\n").unwrap();
+    }
+    let env = tree.path("opt/app/.env");
+    std::fs::write(&env, "TOKEN=x\n").unwrap();
+    let keys = [
+        tree.path("home/.ssh/id_ed25519"),
+        tree.path("home/.ssh/id_rsa"),
+    ];
+    let code = "import sys\nfor f in sys.argv[1:]:\n    try: open(f).read()\n    \
+                except OSError: pass\nsys.exit(1)";
+    let out = check(
+        &tree,
+        &[
+            "--explain",
+            "--suggest",
+            &learnt,
+            "--read",
+            "/usr",
+            "--",
+            PYTHON,
+            "-I",
+            "-c",
+            code,
+            &keys[0],
+            &keys[1],
+            &env,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = text(&out.stderr);
+    for secret in [&keys[0], &keys[1], &env] {
+        assert!(
+            stderr.contains(&format!(
+                "explain: not suggested: {secret}: it looks like a secret (keys, credentials, a \
+                 keyring, an .env file); add it yourself if this program must read it\n"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(!stderr.contains("--read /var"), "{stderr}");
+    assert!(!stderr.contains("explain: suggested:"), "{stderr}");
+    let profile = std::fs::read_to_string(&learnt).unwrap();
+    assert_eq!(listed(&profile, "read"), ["/usr"], "{profile}");
+    same_suggestion(&out, &profile);
+}
+
+/// `out/` of `tree`, writable by anyone, for a learnt file written as another user.
+fn writable_out(tree: &Tree) {
+    use std::os::unix::fs::PermissionsExt;
+    let out = tree.0.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(tree.0.join("tmp"), std::fs::Permissions::from_mode(0o1777)).unwrap();
 }
 
 /// What the `--policy` profile set beyond paths (its variables, its opt-ins) is in the learnt

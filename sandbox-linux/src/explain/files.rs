@@ -147,6 +147,9 @@ pub fn accesses(tid: Pid, name: &str, args: &[u64; 6]) -> Vec<PathRight> {
                 let follow = follow && flags & libc::O_NOFOLLOW == 0;
                 let (resolved, seen) = resolve(&eyes, dirfd, &named, follow)?;
                 let right = right.unwrap_or_else(|| open_right(flags, &eyes, &resolved, seen));
+                if right == Right::Execute && seen && !executable(&eyes, &resolved) {
+                    return None;
+                }
                 Some(PathRight {
                     named,
                     resolved,
@@ -176,6 +179,19 @@ fn open_right(flags: i32, eyes: &Eyes, resolved: &Path, seen: bool) -> Right {
         Right::List
     } else {
         Right::Read
+    }
+}
+
+/// Whether `resolved`, seen with the program's eyes, is a file `execve` could run at all: a
+/// regular file with an execute bit for someone. A folder or a file no one may execute is
+/// refused with `EACCES` by the kernel before Landlock is asked, unconfined too, so such a
+/// refusal is not the sandbox's (and a grant would not help). Asked only where the program
+/// could have looked itself (`seen`); what cannot be looked at counts as runnable.
+fn executable(eyes: &Eyes, resolved: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::symlink_metadata(eyes.view(resolved)) {
+        Ok(meta) => meta.is_file() && meta.permissions().mode() & 0o111 != 0,
+        Err(_) => true,
     }
 }
 

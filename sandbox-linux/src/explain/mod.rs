@@ -51,7 +51,7 @@ pub use attribute::Refused;
 pub use report::rule_line;
 use sandbox_core::explain::Tracer;
 pub use sandbox_core::explain::{
-    CallRefusal, Explanation, FileRefusal, Never, PathRight, Remedy, Right, Seen,
+    CallRefusal, Explanation, FileRefusal, Never, Outcome, PathRight, Remedy, Right, Seen,
 };
 
 use crate::eval::StackError;
@@ -211,8 +211,14 @@ impl Explainer {
             (true, true, true) => Seen::NotEveryCall,
             (true, true, false) => Seen::Everything,
         };
+        let status = ExitStatus::from_raw(end.raw);
+        report.outcome = Some(if status.success() {
+            Outcome::Succeeded
+        } else {
+            Outcome::Failed
+        });
         Ok(Explained {
-            status: ExitStatus::from_raw(end.raw),
+            status,
             explanation: report,
         })
     }
@@ -270,7 +276,8 @@ struct Collector<'a> {
 impl trace::Observer for Collector<'_> {
     fn failed(&mut self, tid: Pid, call: &trace::Entry, errno: i32) {
         if let Some(refused) = self.seccomp.refused(call, Some(errno)) {
-            report::add_call(&mut self.report, refused);
+            let routine = report::is_nscd_probe(&refused.name, &call.args);
+            report::add_call(&mut self.report, refused, routine);
             return;
         }
         if errno != libc::EACCES {
@@ -294,7 +301,7 @@ impl trace::Observer for Collector<'_> {
 
     fn killed(&mut self, _tid: Pid, call: &trace::Entry) {
         if let Some(refused) = self.seccomp.refused(call, None) {
-            report::add_call(&mut self.report, refused);
+            report::add_call(&mut self.report, refused, false);
         }
     }
 }

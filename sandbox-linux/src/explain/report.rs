@@ -10,8 +10,9 @@ pub fn rule_line(rule: &crate::rules::Rule) -> String {
     format!("{} when {}", rule.calls, rule.when)
 }
 
-/// Counts `refused` in `explanation`, its rows in words.
-pub fn add_call(explanation: &mut Explanation, refused: Refused) {
+/// Counts `refused` in `explanation`, its rows in words; `routine` when a runtime makes it and
+/// goes on without (see [`is_nscd_probe`]).
+pub fn add_call(explanation: &mut Explanation, refused: Refused, routine: bool) {
     let rules = refused
         .rules
         .iter()
@@ -20,7 +21,20 @@ pub fn add_call(explanation: &mut Explanation, refused: Refused) {
             reason: r.reason.to_owned(),
         })
         .collect();
-    explanation.add_call(refused.name, refused.answer, rules);
+    if routine {
+        explanation.add_routine_call(refused.name, refused.answer, rules);
+    } else {
+        explanation.add_call(refused.name, refused.answer, rules);
+    }
+}
+
+/// Whether a `socket` call with `args` is the C library's probe for the `nscd` cache: every
+/// user or host lookup (`getpwuid`, `getaddrinfo`) first asks for
+/// `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)`, and goes on to the files
+/// when it is refused. Routine: never the likeliest cause of a failure.
+pub fn is_nscd_probe(name: &str, args: &[u64; 6]) -> bool {
+    let kind = libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK;
+    name == "socket" && args[0] as i32 == libc::AF_UNIX && args[1] as i32 == kind && args[2] == 0
 }
 
 #[cfg(test)]
@@ -40,8 +54,8 @@ mod tests {
             answer: "EPERM".to_owned(),
         };
         let mut explanation = Explanation::new(Seen::Everything);
-        add_call(&mut explanation, refused.clone());
-        add_call(&mut explanation, refused);
+        add_call(&mut explanation, refused.clone(), false);
+        add_call(&mut explanation, refused, false);
         assert_eq!(explanation.calls.len(), 1);
         assert_eq!(explanation.calls[0].count, 2);
         assert_eq!(explanation.calls[0].rules[0].rule, rule_line(row));
