@@ -6,7 +6,10 @@
 KIND is `defaults` (root, Docker's 14 capabilities, its seccomp profile, a writable /tmp as the
 image's writable layer gives), `read-only` (the same with a read-only root and no writable /tmp,
 as `docker run --read-only`), `user` (uid and gid 1000 with no effective capability, as
-`--user 1000`), `sys-admin` (`--cap-add SYS_ADMIN`) or `rootless` (run by an ordinary user: the
+`--user 1000`), `sys-admin` (`--cap-add SYS_ADMIN`), `bare-etc` (as `defaults`, but its `/etc`
+holds only the few files a minimal image has, copied from the host, and no `/etc/ld.so.cache`
+or `/etc/localtime`: as distroless or Alpine-like images and roots assembled from a host's
+folders are) or `rootless` (run by an ordinary user: the
 container's root is that user, mapped in a user namespace, as rootless podman makes it). The seccomp profile is the one Debian 12's
 `golang-github-containers-common` (later: `containers-common`) ships for podman (`/usr/share/containers/seccomp.json`, Docker's profile in
 Docker's format); its rules that depend on capabilities or architectures are resolved here for
@@ -38,6 +41,10 @@ ARCH = {"x86_64": ("amd64", "SCMP_ARCH_X86_64"), "aarch64": ("arm64", "SCMP_ARCH
 
 # Folders of the host bound read-only into the container's root.
 BOUND = ["/usr", "/etc", "/opt", "/root", "/home", "/var", "/work"]
+
+# The `bare-etc` root's whole /etc: what a minimal image ships, copied from the host. No loader
+# cache: the point of the kind.
+BARE_ETC = ["passwd", "group", "nsswitch.conf", "hosts"]
 
 
 def kernel_at_least(version):
@@ -103,6 +110,8 @@ def config(kind, argv, bundle):
          "options": ["nosuid", "noexec", "nodev", "relatime", "ro"]},
     ]
     for folder in BOUND:
+        if kind == "bare-etc" and folder == "/etc":
+            continue
         if os.path.isdir(folder) and not os.path.islink(folder):
             mounts.append({"destination": folder, "type": "bind", "source": folder,
                            "options": ["rbind", "ro"]})
@@ -174,6 +183,12 @@ def main():
                 os.symlink(os.readlink(target), os.path.join(rootfs, name))
         for name in ("proc", "dev", "sys", "tmp"):
             os.mkdir(os.path.join(rootfs, name))
+        if kind == "bare-etc":
+            etc = os.path.join(rootfs, "etc")
+            os.mkdir(etc)
+            for name in BARE_ETC:
+                if os.path.isfile(os.path.join("/etc", name)):
+                    shutil.copyfile(os.path.join("/etc", name), os.path.join(etc, name))
         with open(os.path.join(bundle, "config.json"), "w") as f:
             json.dump(config(kind, argv, bundle), f)
         name = f"sandbox-matrix-{os.getpid()}"

@@ -4,7 +4,7 @@
 
 use sandbox_core::backend::{
     check::{Context, Outcome},
-    BackendError, Launch, ProgramStart, Provisions, Support,
+    BackendError, Launch, ProgramStart, Provisions, RefusalCode, Support,
 };
 use sandbox_core::explain::{ExplainError, Tracer};
 use sandbox_core::{Backend, Policy};
@@ -44,10 +44,20 @@ impl Backend for Started<'_> {
     fn confines_by_reexec(&self) -> bool {
         self.inner.confines_by_reexec()
     }
+    fn confines_at_creation(&self) -> bool {
+        self.inner.confines_at_creation()
+    }
+    fn prepare_launcher(
+        &self,
+        command: &mut std::process::Command,
+        launch: &Launch,
+    ) -> Result<(), BackendError> {
+        self.inner.prepare_launcher(command, launch)
+    }
     fn program_start(&self) -> ProgramStart {
         self.start
     }
-    fn refusal_errors(&self) -> &'static [i32] {
+    fn refusal_errors(&self) -> &'static [RefusalCode] {
         self.inner.refusal_errors()
     }
     fn provisions(&self) -> Provisions {

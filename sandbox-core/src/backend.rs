@@ -14,6 +14,7 @@ pub mod check;
 mod decoded;
 pub mod identity;
 pub mod phases;
+mod refusal_code;
 pub mod wire;
 mod wrong_system;
 
@@ -25,11 +26,29 @@ pub use crate::fact::Fact;
 pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
 pub use crate::start::ProgramStart;
 pub use decoded::Launch;
+pub use refusal_code::RefusalCode;
 pub use wrong_system::WrongSystem;
+
+/// The one loop that sends descriptors over a local socket (`SCM_RIGHTS`, retried on `EINTR`,
+/// `MSG_NOSIGNAL`): the launch server's, and a Linux backend's that hands its supervisor a
+/// descriptor.
+#[cfg(target_os = "linux")]
+pub use crate::platform::syscalls::send_with_fds;
 
 use crate::explain::{ExplainError, Tracer};
 use crate::policy::Policy;
 use check::{Context, Outcome};
+
+/// Puts the launch's bounds (`limits`, the request's policy's) on the calling process: a cgroup
+/// of its own where one bounds memory or tasks, the resource limits, the nice value and the OOM
+/// score. The launcher does this itself before `confine`; a backend that
+/// [confines at creation](Backend::confines_at_creation) calls it where it creates the launcher,
+/// before confining it (a Unix `pre_exec` hook), since the launcher is confined before it could.
+#[cfg(unix)]
+pub fn apply_bounds(limits: &crate::Limits) -> Result<(), LimitError> {
+    crate::cgroup::enter(limits)?;
+    crate::limits::apply(limits)
+}
 
 /// A platform's way of confining the calling process.
 ///
@@ -115,7 +134,7 @@ pub trait Backend: Send + Sync {
     /// one of them as denied. The default is none; a capability system names its own (FreeBSD's
     /// `ECAPMODE` and `ENOTCAPABLE`). Any other error still fails the check, since it proves
     /// nothing.
-    fn refusal_errors(&self) -> &'static [i32] {
+    fn refusal_errors(&self) -> &'static [RefusalCode] {
         &[]
     }
 
@@ -125,6 +144,43 @@ pub trait Backend: Send + Sync {
     /// takes one away.
     fn provisions(&self) -> Provisions {
         Provisions::of_this_machine()
+    }
+
+    /// Whether this backend confines the launcher as the parent creates it
+    /// ([`Backend::prepare_launcher`]) rather than the launcher confining itself: the way of a
+    /// system whose confinement is chosen when a process is created (a Windows AppContainer
+    /// token and job object, a FreeBSD jail). The default, `false`.
+    ///
+    /// For such a backend the launch sequence creates every launcher from the command it
+    /// built, through [`Backend::prepare_launcher`]: it never forks one
+    /// ([`Sandbox`](crate::Sandbox) neither forks nor uses a launch server for it; the raw fork
+    /// is refused with [`CommandError::CreatedOnly`](crate::CommandError::CreatedOnly)). In the
+    /// launcher,
+    /// [`Backend::confine`] is still called where a self-confining backend confines: there it
+    /// confirms that the confinement made at creation is in place, and refuses if it is not (a
+    /// launcher that some other way of starting it left unconfined). The check runs after it as
+    /// for every backend.
+    fn confines_at_creation(&self) -> bool {
+        false
+    }
+
+    /// The parent's half of a launch, for a backend that
+    /// [confines at creation](Backend::confines_at_creation): makes `command`, the launcher's
+    /// command as the launch sequence built it, create the launcher already confined as `launch`
+    /// says (on Unix, a `pre_exec` hook of what was prepared here, before the launcher's own
+    /// executable runs). `launch` is what the launcher will decode, seen from the parent: its
+    /// [`parent`](Launch::parent) is this process, its [`launcher`](Launch::launcher) the
+    /// command's executable.
+    ///
+    /// Called in the parent, once per launch, before the command is handed back or spawned; it
+    /// must not change the calling process. The default does nothing.
+    fn prepare_launcher(
+        &self,
+        command: &mut std::process::Command,
+        launch: &Launch,
+    ) -> Result<(), BackendError> {
+        let _unused = (command, launch);
+        Ok(())
     }
 
     /// The supervisor of launches with grants on demand

@@ -113,6 +113,10 @@ fn copy_error(error: &PolicyError) -> PolicyError {
             path: path.clone(),
             target: target.clone(),
         },
+        PolicyError::Write { path, problem } => PolicyError::Write {
+            path: path.clone(),
+            problem: problem.clone(),
+        },
     }
 }
 
@@ -161,6 +165,18 @@ impl<'b> Command<'b> {
     /// no such call.
     pub fn exec(mut self, path: impl AsRef<Path>) -> Self {
         self.policy = self.policy.and_then(|p| p.allow_exec(path));
+        self
+    }
+
+    /// Lets the program write beneath the folder `path` ([`Policy::allow_write`]).
+    pub fn write(mut self, path: impl AsRef<Path>) -> Self {
+        self.policy = self.policy.and_then(|p| p.allow_write(path));
+        self
+    }
+
+    /// Lets the program start processes ([`Policy::allow_processes`]).
+    pub fn processes(mut self) -> Self {
+        self.policy = self.policy.map(Policy::allow_processes);
         self
     }
 

@@ -61,6 +61,14 @@ pub enum PolicyError {
         /// The folder it leads to.
         target: PathBuf,
     },
+    /// The path may not be a write folder ([`Policy::allow_write`](crate::Policy::allow_write)).
+    #[error("{}: cannot be a write folder: {problem}", path.display())]
+    Write {
+        /// The path, canonical.
+        path: PathBuf,
+        /// Why.
+        problem: crate::opt_in::WriteProblem,
+    },
 }
 
 /// The canary file could not be made.
@@ -336,6 +344,19 @@ pub enum Refusal {
         /// The canary's path.
         canary: PathBuf,
     },
+    /// A write folder does not fit the launch (it holds the canary or the launcher, or lies
+    /// beneath an exec folder).
+    #[error("{}: cannot be a write folder: {problem}", path.display())]
+    WriteFolder {
+        /// The write folder.
+        path: PathBuf,
+        /// Why.
+        problem: crate::opt_in::WriteProblem,
+    },
+    /// The policy opts in to processes ([`Policy::allow_processes`](crate::Policy::allow_processes)),
+    /// which this build cannot yet hold.
+    #[error("the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")")]
+    ProcessesUnavailable,
     /// The canary is not a regular file the launcher can see.
     #[error("the canary {}", canary.display())]
     Canary {
@@ -481,6 +502,20 @@ pub enum CommandError {
     /// The application's own executable could not be found.
     #[error("cannot find this application's executable")]
     CurrentExe(#[source] io::Error),
+    /// A backend that confines the launcher as it is created
+    /// ([`Backend::confines_at_creation`](crate::Backend::confines_at_creation)) could not
+    /// prepare its creation; nothing was started.
+    #[error("the backend could not prepare the launcher's creation")]
+    Creation(#[source] BackendError),
+    /// A backend that confines the launcher as it is created cannot have it forked by this
+    /// process (nor by a launch server): its confinement is chosen where the launcher is created.
+    /// The remedy: launch through [`Sandbox`](crate::Sandbox) without a server, or
+    /// [`launch_command`](crate::raw::launch_command).
+    #[error("the backend {backend} confines its launcher as it is created, which a fork does not do; launch through Sandbox without a server, or launch_command")]
+    CreatedOnly {
+        /// The backend's name.
+        backend: &'static str,
+    },
 }
 
 /// Formats an error and its chain of sources on one line, `cause: its cause: ...`.

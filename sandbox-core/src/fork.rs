@@ -230,6 +230,13 @@ fn fork_with(
     from: StreamsFrom,
     supervisor: Option<OwnedFd>,
 ) -> Result<Forked, SpawnError> {
+    // A fork is no creation the backend takes part in: its launcher would start unconfined.
+    if backend.confines_at_creation() {
+        return Err(crate::CommandError::CreatedOnly {
+            backend: backend.name(),
+        }
+        .into());
+    }
     crate::threads::check_single_thread().map_err(SpawnError::Refused)?;
     let (report, status_writer) = crate::pipes::status_pipe().map_err(SpawnError::Status)?;
     // The child puts its status descriptor at STATUS_FD before the streams at 0 to 2: a stream

@@ -129,12 +129,41 @@ pub(crate) fn build_request(
         Some(path) => path.to_path_buf(),
         None => own_executable().map_err(CommandError::CurrentExe)?,
     };
-    let mut command = Command::new(exe);
+    let mut command = Command::new(&exe);
     command
         .arg(LAUNCH_FLAG)
         .args(wire::encode(&request))
         .env(LAUNCHER_MARK, "1");
+    if backend.confines_at_creation() {
+        let launch = launch_seen_from_parent(&request, &exe).map_err(CommandError::CurrentExe)?;
+        backend
+            .prepare_launcher(&mut command, &launch)
+            .map_err(CommandError::Creation)?;
+    }
     Ok((command, request))
+}
+
+/// The [`Launch`] the launcher of `request`, executing `exe`, will decode: what a backend that
+/// confines at creation prepares in the parent. The launcher inherits this process's environment
+/// (the command sets no variable the program keeps), so the program's is computed here as the
+/// launcher will compute it.
+fn launch_seen_from_parent(request: &Request, exe: &Path) -> std::io::Result<Launch> {
+    let mut env =
+        crate::env::with_callers(crate::env::for_program(std::env::vars_os()), &request.env);
+    env.extend(
+        request
+            .policy
+            .scratch()
+            .map(|s| s.environment())
+            .unwrap_or_default(),
+    );
+    Ok(Launch {
+        env,
+        temp_dir: temp_dir_of(&request.canary),
+        request: request.clone(),
+        parent: std::process::id(),
+        launcher: exe.canonicalize()?,
+    })
 }
 
 /// The variable every launcher this library executes is started with. A launcher that runs
@@ -517,6 +546,15 @@ fn sequence(
     use std::os::unix::process::CommandExt;
 
     let launcher = running_executable().map_err(Refusal::CurrentExe)?;
+    // Before the launcher joins the exec list: an exec path beneath a write folder is the
+    // application's choice, the launcher there is not.
+    crate::opt_in::check_launch(&request.policy, &request.canary, &launcher)
+        .map_err(|(path, problem)| Refusal::WriteFolder { path, problem })?;
+    // Only Linux's backend holds the opt-in (`opt_in::processes`); elsewhere it is refused by
+    // name, never a launch that is silently weaker.
+    if request.policy.processes() && !cfg!(target_os = "linux") {
+        return Err(Refusal::ProcessesUnavailable);
+    }
     request.policy = request
         .policy
         .allow_exec(&launcher)
@@ -527,6 +565,12 @@ fn sequence(
     // A confined copy (macOS) is the same process as the launcher that checked the signal
     // before confining itself; it only makes sure the parent is still that one.
     let parent = match stage {
+        // A launcher created confined has no "before": the parent that created it is the one
+        // the request names (checked below), and the check's refusal of the signal is then the
+        // confinement's, as the parent made it.
+        Stage::Launch if backend.confines_at_creation() => {
+            nix::unistd::getppid().as_raw().unsigned_abs()
+        }
         Stage::Launch => parent_before_confinement()?,
         Stage::Confined => nix::unistd::getppid().as_raw().unsigned_abs(),
     };
@@ -542,7 +586,11 @@ fn sequence(
         None => {}
     }
     phases.enter("descriptors")?;
-    crate::threads::check_single_thread()?;
+    // A launcher created confined was confined before its image ran, every thread of it
+    // included, and may not read its own thread list; one that confines itself must be alone.
+    if !backend.confines_at_creation() {
+        crate::threads::check_single_thread()?;
+    }
     match stage {
         Stage::Launch => {
             let mut keep: Vec<i32> = launch_status().into_iter().collect();
@@ -598,13 +646,20 @@ fn sequence(
     phases.enter("limits")?;
     // Before confinement: a cgroup is joined by writing a file, and the OOM score is fixed with
     // the privileges the backend drops. A confined copy inherited them from the first launcher.
-    if stage == Stage::Launch {
-        let limits = launch.request.policy.limits();
-        crate::cgroup::enter(limits)?;
-        crate::limits::apply(limits)?;
+    // A launcher created confined got them as it was created (`apply_bounds`, or the system's
+    // own means such as a job object's limits).
+    if stage == Stage::Launch && !backend.confines_at_creation() {
+        crate::backend::apply_bounds(launch.request.policy.limits())?;
     }
 
     phases.enter("confine")?;
+    // A confined start of a backend that does not re-execute is no launch at all: said first,
+    // before anything about how this backend would start the program.
+    if stage == Stage::Confined && !backend.confines_by_reexec() {
+        return Err(Refusal::Arguments(crate::error::WireError::UnknownKey {
+            key: CONFINED_FLAG.into(),
+        }));
+    }
     // A program the backend has executed from a descriptor is opened now, before confinement,
     // which may leave no path to look up (capability mode). Close-on-exec: the program never
     // holds it.
@@ -618,16 +673,21 @@ fn sequence(
                 }
             })?,
         ),
-        start => return Err(Refusal::ProgramStart { start }),
+        // A backend that cannot confine here says why itself: its own reason comes before the
+        // launch sequence's refusal of a start method (asked only now, so that a launch that can
+        // start pays nothing for it).
+        start => {
+            return Err(match backend.support() {
+                Support::Unavailable { reason, .. } | Support::NoBackend { reason, .. } => {
+                    reason.into()
+                }
+                _ => Refusal::ProgramStart { start },
+            })
+        }
     };
     match stage {
         Stage::Launch => backend.confine(&launch)?,
-        Stage::Confined if backend.confines_by_reexec() => {}
-        Stage::Confined => {
-            return Err(Refusal::Arguments(crate::error::WireError::UnknownKey {
-                key: CONFINED_FLAG.into(),
-            }))
-        }
+        Stage::Confined => {}
     }
     phases.enter("verify")?;
     let mut outcomes = backend.verify(&launch.check_context());
@@ -637,6 +697,13 @@ fn sequence(
             crate::check::SCRATCH,
             &scratch.path,
             canary,
+        ));
+    }
+    if let Some(write) = launch.request.policy.write_paths().first() {
+        outcomes.extend(crate::check::run_scratch(
+            crate::opt_in::WRITE,
+            write,
+            &launch.request.canary,
         ));
     }
     if let Some(failure) = crate::check::first_failure_counting(&outcomes, backend.refusal_errors())
@@ -669,6 +736,14 @@ fn sequence(
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
     let Launch { request, env, .. } = launch;
+    // With the processes opt-in, process 1 starts the program as process 2 and stays its init.
+    #[cfg(target_os = "linux")]
+    if crate::opt_in::processes::is_init() {
+        crate::opt_in::processes::start_program().map_err(|source| Refusal::Exec {
+            program: request.program.clone(),
+            source,
+        })?;
+    }
     let error = match opened {
         None => Command::new(&request.program)
             .args(&request.args)

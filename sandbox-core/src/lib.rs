@@ -99,10 +99,12 @@ mod fork;
 pub mod grant;
 mod launch;
 mod limits;
+pub mod opt_in;
 #[cfg(unix)]
 mod pipes;
 mod platform;
 mod policy;
+pub mod preload;
 #[cfg(unix)]
 mod process;
 #[cfg(feature = "profile")]

@@ -43,6 +43,8 @@ pub struct Policy {
     limits: Limits,
     scratch: Option<ScratchGrant>,
     local_socket_pairs: bool,
+    write: Paths,
+    processes: bool,
 }
 
 /// Paths in the order they were added, each once, with what each led to.
@@ -155,6 +157,66 @@ impl Policy {
     /// ([`Policy::allow_local_socket_pairs`]).
     pub fn local_socket_pairs(&self) -> bool {
         self.local_socket_pairs
+    }
+
+    /// Lets the program write beneath `path`, a folder: read, create, write, truncate, remove,
+    /// rename and link files and folders there, and make symbolic links; nothing across the
+    /// folder's edge (no rename or link out of it or into it), no device, FIFO or socket, no
+    /// execution unless an exec path lies there too. Off by default.
+    ///
+    /// Refused here by name: `/`, a folder directly beneath it, and a folder at or beneath one
+    /// of the system's ([`crate::opt_in::SYSTEM_FOLDERS`]: `/usr`, `/etc`, `/proc`, ...), the
+    /// home folder (`HOME`), and a path that is not a folder. The launcher refuses, besides, a folder holding the canary or the launcher, or lying
+    /// beneath an exec folder; an exec path at or beneath it is the application's explicit
+    /// choice of write-then-execute, allowed ([`crate::opt_in::overlaps`]).
+    pub fn allow_write(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
+        let (path, identity) = canonical(path.as_ref())?;
+        crate::opt_in::check_write_path(&path, identity)?;
+        self.write.push(path, identity);
+        Ok(self)
+    }
+
+    /// The canonical folders the program may write beneath ([`Policy::allow_write`]), in order.
+    pub fn write_paths(&self) -> &[PathBuf] {
+        &self.write.0.ordered
+    }
+
+    /// [`Policy::write_paths`], each with what it led to when it was resolved.
+    pub fn write_entries(&self) -> impl Iterator<Item = (&PathBuf, Identity)> {
+        self.write.entries()
+    }
+
+    /// What `path`, one of [`Policy::write_paths`], led to when it was resolved.
+    pub fn write_identity(&self, path: &Path) -> Option<Identity> {
+        self.write.identity(path)
+    }
+
+    /// Adds a write folder another process resolved, as the wire carries it (see
+    /// [`Policy::add_resolved`]).
+    pub(crate) fn add_resolved_write(
+        &mut self,
+        path: PathBuf,
+        identity: Identity,
+    ) -> Result<(), PolicyError> {
+        check_canonical(&path)?;
+        crate::opt_in::check_write_path(&path, identity)?;
+        self.write.push(path, identity);
+        Ok(())
+    }
+
+    /// Lets the program start processes (`fork`, `clone` of a process, `vfork`). Off by default.
+    ///
+    /// Each one inherits the program's confinement (its Landlock domain, its filters, its
+    /// bounds); signals reach only processes of the same launch; and none outlives the launch.
+    /// A backend that cannot hold all three refuses the launch, naming this opt-in.
+    pub fn allow_processes(mut self) -> Self {
+        self.processes = true;
+        self
+    }
+
+    /// Whether the program may start processes ([`Policy::allow_processes`]).
+    pub fn processes(&self) -> bool {
+        self.processes
     }
 
     /// The bounds on what the program may take from the machine.

@@ -6,6 +6,7 @@
 //! read = ["/usr", "/etc/ssl"]    # what the program may read: each must exist
 //! read_optional = ["/etc/ld.so.cache"] # what it may read where it exists (looked for only)
 //! exec = ["/usr/bin/python3"]    # what it may execute
+//! write = ["/home/me/project"]   # folders it may write beneath (Policy::allow_write)
 //! env = { LANG = "C.UTF-8" }     # variables it gets, over the locale and time zone
 //!
 //! [limits]                       # each of `Limits`; a size takes "64M", a number, or "none"
@@ -21,6 +22,7 @@
 //! [allow]                        # named opt-ins, each off unless set
 //! local_socket_pairs = true      # socketpair(AF_UNIX, SOCK_STREAM): asyncio's wake-up
 //! user_databases = true          # read /etc/passwd, /etc/group, /etc/nsswitch.conf
+//! processes = true               # start processes (Policy::allow_processes)
 //! ```
 //!
 //! A key this format does not know is an error, never ignored, and every error names the file,
@@ -229,6 +231,8 @@ struct File {
     read_optional: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     exec: Vec<PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    write: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     env: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -249,6 +253,9 @@ struct FileAllow {
     /// Read access to [`USER_DATABASES`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     user_databases: bool,
+    /// [`Policy::allow_processes`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    processes: bool,
 }
 
 /// The files `[allow] user_databases = true` lets the program read, where they exist: the
@@ -385,6 +392,7 @@ impl Profile {
             read: self.policy.read_paths().to_vec(),
             read_optional: Vec::new(),
             exec: self.policy.exec_paths().to_vec(),
+            write: self.policy.write_paths().to_vec(),
             env: self.env.clone(),
             limits: Some(FileLimits {
                 open_files: value(limits.open_files),
@@ -406,10 +414,13 @@ impl Profile {
                 home,
             }),
             // The user databases are written as the read paths they became.
-            allow: self.policy.local_socket_pairs().then_some(FileAllow {
-                local_socket_pairs: true,
-                user_databases: false,
-            }),
+            allow: (self.policy.local_socket_pairs() || self.policy.processes()).then_some(
+                FileAllow {
+                    local_socket_pairs: self.policy.local_socket_pairs(),
+                    user_databases: false,
+                    processes: self.policy.processes(),
+                },
+            ),
         };
         toml::to_string(&file).unwrap_or_default()
     }
@@ -566,7 +577,19 @@ impl Profile {
                     source,
                 })?;
         }
+        for path in &parsed.write {
+            policy = policy
+                .allow_write(path)
+                .map_err(|source| ProfileError::Path {
+                    file: file.to_path_buf(),
+                    key: "write",
+                    source,
+                })?;
+        }
         if let Some(allow) = &parsed.allow {
+            if allow.processes {
+                policy = policy.allow_processes();
+            }
             if allow.local_socket_pairs {
                 policy = policy.allow_local_socket_pairs();
             }

@@ -342,7 +342,10 @@ impl<'b> Sandbox<'b> {
         // server's child: it goes the usual way.
         // A supervised launch is neither: its launcher gets the supervisor's socket.
         let supervised = broker.is_some();
-        if let (Some(server), None, false) = (self.server, &tracer, supervised) {
+        // A backend that confines the launcher as it is created gets a launcher created from
+        // its command: neither the server's fork nor this process's.
+        let created = self.backend.confines_at_creation();
+        if let (Some(server), None, false, false) = (self.server, &tracer, supervised, created) {
             return self
                 .start_served(server, policy, program, args, canary, started)
                 .map(|(mut running, report)| {
@@ -356,6 +359,7 @@ impl<'b> Sandbox<'b> {
         // and a launcher chosen by the caller is executed.
         if tracer.is_none()
             && !supervised
+            && !created
             && self.launcher.is_none()
             && crate::threads::known_single_thread()
         {

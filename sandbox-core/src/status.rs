@@ -98,6 +98,14 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
             &mut w
         }
         Refusal::CanaryInsidePolicy { canary } => w.s("canary-inside").p(canary),
+        Refusal::ProcessesUnavailable => w.s("processes-unavailable"),
+        Refusal::WriteFolder { path, problem } => {
+            let (token, other) = problem.token();
+            w.s("write-folder")
+                .p(path)
+                .s(token)
+                .p(other.unwrap_or(std::path::Path::new("")))
+        }
         Refusal::Canary { canary, source } => w.s("canary").p(canary).io(source),
         Refusal::ParentUnreachable { pid, source } => w.s("parent-unreachable").n(*pid).io(source),
         Refusal::Orphaned => w.s("orphaned"),
@@ -163,6 +171,13 @@ fn wire_error(w: &mut Writer, e: &WireError) {
             PolicyError::Unreadable { path, source } => w.s("policy-unreadable").p(path).io(source),
             PolicyError::LinkToFolder { path, target } => w.s("policy-link").p(path).p(target),
             PolicyError::NotCanonical { path } => w.s("policy-not-canonical").p(path),
+            PolicyError::Write { path, problem } => {
+                let (token, other) = problem.token();
+                w.s("policy-write")
+                    .p(path)
+                    .s(token)
+                    .p(other.unwrap_or(std::path::Path::new("")))
+            }
         },
     };
 }
@@ -173,6 +188,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
     let refusal = match r.s()?.as_str() {
         "arguments" => Refusal::Arguments(decode_wire(&mut r)?),
         "canary-inside" => Refusal::CanaryInsidePolicy { canary: r.p()? },
+        "processes-unavailable" => Refusal::ProcessesUnavailable,
+        "write-folder" => {
+            let path = r.p()?;
+            let token = r.s()?;
+            let problem =
+                crate::opt_in::WriteProblem::from_token(&token, r.p()?).ok_or(MalformedReport)?;
+            Refusal::WriteFolder { path, problem }
+        }
         "canary" => Refusal::Canary {
             canary: r.p()?,
             source: r.io()?,
@@ -283,6 +306,13 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
             target: r.p()?,
         }),
         "policy-not-canonical" => WireError::Policy(PolicyError::NotCanonical { path: r.p()? }),
+        "policy-write" => {
+            let path = r.p()?;
+            let token = r.s()?;
+            let problem =
+                crate::opt_in::WriteProblem::from_token(&token, r.p()?).ok_or(MalformedReport)?;
+            WireError::Policy(PolicyError::Write { path, problem })
+        }
         _ => return Err(MalformedReport),
     })
 }
@@ -426,6 +456,17 @@ mod tests {
             Refusal::Panic {
                 message: "a\nb".into(),
             },
+            Refusal::ProcessesUnavailable,
+            Refusal::WriteFolder {
+                path: PathBuf::from("/w/bin"),
+                problem: crate::opt_in::WriteProblem::BeneathExec {
+                    exec: PathBuf::from("/w"),
+                },
+            },
+            Refusal::Arguments(WireError::Policy(PolicyError::Write {
+                path: PathBuf::from("/"),
+                problem: crate::opt_in::WriteProblem::Root,
+            })),
         ];
         for refusal in refusals {
             let decoded = decode(&encode(&refusal)).unwrap();

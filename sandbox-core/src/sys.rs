@@ -178,6 +178,37 @@ pub fn exited_unreaped(pid: i32, block: bool) -> std::io::Result<Option<Option<i
     }
 }
 
+/// The ID of a child of this process that has exited, left unreaped (`WNOWAIT`, so the same
+/// child is named again until it is reaped), or `None` while every child runs. No child at all
+/// is `ECHILD`. Only the launch server (Linux) asks.
+#[cfg(target_os = "linux")]
+pub fn any_exited_unreaped() -> std::io::Result<Option<i32>> {
+    loop {
+        // SAFETY: an all-zero siginfo is a valid value for the kernel to fill in; with WNOHANG
+        // and no exit yet, it leaves it zero, which `si_pid` tells.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: the pointer is to a live local siginfo that waitid fills in.
+        let found = unsafe {
+            libc::waitid(
+                libc::P_ALL,
+                0,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT | libc::WNOHANG,
+            )
+        };
+        if found < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        // SAFETY: the kernel filled in a SIGCHLD siginfo (or left it zero), whose pid this reads.
+        let child = unsafe { info.si_pid() };
+        return Ok((child != 0).then_some(child));
+    }
+}
+
 /// Waits for the child `pid` (or any child, for -1) and returns its ID and raw wait status;
 /// with `nohang`, `None` while none has ended.
 pub fn wait_raw(pid: i32, nohang: bool) -> std::io::Result<Option<(i32, i32)>> {

@@ -48,13 +48,19 @@ impl LinuxBackend {
         }
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
         ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
+        // Last before confinement: the launch goes on as process 1 of a PID namespace of its
+        // own, and this process waits outside it (`sandbox_core::opt_in::processes`).
+        if launch.request.policy.processes() {
+            crate::workspace::processes()?;
+        }
         // A supervised launch with a scratch folder lets permission and time changes past the
         // table to its supervisor, which makes them only inside that folder.
         let supervised_scratch =
             launch.request.supervisor.is_some() && launch.request.policy.scratch().is_some();
         let opt_ins = filter::OptIns::NONE
             .local_socket_pairs(launch.request.policy.local_socket_pairs())
-            .scratch_metadata(supervised_scratch);
+            .scratch_metadata(supervised_scratch)
+            .processes(launch.request.policy.processes());
         let program = filter::build_with(arch, std::process::id(), opt_ins)?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
@@ -143,6 +149,9 @@ impl Backend for LinuxBackend {
 
     fn verify(&self, context: &Context) -> Vec<Outcome> {
         let mut outcomes = check::run(check::ENFORCEMENT, context);
+        if sandbox_core::opt_in::processes::is_init() {
+            crate::workspace::as_init(&mut outcomes, context);
+        }
         outcomes.extend(check::run(LINUX_CHECKS, context));
         if crate::notify::supervised() {
             outcomes.extend(check::run(&[crate::notify::SUPERVISED], context));

@@ -120,6 +120,10 @@ pub enum Slot {
     /// scratch folder (`OptIn::ScratchMetadata`), and a value no architecture has where it does
     /// not: compared with the architecture word, which is that value wherever the row is reached.
     Supervised,
+    /// The architecture's audit value where the policy opts in to processes
+    /// (`OptIn::Processes`), and a value no architecture has where it does not, as
+    /// [`Slot::Supervised`].
+    Processes,
 }
 
 impl Test {

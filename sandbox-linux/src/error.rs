@@ -189,6 +189,18 @@ pub enum LinuxError {
         #[source]
         source: io::Error,
     },
+    /// The processes opt-in could not be held: no PID namespace of the launch's own, or a
+    /// kernel without Landlock's signal scope.
+    #[error("the policy lets the program start processes, which needs {needs}; {step} failed, so the opt-in is refused: run the program without --processes (docs/sandbox.md, \"Processes\")")]
+    Processes {
+        /// What the opt-in needs.
+        needs: &'static str,
+        /// The step that failed.
+        step: &'static str,
+        /// What it reported.
+        #[source]
+        source: std::io::Error,
+    },
     /// The parent exited while the launcher was confining itself.
     #[error("the parent exited during the launch")]
     ParentGone,
@@ -263,6 +275,7 @@ impl LinuxError {
             LinuxError::Limit { .. } => "limit",
             LinuxError::CoreHelper { .. } => "core-helper",
             LinuxError::ParentGone => "parent-gone",
+            LinuxError::Processes { .. } => "processes",
             LinuxError::Supervisor { .. } => "supervisor",
             LinuxError::Scratch { problem, .. } => match problem {
                 ScratchProblem::Covered => "scratch-covered",

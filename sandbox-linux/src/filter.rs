@@ -76,6 +76,8 @@ pub struct OptIns {
     /// A file's permissions and times changed in the scratch folder, through the supervisor
     /// ([`OptIn::ScratchMetadata`]).
     pub scratch_metadata: bool,
+    /// New processes and signals within the launch ([`OptIn::Processes`]).
+    pub processes: bool,
 }
 
 impl OptIns {
@@ -83,7 +85,15 @@ impl OptIns {
     pub const NONE: OptIns = OptIns {
         local_socket_pairs: false,
         scratch_metadata: false,
+        processes: false,
     };
+
+    /// With new processes (and signals within the launch) allowed or not.
+    #[must_use]
+    pub const fn processes(mut self, allowed: bool) -> Self {
+        self.processes = allowed;
+        self
+    }
 
     /// With metadata changes in the scratch folder going to the supervisor or not.
     #[must_use]
@@ -136,6 +146,8 @@ impl Template {
                 Slot::LocalPairs => pairs,
                 Slot::Supervised if opt_ins.scratch_metadata => arch.audit_value(),
                 Slot::Supervised => NEVER,
+                Slot::Processes if opt_ins.processes => arch.audit_value(),
+                Slot::Processes => NEVER,
             };
         }
         Ok(Program {
@@ -580,6 +592,19 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
             // call of the opt-in.
             g.test(Word::Arch, Test::Slot(Slot::Supervised), no, yes)
         }
+        Condition::NotOptedIn {
+            opt_in: OptIn::Processes,
+        } => {
+            // As the scratch folder's: the architecture word holds the value the launch wrote
+            // in only where the policy opts in.
+            g.test(Word::Arch, Test::Slot(Slot::Processes), no, yes)
+        }
+        Condition::UnlessOptedIn { opt_in, when } => {
+            // `when` first: a call it lets through (a thread, a signal to the program itself)
+            // costs no comparison more than before the opt-in existed.
+            let not_opted_in = lower(g, &Condition::NotOptedIn { opt_in }, yes, no);
+            lower(g, when, not_opted_in, no)
+        }
         Condition::OtherProcessBy {
             which,
             process,
@@ -715,7 +740,13 @@ mod tests {
     fn a_launch_writes_its_values_where_the_rows_compare_them() {
         for arch in Arch::ALL {
             let template = compile(arch).unwrap();
-            for slot in [Slot::Pid, Slot::Group, Slot::LocalPairs, Slot::Supervised] {
+            for slot in [
+                Slot::Pid,
+                Slot::Group,
+                Slot::LocalPairs,
+                Slot::Supervised,
+                Slot::Processes,
+            ] {
                 assert!(
                     template.slots.iter().any(|&(_, s)| s == slot),
                     "{arch} {slot:?}"
@@ -743,6 +774,8 @@ mod tests {
                                 Slot::LocalPairs => u32::MAX,
                                 Slot::Supervised if opt_in => arch.audit_value(),
                                 Slot::Supervised => u32::MAX,
+                                // Never opted in here: the test of the opt-in is its own.
+                                Slot::Processes => u32::MAX,
                             };
                             assert_eq!(built.code, 0x15, "{arch} {at}: a JEQ");
                             assert_eq!(built.k, expected, "{arch} {at} {slot:?}");
@@ -792,6 +825,53 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Opted in to processes, a process may be made and any process signalled (Landlock's
+    /// signal scope bounds them then); a thread in new namespaces stays refused. Not opted in,
+    /// every answer is the default's.
+    #[test]
+    fn the_processes_opt_in_opens_fork_clone_and_signals_and_nothing_else() {
+        for arch in Arch::ALL {
+            for opted_in in [false, true] {
+                let program = build_with(arch, 4242, OptIns::NONE.processes(opted_in)).unwrap();
+                let kernel = eval::Stack::of(arch, std::slice::from_ref(&program)).unwrap();
+                let decide = |name: &str, args: [u64; 6]| {
+                    let nr = arch.number(name).unwrap();
+                    kernel
+                        .decide(&eval::SeccompData::call(arch.audit_value(), nr, args))
+                        .ret
+                };
+                let wanted = if opted_in { ALLOW } else { REFUSED };
+                let sigchld = libc::SIGCHLD as u64;
+                assert_eq!(decide("clone", [sigchld, 0, 0, 0, 0, 0]), wanted, "{arch}");
+                for (name, target) in [("kill", 4243), ("kill", u64::MAX), ("tgkill", 1)] {
+                    assert_eq!(
+                        decide(name, [target, 0, 15, 0, 0, 0]),
+                        wanted,
+                        "{arch} {name}"
+                    );
+                }
+                if arch == Arch::X86_64 {
+                    assert_eq!(decide("fork", [0; 6]), wanted);
+                    assert_eq!(decide("vfork", [0; 6]), wanted);
+                }
+                let thread = (libc::CLONE_THREAD | libc::CLONE_SIGHAND | libc::CLONE_VM) as u64;
+                let newpid = thread | libc::CLONE_NEWPID as u64;
+                assert_eq!(decide("clone", [thread, 0, 0, 0, 0, 0]), ALLOW, "{arch}");
+                assert_eq!(decide("clone", [newpid, 0, 0, 0, 0, 0]), REFUSED, "{arch}");
+                assert_eq!(
+                    decide(
+                        "clone",
+                        [sigchld | libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0]
+                    ),
+                    REFUSED,
+                    "{arch}"
+                );
+                assert_eq!(decide("socket", [1, 1, 0, 0, 0, 0]), REFUSED, "{arch}");
+                assert_eq!(decide("ptrace", [16, 1, 0, 0, 0, 0]), REFUSED, "{arch}");
             }
         }
     }
@@ -1198,6 +1278,7 @@ mod tests {
                 );
             }
             Condition::NotOptedIn { .. } => push_each(0, &[0, u64::MAX]),
+            Condition::UnlessOptedIn { when, .. } => out.extend(refused_args(when, pid as u32)),
             Condition::OtherProcessBy {
                 which,
                 process,

@@ -253,6 +253,10 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     for path in &grants.write {
         rule(path, None, write)?.add_to(rules.as_fd(), path)?;
     }
+    for (path, identity) in grants.policy.write_entries() {
+        rule(path, Some(identity), crate::workspace::write_rights(abi))?
+            .add_to(rules.as_fd(), path)?;
+    }
     if let Some(scratch) = grants.policy.scratch() {
         scratch_rule(scratch, abi)?.add_to(rules.as_fd(), &scratch.path)?;
     }

@@ -70,6 +70,8 @@ pub mod rules;
 mod sys;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
+#[cfg(target_os = "linux")]
+pub mod workspace;
 
 #[cfg(target_os = "linux")]
 pub use backend::LinuxBackend;

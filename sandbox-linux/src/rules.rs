@@ -184,6 +184,14 @@ pub enum Condition {
         /// The opt-in.
         opt_in: OptIn,
     },
+    /// `when` holds and the policy does not opt in to `opt_in`: a refusal the opt-in lifts
+    /// (`clone` of a process, refused unless the policy lets the program start processes).
+    UnlessOptedIn {
+        /// The opt-in that lifts the refusal.
+        opt_in: OptIn,
+        /// What refuses the call without it.
+        when: &'static Condition,
+    },
     /// A `which`/`who` pair names anything but the program: `which` is not `process`, or `who`
     /// is neither 0 nor the program's own ID (`setpriority`, `ioprio_set`).
     OtherProcessBy {
@@ -275,6 +283,9 @@ impl fmt::Display for Condition {
             Condition::NotOptedIn { opt_in } => {
                 write!(f, "the policy does not opt in to {opt_in}")
             }
+            Condition::UnlessOptedIn { opt_in, when } => {
+                write!(f, "{when}, unless the policy opts in to {opt_in}")
+            }
             Condition::OtherProcessBy {
                 which,
                 process,
@@ -333,6 +344,10 @@ pub enum OptIn {
     /// application's supervisor, which does the change itself for a file of the scratch folder's
     /// own file system and refuses every other (`sandbox-linux/src/broker/metadata.rs`).
     ScratchMetadata,
+    /// New processes (`fork`, `vfork`, `clone` without `CLONE_THREAD`) and signals to any
+    /// process of the launch, which Landlock's signal scope (ABI 6) then bounds
+    /// (`Policy::allow_processes`).
+    Processes,
 }
 
 impl fmt::Display for OptIn {
@@ -342,6 +357,7 @@ impl fmt::Display for OptIn {
             OptIn::ScratchMetadata => {
                 f.write_str("metadata changes in the scratch folder, checked by the supervisor")
             }
+            OptIn::Processes => f.write_str("processes"),
         }
     }
 }
@@ -876,6 +892,16 @@ pub const MFD_NOEXEC_SEAL: Constant = Constant::new("MFD_NOEXEC_SEAL", 0x0008);
 const FLAGS: Arg = Arg::new(0, "flags");
 const PID: Arg = Arg::new(0, "pid");
 const TGID: Arg = Arg::new(0, "tgid");
+/// A signal's target thread is not the program's (`tkill`).
+const OTHER_THREAD: Condition = Condition::OtherProcess {
+    arg: Arg::new(0, "tid"),
+    zero_allowed: false,
+};
+/// A signal's target process is not the program (`tgkill`, `rt_sigqueueinfo`).
+const OTHER_TGID: Condition = Condition::OtherProcess {
+    arg: TGID,
+    zero_allowed: false,
+};
 const CMD: Arg = Arg::new(1, "cmd");
 const FCNTL_ARG: Arg = Arg::new(2, "arg");
 const PERSONA: Arg = Arg::new(0, "personality");
@@ -912,16 +938,28 @@ const fn metadata(calls: Calls, reason: &'static str) -> Rule {
     }
 }
 
+/// `fork` or `vfork` (x86_64 only): refused unless the policy lets the program start processes.
+const fn new_process(name: &'static str) -> Rule {
+    Rule {
+        calls: Calls::SyscallOn(name, X86_64),
+        when: Condition::NotOptedIn {
+            opt_in: OptIn::Processes,
+        },
+        action: Action::Errno(EPERM),
+        reason: "a new process",
+    }
+}
+
 const fn always(name: &'static str, reason: &'static str) -> Rule {
     eperm(name, Condition::Always, reason)
 }
 
-const fn signal(name: &'static str, arg: Arg) -> Rule {
+const fn signal(name: &'static str, when: &'static Condition) -> Rule {
     eperm(
         name,
-        Condition::OtherProcess {
-            arg,
-            zero_allowed: false,
+        Condition::UnlessOptedIn {
+            opt_in: OptIn::Processes,
+            when,
         },
         "a signal to any process but the program itself (0 is its process group, -1 every \
          process the user owns); this holds on a kernel without Landlock's signal scope",
@@ -1000,9 +1038,12 @@ pub static RULES: &[Rule] = &[
     // Processes.
     eperm(
         "clone",
-        Condition::FlagClear {
-            arg: FLAGS,
-            flag: CLONE_THREAD,
+        Condition::UnlessOptedIn {
+            opt_in: OptIn::Processes,
+            when: &Condition::FlagClear {
+                arg: FLAGS,
+                flag: CLONE_THREAD,
+            },
         },
         "a new process rather than a thread of this one; threads still work",
     ),
@@ -1023,8 +1064,8 @@ pub static RULES: &[Rule] = &[
         "a memory file that could be executed: it lies on no path, so Landlock's execute rule \
          cannot see it",
     ),
-    eperm_on(X86_64, "fork", "a new process"),
-    eperm_on(X86_64, "vfork", "a new process"),
+    new_process("fork"),
+    new_process("vfork"),
     Rule {
         calls: Calls::Syscall("clone3"),
         when: Condition::Always,
@@ -1136,17 +1177,20 @@ pub static RULES: &[Rule] = &[
     always("move_pages", "moves another process's memory between nodes"),
     eperm(
         "kill",
-        Condition::OtherProcessOrGroup { arg: PID },
+        Condition::UnlessOptedIn {
+            opt_in: OptIn::Processes,
+            when: &Condition::OtherProcessOrGroup { arg: PID },
+        },
         "a signal to any process but the program itself (-1 is every process the user owns, \
          another negative value another group); 0 and the program's own group (killpg) reach \
          the program alone, the leader of a session of its own (where the program is process 1 \
          of a PID namespace, only 0: its group's number, -1, means every process); this holds on a kernel without \
          Landlock's signal scope",
     ),
-    signal("tkill", Arg::new(0, "tid")),
-    signal("tgkill", TGID),
-    signal("rt_sigqueueinfo", TGID),
-    signal("rt_tgsigqueueinfo", TGID),
+    signal("tkill", &OTHER_THREAD),
+    signal("tgkill", &OTHER_TGID),
+    signal("rt_sigqueueinfo", &OTHER_TGID),
+    signal("rt_tgsigqueueinfo", &OTHER_TGID),
     other_process(
         "prlimit64",
         "reads or changes the limits of another process; 0 and the program's own process ID \

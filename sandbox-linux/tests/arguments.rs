@@ -124,6 +124,10 @@ const X86_64_METADATA: &[(&str, &[u64], Action, Action)] = &[
     ("futimesat", &[AT_FDCWD, 0, 0], EPERM, ALLOW),
 ];
 
+/// x86_64's `fork` and `vfork`: refused unless the processes opt-in, which these kernels are
+/// never built with (`OptIn::Processes` is tried through the real binary).
+const X86_64_PROCESSES: &[Witness] = &[("fork", &[], EPERM), ("vfork", &[], EPERM)];
+
 /// `AT_FDCWD` as a register holds it.
 const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
@@ -326,7 +330,12 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32, pairs: bool) -> bool 
             let v = low(arg.index);
             v != pid && v != 0 && v != pid.wrapping_neg()
         }
+        // These kernels are built without the processes opt-in, whatever `pairs` says.
+        Condition::NotOptedIn {
+            opt_in: sandbox_linux::rules::OptIn::Processes,
+        } => true,
         Condition::NotOptedIn { .. } => !pairs,
+        Condition::UnlessOptedIn { when, .. } => holds(when, args, pid, pairs),
         Condition::OtherProcessBy {
             which,
             process,
@@ -389,8 +398,9 @@ fn every_conditional_row_has_a_witness_only_it_refuses() {
             }
             let x86: Vec<Witness> = X86_64_METADATA
                 .iter()
-                .filter(|_| arch == Arch::X86_64)
                 .map(|&(n, args, refused, _)| (n, args, refused))
+                .chain(X86_64_PROCESSES.iter().copied())
+                .filter(|_| arch == Arch::X86_64)
                 .collect();
             let tables = [
                 (WITNESSES, false),
@@ -483,6 +493,7 @@ fn interesting(condition: &Condition, index: u8, into: &mut Vec<u64>) {
             }
             interesting(with, index, into);
         }
+        Condition::UnlessOptedIn { when, .. } => interesting(when, index, into),
         Condition::Except { arg, allowed } if arg.index == index => {
             push(allowed.value);
             push(allowed.value.wrapping_add(1));
@@ -528,6 +539,7 @@ fn read_args(condition: &Condition, into: &mut Vec<u8>) {
             into.push(arg.index);
             read_args(with, into);
         }
+        Condition::UnlessOptedIn { when, .. } => read_args(when, into),
     }
 }
 

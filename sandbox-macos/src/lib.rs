@@ -245,36 +245,6 @@ mod tests {
         assert_eq!(MacosBackend.name(), "macos");
     }
 
-    #[cfg(not(target_os = "macos"))]
-    #[test]
-    fn off_macos_there_is_no_backend_and_no_launch_is_built() {
-        let support = MacosBackend.support();
-        assert!(matches!(support, Support::NoBackend { .. }), "{support:?}");
-        let reason = support.reason().unwrap().backend_error();
-        assert!(
-            matches!(
-                reason.downcast_ref::<sandbox_core::backend::WrongSystem>(),
-                Some(sandbox_core::backend::WrongSystem { .. })
-            ),
-            "{reason}"
-        );
-
-        let canary = sandbox_core::raw::Canary::create().unwrap();
-        let err = sandbox_core::raw::launch_command(
-            &MacosBackend,
-            &sandbox_core::Policy::new(),
-            &canary,
-            "/bin/true",
-            std::iter::empty::<&str>(),
-        )
-        .unwrap_err();
-        assert!(
-            matches!(err, sandbox_core::CommandError::NoSandbox(_)),
-            "{err}"
-        );
-        assert!(sandbox_core::one_line(&err).contains("confines only on macOS"));
-    }
-
     #[test]
     fn a_missing_or_plain_file_is_no_sandbox_exec() {
         let dir = std::env::temp_dir().join(format!("sandbox-macos-probe-{}", std::process::id()));

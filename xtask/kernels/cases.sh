@@ -104,6 +104,15 @@ run memfd $SC --memory 64M --exec /probe -- /probe memfd 128
 # controllers, and the memory bound holds as above.
 run delegated $B sh -c "echo '+memory +pids' > /sys/fs/cgroup/cgroup.subtree_control; $B chmod 1777 /tmp; $B mkdir /sys/fs/cgroup/delegated; cd /sys/fs/cgroup/delegated; $B chown 1000:1000 . cgroup.procs cgroup.subtree_control cgroup.threads; echo \$\$ > cgroup.procs; exec /probe as-user 1000 $SC --memory 64M --exec /probe -- /probe memfd 128"
 
+# The probe list (sandbox-linux/tests/probes/list.rs), where the host packed it (aarch64 guests;
+# x86_64's runs on the host, examples/sandbox-check/tests/probes.rs): the control unconfined,
+# then the probes under sandbox-check, those that need the opt-in to local socket pairs apart.
+if [ -f /probes-all.list ]; then
+    run syscalls-control /probe syscalls control "$($B cat /probes-all.list)"
+    run syscalls $SC --exec /probe -- /probe syscalls run "$($B cat /probes.list)"
+    run syscalls-sockets $SC --policy /probes-sockets.toml --exec /probe -- /probe syscalls run "$($B cat /probes-sockets.list)"
+fi
+
 # The shipped profiles' work (x86_64 guests only, which hold the host's programs): each program
 # unconfined, then under `sandbox-check --policy` with its profile. Written by the host
 # (xtask/src/kernels/profiles.rs), which traced what each work opens and packed exactly that.

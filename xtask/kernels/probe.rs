@@ -13,6 +13,14 @@
 //! PROGRAM ARGS...` it executes PROGRAM as that user and group (busybox's `setpriv` cannot
 //! change IDs).
 //!
+//! With `syscalls run LIST` it makes each call of the probe list (`sandbox-linux/tests/probes/
+//! list.rs`, one call a line as `cargo xtask kernels` writes it: `INDEX NR A0 A1 A2 A3 A4 A5
+//! FORKS`, an argument `P` for this process's ID and `-P` for its negation) and prints
+//! `INDEX=ok` or `INDEX=ERRNO` for each, as `examples/sandbox-check/tests/probes/syscall.py`
+//! does on the host. `syscalls control LIST` first drops every capability, sets
+//! `no_new_privs` and starts a session of its own, as the launcher does, with no Landlock and no
+//! seccomp; it leaves out the calls that would start a process (`INDEX=skipped`).
+//!
 //! It is not part of the workspace: it needs `asm!` for the raw call, which the workspace's lints
 //! forbid, and the library's code never depends on it.
 
@@ -130,9 +138,157 @@ fn fill_memory_file(mib: usize) {
     println!("memfd: holds {mib} MiB");
 }
 
+/// A raw system call with six arguments: its return value, `-errno` on failure.
+fn syscall6(nr: usize, a: [usize; 6]) -> isize {
+    let ret: isize;
+    // SAFETY: the probe list's arguments are ones the kernel rejects (a bad descriptor, an
+    // address nothing is mapped at, a process that does not exist) or the filter answers first,
+    // so no call writes into this process's memory; a call that would start a process has its
+    // child exit at once (`probe_list`).
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        asm!(
+            "syscall",
+            inlateout("rax") nr as isize => ret,
+            in("rdi") a[0],
+            in("rsi") a[1],
+            in("rdx") a[2],
+            in("r10") a[3],
+            in("r8") a[4],
+            in("r9") a[5],
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    // SAFETY: as above.
+    #[cfg(target_arch = "aarch64")]
+    unsafe {
+        asm!(
+            "svc 0",
+            in("x8") nr,
+            inlateout("x0") a[0] as isize => ret,
+            in("x1") a[1],
+            in("x2") a[2],
+            in("x3") a[3],
+            in("x4") a[4],
+            in("x5") a[5],
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// The numbers of the calls the control makes before the list, per architecture.
+#[cfg(target_arch = "x86_64")]
+mod nr {
+    pub const CAPSET: usize = 126;
+    pub const PRCTL: usize = 157;
+    pub const SETSID: usize = 112;
+    pub const EXIT: usize = 60;
+}
+#[cfg(target_arch = "aarch64")]
+mod nr {
+    pub const CAPSET: usize = 91;
+    pub const PRCTL: usize = 167;
+    pub const SETSID: usize = 157;
+    pub const EXIT: usize = 93;
+}
+
+/// What the launcher does to the program apart from Landlock and seccomp: no capability left,
+/// `no_new_privs`, a session of its own. So the control's answers are the kernel's to a program
+/// placed as the confined one is.
+fn become_like_the_program() -> Result<(), String> {
+    // struct __user_cap_header_struct { u32 version; int pid; } with
+    // _LINUX_CAPABILITY_VERSION_3, and two zeroed data structs: nothing effective, permitted or
+    // inheritable.
+    let header: [u32; 2] = [0x2008_0522, 0];
+    let data = [0u32; 6];
+    let ret = syscall6(
+        nr::CAPSET,
+        [header.as_ptr() as usize, data.as_ptr() as usize, 0, 0, 0, 0],
+    );
+    if ret < 0 {
+        return Err(format!("capset: errno {}", -ret));
+    }
+    // PR_SET_NO_NEW_PRIVS.
+    let ret = syscall6(nr::PRCTL, [38, 1, 0, 0, 0, 0]);
+    if ret < 0 {
+        return Err(format!("no_new_privs: errno {}", -ret));
+    }
+    let ret = syscall6(nr::SETSID, [0; 6]);
+    if ret < 0 {
+        return Err(format!("setsid: errno {}", -ret));
+    }
+    Ok(())
+}
+
+/// Makes every call of `list` and prints each answer, line by line, so a call that kills the
+/// process still leaves the answers before it.
+fn probe_list(control: bool, list: &str) -> Result<(), String> {
+    if control {
+        become_like_the_program()?;
+    }
+    let pid = std::process::id() as i64;
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [index, number, args @ .., forks] = words.as_slice() else {
+            return Err(format!("a line of the list is short: {line:?}"));
+        };
+        if args.len() != 6 {
+            return Err(format!("a line of the list has no six arguments: {line:?}"));
+        }
+        if *forks == "1" && control {
+            println!("{index}=skipped");
+            continue;
+        }
+        let number: usize = number
+            .parse()
+            .map_err(|_| format!("a call number is no number: {line:?}"))?;
+        let mut values = [0usize; 6];
+        for (value, word) in values.iter_mut().zip(args) {
+            let signed: i64 = match *word {
+                "P" => pid,
+                "-P" => -pid,
+                other => other
+                    .parse()
+                    .map_err(|_| format!("an argument is no number: {line:?}"))?,
+            };
+            *value = signed as usize;
+        }
+        let ret = syscall6(number, values);
+        if *forks == "1" && ret == 0 {
+            // The child of a call the filter let through: it leaves at once, touching nothing.
+            syscall6(nr::EXIT, [0; 6]);
+        }
+        if ret < 0 {
+            println!("{index}={}", -ret);
+        } else {
+            println!("{index}=ok");
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
+        Some("syscalls") => {
+            let control = match args.next().as_deref() {
+                Some("control") => true,
+                Some("run") => false,
+                _ => {
+                    println!("syscalls: the mode is `run` or `control`");
+                    std::process::exit(2);
+                }
+            };
+            let list = args.next().unwrap_or_default();
+            if let Err(e) = probe_list(control, &list) {
+                println!("syscalls: {e}");
+                std::process::exit(1);
+            }
+            return;
+        }
         Some("memfd") => {
             let mib = args.next().and_then(|n| n.parse().ok()).unwrap_or(0);
             fill_memory_file(mib);

@@ -39,11 +39,17 @@ pub fn run(
             .collect::<String>(),
         args.join(" ")
     );
+    let mut command = Command::new(program);
+    command.args(args).envs(env.iter().copied());
+    run_command(tally, &shown, command)
+}
+
+/// Runs `command`, shown as `shown`, as [`run`] runs a program: streams its output and collects
+/// the lines the summary needs. For a step whose environment or folder is set beyond [`run`]'s.
+pub fn run_command(tally: &mut Tally, shown: &str, mut command: Command) -> Result<(), Failed> {
     println!("\n==> {shown}");
     let started = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .envs(env.iter().copied())
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

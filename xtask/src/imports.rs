@@ -2,7 +2,7 @@
 //! without a cycle, so each file can be read knowing only those below it (issue 28.6).
 //!
 //! The crates are the workspace's members. A file is a module (`a/b.rs` is `a::b`); a path
-//! `crate::a::b::…` names `a::b` where that is a file, else `a`. Comment lines and a file's
+//! `crate::a::b::…` (or `super::b` from `a::c`) names `a::b` where that is a file, else `a`. Comment lines and a file's
 //! `#[cfg(test)] mod tests` are left out: a test may reach up to build what it checks. A
 //! module's own descendants are not an edge up.
 
@@ -40,31 +40,90 @@ fn module_of(root: &Path, file: &Path) -> String {
     }
 }
 
-/// The `crate::` paths of `text` outside comments and its test module, each as up to two names.
-fn paths_in(text: &str) -> Vec<(String, Option<String>)> {
+/// The module paths `text` names, each as its names from the crate's root: `crate::a::b`, and
+/// `super::b` (or `super::super::b`) of a file whose module is `module`, resolved against it;
+/// a braced list (`use super::{a, b::c}`) on one line gives each of its items. Comment lines
+/// and the file's test module are left out.
+fn paths_in(text: &str, module: &str) -> Vec<Vec<String>> {
     let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
     let name = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
+    // The names after a prefix, up to three, each name of a braced list starting its own path.
+    let names_after = |rest: &str| -> Vec<Vec<String>> {
+        let rest = rest.trim_start();
+        let items: Vec<&str> = match rest.strip_prefix('{') {
+            Some(list) => list.split('}').next().unwrap_or("").split(',').collect(),
+            None => vec![rest],
+        };
+        items
+            .into_iter()
+            .map(|item| {
+                let mut names = Vec::new();
+                let mut at = item.trim_start();
+                while names.len() < 3 {
+                    let n = name(at);
+                    if n.is_empty() {
+                        break;
+                    }
+                    at = &at[n.len()..];
+                    names.push(n);
+                    match at.strip_prefix("::") {
+                        Some(next) => at = next,
+                        None => break,
+                    }
+                }
+                names
+            })
+            .filter(|names| !names.is_empty())
+            .collect()
+    };
+    let own: Vec<String> = if module == "crate" {
+        Vec::new()
+    } else {
+        module.split("::").map(str::to_owned).collect()
+    };
     let mut paths = Vec::new();
     for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
         for (at, _) in line.match_indices("crate::") {
-            let rest = &line[at + "crate::".len()..];
-            let first = name(rest);
-            if first.is_empty() {
+            // `$crate::` in a macro is the crate too; a name ending in `crate` is not.
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
                 continue;
             }
-            let second = rest[first.len()..]
-                .strip_prefix("::")
-                .map(name)
-                .filter(|s| !s.is_empty());
-            paths.push((first, second));
+            paths.extend(names_after(&line[at + "crate::".len()..]));
+        }
+        for (at, _) in line.match_indices("super::") {
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut rest = &line[at..];
+            let mut base = own.clone();
+            while let Some(next) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = next;
+            }
+            for names in names_after(rest) {
+                let mut full = base.clone();
+                full.extend(names);
+                paths.push(full);
+            }
         }
     }
     paths
 }
+
+/// Where a circle is known and left to be broken: each entry a crate and the modules of one
+/// circle, sorted, as the test reports it. The test fails on any other circle, and on an entry
+/// here that is no longer a circle, so the list only shrinks.
+const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
+    // Through `super::` paths, which the test did not read before issue 51; the explainer's
+    // files, being reworked apart from this test.
+    ("sandbox-linux", &["explain::attribute", "explain::files"]),
+];
 
 fn graph_of(root: &Path) -> Graph {
     let mut files = Vec::new();
@@ -81,13 +140,13 @@ fn graph_of(root: &Path) -> Graph {
     let mut graph = Graph::new();
     for (module, text) in &texts {
         let edges = graph.entry(module.clone()).or_default();
-        for (first, second) in paths_in(text) {
-            let nested = second.map(|s| format!("{first}::{s}"));
-            let target = match nested {
-                Some(n) if texts.contains_key(&n) => n,
-                _ if texts.contains_key(&first) => first,
-                _ => continue,
-            };
+        for names in paths_in(text, module) {
+            // The longest leading part of the path that is a file.
+            let target = (1..=names.len())
+                .rev()
+                .map(|n| names[..n].join("::"))
+                .find(|m| texts.contains_key(m));
+            let Some(target) = target else { continue };
             let own = *module == target || module.starts_with(&format!("{target}::"));
             if !own {
                 edges.insert(target);
@@ -178,7 +237,17 @@ fn no_crate_of_the_workspace_has_an_import_circle() {
                 .map(|c| format!("{krate}: {c:?}")),
         );
     }
-    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+    let known: Vec<String> = KNOWN_CIRCLES
+        .iter()
+        .map(|(krate, circle)| format!("{krate}/src: {circle:?}"))
+        .collect();
+    let new: Vec<&String> = found.iter().filter(|c| !known.contains(c)).collect();
+    assert!(new.is_empty(), "import circles:\n{new:#?}");
+    let gone: Vec<&String> = known.iter().filter(|c| !found.contains(c)).collect();
+    assert!(
+        gone.is_empty(),
+        "no longer circles; take them out of KNOWN_CIRCLES:\n{gone:#?}"
+    );
 }
 
 #[test]
@@ -191,11 +260,18 @@ fn a_circle_is_found() {
     assert_eq!(circles(&graph), vec![vec!["a", "b", "c"]]);
     let text = concat!(
         "use crate::x::y;\n// crate::z\n",
-        "fn f() { crate::w(); }\n#[cfg(test)]\nmod tests { crate::t; }",
+        "fn f() { crate::w(); }\nuse super::{p, q::r};\nuse super::super::s;\n",
+        "#[cfg(test)]\nmod tests { crate::t; }",
     );
-    let paths = paths_in(text);
+    let names = |p: &[&str]| p.iter().map(|n| n.to_string()).collect::<Vec<_>>();
     assert_eq!(
-        paths,
-        vec![("x".into(), Some("y".into())), ("w".into(), None)]
+        paths_in(text, "a::b::c"),
+        vec![
+            names(&["x", "y"]),
+            names(&["w"]),
+            names(&["a", "b", "p"]),
+            names(&["a", "b", "q", "r"]),
+            names(&["a", "s"]),
+        ]
     );
 }

@@ -14,7 +14,14 @@
 //! unconfined crash starts it, a confined one must not (the launcher's core limit of 1); and a
 //! full root's real-time priority limit of 99 reaches the program as 0. On x86_64, the shipped
 //! profiles' work runs last: the host's python3, perl, node and sqlite3 under their profiles
-//! (`profiles.rs`).
+//! (`profiles.rs`). On aarch64, the probe list (`sandbox-linux/tests/probes/list.rs`, written by
+//! hand apart from the refusal table) runs last through the real binary: every probe of that
+//! architecture the launch can make (not the other architecture's entry, which kills, nor the
+//! supervisor's opt-in) is made by `probe syscalls` under `sandbox-check`, and each must get its
+//! listed answer; one the filter lets through must get the kernel's answer to the same call
+//! unconfined (the control), and the control must answer every refused probe otherwise, unless
+//! the list marks it kernel-guarded. x86_64's list runs on the host
+//! (`examples/sandbox-check/tests/probes.rs`).
 //!
 //! The guest runs the same commands on every kernel (`xtask/kernels/cases.sh`); this file says
 //! what each must print, line for line, and with which exit status. Every refused action has an
@@ -203,6 +210,80 @@ struct Image {
     /// The Debian package it came from, `name_version_arch.deb`.
     package: String,
 }
+
+/// One probe of the list as the guest makes it.
+#[derive(Debug, Clone)]
+struct GuestProbe {
+    /// Its index in the list, which the guest's answers carry.
+    index: usize,
+    /// How reports name it.
+    label: String,
+    /// The line `probe syscalls` takes.
+    line: String,
+    /// The answer the confined call must get (`ok`, or an errno's number); `None` where the
+    /// filter lets it through: then the control's.
+    want: Option<String>,
+    /// Whether the launch opts in to local socket pairs.
+    sockets: bool,
+    /// Whether the list says the kernel alone answers as the filter does.
+    guarded: bool,
+}
+
+/// The aarch64 probes the guest makes through the real binary.
+#[cfg(target_os = "linux")]
+fn guest_probes() -> Vec<GuestProbe> {
+    use crate::mutants::list::{Call, Expect, With, A, PROBES};
+    use sandbox_linux::syscalls::Arch as Table;
+    PROBES
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !matches!(p.call, Call::Foreign(_)))
+        .filter(|(_, p)| p.with != With::ScratchMetadata)
+        .filter_map(|(index, probe)| {
+            let (nr, _) = probe.number(Table::Aarch64)?;
+            let mut line = format!("{index} {nr}");
+            for (at, value) in probe.values(0).iter().enumerate() {
+                let token = match probe.args.get(at) {
+                    Some(A::Pid) => "P".to_owned(),
+                    Some(A::NegPid) => "-P".to_owned(),
+                    _ => (*value as i64).to_string(),
+                };
+                line.push(' ');
+                line.push_str(&token);
+            }
+            let forks = matches!(probe.name(), Some("fork" | "vfork"));
+            line.push_str(if forks { " 1" } else { " 0" });
+            let want = match probe.expect {
+                Expect::Refused(errno) => Some(errno.to_string()),
+                Expect::Pretend => Some("ok".to_owned()),
+                Expect::Killed | Expect::Passes => None,
+            };
+            Some(GuestProbe {
+                index,
+                label: probe.label(),
+                line,
+                want,
+                sockets: probe.with == With::LocalSocketPairs,
+                guarded: probe.kernel_guarded.is_some(),
+            })
+        })
+        .collect()
+}
+
+/// The list is read through the refusal table's crate, which the hunt for mutants builds on
+/// Linux only; the guests boot on Linux only too.
+#[cfg(not(target_os = "linux"))]
+fn guest_probes() -> Vec<GuestProbe> {
+    Vec::new()
+}
+
+/// The lines `probe syscalls` takes for these probes.
+fn probe_listing<'a>(probes: impl Iterator<Item = &'a GuestProbe>) -> String {
+    probes.map(|p| format!("{}\n", p.line)).collect()
+}
+
+/// The profile of the launch whose probes opt in to local socket pairs: that opt-in alone.
+const SOCKETS_PROFILE: &str = "[allow]\nlocal_socket_pairs = true\n";
 
 /// What the guest needs for one architecture: busybox, sandbox-check and the probe, packed.
 #[derive(Debug, Clone)]
@@ -717,6 +798,19 @@ fn build_guest(tally: &mut Tally, root: &Path, cache: &Path, arch: Arch) -> Resu
         let script = profiles::pack(&mut cpio, root, &build, &sandbox_check)?;
         cpio.file("profiles.sh", 0o644, script.as_bytes());
     }
+    if arch == Arch::Aarch64 {
+        let probes = guest_probes();
+        cpio.file(
+            "probes-all.list",
+            0o644,
+            probe_listing(probes.iter()).as_bytes(),
+        );
+        let plain = probe_listing(probes.iter().filter(|p| !p.sockets));
+        cpio.file("probes.list", 0o644, plain.as_bytes());
+        let sockets = probe_listing(probes.iter().filter(|p| p.sockets));
+        cpio.file("probes-sockets.list", 0o644, sockets.as_bytes());
+        cpio.file("probes-sockets.toml", 0o644, SOCKETS_PROFILE.as_bytes());
+    }
     std::fs::write(&initramfs, cpio.finish())
         .map_err(|e| failed(format!("writing {}: {e}", initramfs.display())))?;
     println!(
@@ -963,6 +1057,56 @@ enum Want {
     Exactly(i32, Vec<String>),
     /// Exit 0 and a comma-separated list that has `landlock` in it, or not.
     LsmList { landlock: bool },
+    /// The control's answers to the probe list: exit 0 and one answer for each probe.
+    ProbeControl(Vec<GuestProbe>),
+    /// The confined answers: exit 0, and each probe's its listed answer, or the control's where
+    /// the filter lets it through.
+    ProbeAnswers(Vec<GuestProbe>),
+}
+
+/// `INDEX=ANSWER` lines by index; other lines are left to the caller.
+fn probe_answers(lines: &[String]) -> BTreeMap<usize, String> {
+    lines
+        .iter()
+        .filter_map(|l| l.split_once('='))
+        .filter_map(|(index, answer)| Some((index.parse().ok()?, answer.to_owned())))
+        .collect()
+}
+
+/// What is wrong with the confined answers, given the control's, one line a probe.
+fn wrong_answers(
+    probes: &[GuestProbe],
+    got: &BTreeMap<usize, String>,
+    control: &BTreeMap<usize, String>,
+) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for probe in probes {
+        let label = &probe.label;
+        let Some(have) = got.get(&probe.index) else {
+            wrong.push(format!(
+                "{label}: no answer (the probe program stopped before it)"
+            ));
+            continue;
+        };
+        let kernel = control.get(&probe.index);
+        match (&probe.want, kernel) {
+            (Some(want), _) if have != want => {
+                wrong.push(format!("{label}: expected {want}, got {have}"));
+            }
+            (Some(want), Some(kernel)) if kernel == want && !probe.guarded => wrong.push(format!(
+                "{label}: the kernel alone answers {kernel} too, so the probe says nothing \
+                 about the filter: change its arguments, or mark it kernel_guarded"
+            )),
+            (Some(_), _) => {}
+            (None, Some(kernel)) if have != kernel => wrong.push(format!(
+                "{label}: the filter should let it through, but it got {have} where the kernel \
+                 alone answers {kernel}"
+            )),
+            (None, Some(_)) => {}
+            (None, None) => wrong.push(format!("{label}: the control has no answer")),
+        }
+    }
+    wrong
 }
 
 /// The refusal every launch gets on a kernel whose Landlock is unusable.
@@ -1210,6 +1354,17 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
             ),
         ),
     ];
+    if arch == Arch::Aarch64 {
+        let probes = guest_probes();
+        let (sockets, plain): (Vec<_>, Vec<_>) = probes.iter().cloned().partition(|p| p.sockets);
+        let confined = |group: Vec<GuestProbe>| match &refused {
+            Some(line) => Want::Exactly(97, vec![line.clone()]),
+            None => Want::ProbeAnswers(group),
+        };
+        steps.push(("syscalls-control", Want::ProbeControl(probes)));
+        steps.push(("syscalls", confined(plain)));
+        steps.push(("syscalls-sockets", confined(sockets)));
+    }
     if arch == Arch::X86_64 {
         let guest = |(exit, ls): (i32, &[&str])| {
             (
@@ -1239,6 +1394,10 @@ fn check_boot(
     console: &str,
 ) -> Vec<(String, Result<(), String>)> {
     let (mut steps, done) = parse(console);
+    let control = steps
+        .get("syscalls-control")
+        .map(|step| probe_answers(&step.lines))
+        .unwrap_or_default();
     let mut results = Vec::new();
     for (id, want) in expected(boot, arch, &image.release) {
         let Some(step) = steps.remove(id) else {
@@ -1276,6 +1435,42 @@ fn check_boot(
                     Err(format!(
                         "expected an LSM list {} landlock, got exit {exit} and {list:?}",
                         if landlock { "with" } else { "without" }
+                    ))
+                }
+            }
+            Want::ProbeControl(probes) => {
+                let missing: Vec<&str> = probes
+                    .iter()
+                    .filter(|p| !control.contains_key(&p.index))
+                    .map(|p| p.label.as_str())
+                    .collect();
+                if exit == 0 && missing.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected exit 0 and an answer for each of {} probes, got exit {exit}; \
+                         no answer for:\n{}\n    output:\n{}",
+                        probes.len(),
+                        missing.join("\n"),
+                        quote(&step.lines)
+                    ))
+                }
+            }
+            Want::ProbeAnswers(probes) => {
+                let got = probe_answers(&step.lines);
+                let wrong = wrong_answers(&probes, &got, &control);
+                if exit == 0 && wrong.is_empty() {
+                    println!(
+                        "  {id}: {} probes answered as listed through the real binary",
+                        probes.len()
+                    );
+                    Ok(())
+                } else {
+                    // The answers themselves are in the console's log.
+                    Err(format!(
+                        "expected exit 0 and every probe answered as listed, got exit {exit}; \
+                         wrong:\n{}",
+                        quote(&wrong)
                     ))
                 }
             }
@@ -1330,6 +1525,9 @@ mod tests {
             let (exit, lines) = match want {
                 Want::Exactly(exit, lines) => (exit, lines),
                 Want::LsmList { .. } => (0, vec!["lockdown,capability,landlock,yama".to_owned()]),
+                Want::ProbeControl(_) | Want::ProbeAnswers(_) => {
+                    unreachable!("the probe list runs in aarch64 guests only")
+                }
             };
             for line in lines {
                 console.push_str(&format!("@@{id}| {line}\n"));
@@ -1339,6 +1537,49 @@ mod tests {
         }
         console.push_str("@@done@@\n[    2.0] reboot: Power down\n");
         console
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_probe_answered_otherwise_than_listed_fails_its_step() {
+        let probes = guest_probes();
+        assert!(probes.iter().any(|p| p.sockets) && probes.iter().any(|p| !p.sockets));
+        // The kernel alone answers EFAULT to everything; the filter as listed.
+        let control: BTreeMap<usize, String> =
+            probes.iter().map(|p| (p.index, "14".to_owned())).collect();
+        let mut got: BTreeMap<usize, String> = probes
+            .iter()
+            .map(|p| (p.index, p.want.clone().unwrap_or_else(|| "14".to_owned())))
+            .collect();
+        assert_eq!(wrong_answers(&probes, &got, &control), Vec::<String>::new());
+        let refused = probes
+            .iter()
+            .find(|p| p.want.as_deref() == Some("1"))
+            .expect("a probe refused with EPERM");
+        got.insert(refused.index, "38".to_owned());
+        let passing = probes
+            .iter()
+            .find(|p| p.want.is_none())
+            .expect("a probe let through");
+        got.insert(passing.index, "1".to_owned());
+        let silent = probes.last().expect("probes");
+        got.remove(&silent.index);
+        let mut want = vec![
+            format!("{}: expected 1, got 38", refused.label),
+            format!(
+                "{}: the filter should let it through, but it got 1 where the kernel alone \
+                 answers 14",
+                passing.label
+            ),
+            format!(
+                "{}: no answer (the probe program stopped before it)",
+                silent.label
+            ),
+        ];
+        let mut have = wrong_answers(&probes, &got, &control);
+        want.sort();
+        have.sort();
+        assert_eq!(have, want);
     }
 
     fn failures(console: &str) -> Vec<(String, String)> {

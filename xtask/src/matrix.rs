@@ -6,14 +6,16 @@
 //! seccomp filter that kills or refuses the Landlock calls, under systemd's own
 //! `@system-service` set (expanded by `systemd-analyze`, built with libseccomp) with and without
 //! the calls the docs tell a unit to add, where no user namespace may be made, with `/tmp` and `/dev/shm` read-only, and
-//! with `TMPDIR` missing. Each cell is a thing a user does: the self-test, a Python cell, a cell
-//! that writes 20 MiB into a 16 MiB scratch folder, a 600 MiB allocation under `--memory 256M`,
+//! with `TMPDIR` missing. Each cell is a thing a user does: the self-test, a Python cell, one
+//! with a scratch folder, a cell that writes 20 MiB into a 16 MiB scratch folder, a 600 MiB allocation under `--memory 256M`,
 //! and a socket.
 //!
 //! The promise checked is the issue's: every cell keeps its promise or is refused by name. So a
 //! cell fails the task if it hangs, if it opened a socket, if it held 600 MiB under a 256 MiB
 //! bound that the launch did not refuse, or if it ended without success and without a word (no
-//! `refused:` line, no `#BLOCKED!` with a reason, or a bare signal). The table goes to standard
+//! `refused:` line, no `#BLOCKED!` with a reason, or a bare signal); and a row may name cells it
+//! must run to their answer, where a refusal would break a promise of its own (the container
+//! whose `/etc` has no loader cache: issue 50). The table goes to standard
 //! output, in Markdown, and with `--write` into `docs/matrix.md`.
 //!
 //! Containers are made with `runc` as Docker makes them (`xtask/container.py`: Docker's
@@ -42,6 +44,10 @@ struct Environment {
     prefix: Vec<String>,
     /// Variables set, and removed (`None`).
     env: Vec<(&'static str, Option<String>)>,
+    /// Cells that must succeed here, by name, each with the first line it must print: where a
+    /// refusal, however well worded, would break a promise the project made for this
+    /// environment.
+    expects: Vec<(&'static str, &'static str)>,
 }
 
 /// One thing a user does, and how to read its result.
@@ -113,7 +119,10 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
              and without a reason). Each cell says how it ended and the first words it said.\n\
              The container rows are runc containers made as Docker makes them, from the host's\n\
              folders (`xtask/container.py`); podman and Docker themselves do not run on this\n\
-             machine (see `xtask/src/matrix.rs`).\n\n{table}"
+             machine (see `xtask/src/matrix.rs`). The row whose `/etc` has no `ld.so.cache` (as\n\
+             distroless or Alpine-like images have none) must answer its two Python cells, `2` and\n\
+             `42`: the shipped profiles only look for the loader's cache, so a refusal there,\n\
+             however well worded, fails the task.\n\n{table}"
         );
         std::fs::write(root.join("docs/matrix.md"), text)
             .map_err(|e| Failed(format!("writing docs/matrix.md: {e}")))?;
@@ -277,46 +286,55 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
             name: "this user (root here)",
             prefix: Vec::new(),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "an ordinary user",
             prefix: as_user.clone(),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "an ordinary user, HOME unset",
             prefix: as_user.clone(),
             env: user_env(&[("HOME", None)]),
+            expects: Vec::new(),
         },
         Environment {
             name: "an ordinary user, TMPDIR missing",
             prefix: as_user.clone(),
             env: user_env(&[("TMPDIR", Some("/nonexistent".to_owned()))]),
+            expects: Vec::new(),
         },
         Environment {
             name: "nested: bwrap --unshare-all --tmpfs /tmp, as an ordinary user",
             prefix: bwrap(true),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "nested: bwrap --ro-bind / / --unshare-all, as an ordinary user",
             prefix: bwrap(false),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "a seccomp filter that kills the Landlock calls and seccomp",
             prefix: filtered("kill"),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "a seccomp filter that answers them EPERM",
             prefix: filtered("eperm"),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "systemd's `SystemCallFilter=@system-service` (kill)",
             prefix: system_service(""),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "`@system-service` and the calls docs/sandbox.md adds for a unit",
@@ -325,11 +343,13 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
                  setns,unshare,mount,fsopen,fsconfig,fsmount,move_mount",
             ),
             env: user_env(&[]),
+            expects: Vec::new(),
         },
         Environment {
             name: "no user namespaces, no capabilities",
             prefix: no_userns,
             env: user_env(&[]),
+            expects: Vec::new(),
         },
     ];
     if is_root() {
@@ -337,6 +357,7 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
             name: "/tmp and /dev/shm read-only",
             prefix: read_only,
             env: user_env(&[("XDG_RUNTIME_DIR", None)]),
+            expects: Vec::new(),
         });
     }
     if is_root() {
@@ -382,7 +403,7 @@ fn containers(as_user: &[String]) -> Vec<Environment> {
         return Vec::new();
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("container.py");
-    let row = |name: &'static str, kind: &str| {
+    let row = |name: &'static str, kind: &str, expects: Vec<(&'static str, &'static str)>| {
         let mut prefix = if kind == "rootless" {
             as_user.to_vec()
         } else {
@@ -398,22 +419,38 @@ fn containers(as_user: &[String]) -> Vec<Environment> {
             name,
             prefix,
             env: vec![("TMPDIR", None), ("XDG_RUNTIME_DIR", None)],
+            expects,
         }
     };
     vec![
         row(
             "a container as Docker makes it (root, its capabilities and seccomp profile)",
             "defaults",
+            Vec::new(),
         ),
-        row("the same, `--read-only`", "read-only"),
-        row("the same, `--user 1000`", "user"),
-        row("the same, `--cap-add SYS_ADMIN`", "sys-admin"),
+        row("the same, `--read-only`", "read-only", Vec::new()),
+        row("the same, `--user 1000`", "user", Vec::new()),
+        row("the same, `--cap-add SYS_ADMIN`", "sys-admin", Vec::new()),
+        // Issue 50: the shipped profiles only look for the loader's cache, so a root without
+        // one (distroless, Alpine-like, or assembled from a host's folders) runs the cells.
+        row(
+            "the same, its `/etc` only passwd, group, nsswitch.conf and hosts (no `ld.so.cache`)",
+            "bare-etc",
+            vec![(ONE_PLUS_ONE, "2"), (SCRATCH_CELL, "42")],
+        ),
         row(
             "a rootless container (an ordinary user's, in a user namespace, as rootless podman makes it)",
             "rootless",
+            Vec::new(),
         ),
     ]
 }
+
+/// The plain cell's name, which some environments must run to its answer.
+const ONE_PLUS_ONE: &str = "`python-cell '1+1'`";
+
+/// A cell with a scratch folder, which some environments must run to its answer.
+const SCRATCH_CELL: &str = "`python-cell --scratch '6*7'`";
 
 fn cells() -> Vec<Cell> {
     vec![
@@ -423,9 +460,14 @@ fn cells() -> Vec<Cell> {
             args: Vec::new(),
         },
         Cell {
-            name: "`python-cell '1+1'`",
+            name: ONE_PLUS_ONE,
             binary: "python-cell",
             args: strings(&["1+1"]),
+        },
+        Cell {
+            name: SCRATCH_CELL,
+            binary: "python-cell",
+            args: strings(&["--scratch", "6*7"]),
         },
         Cell {
             name: "20 MiB into `--scratch=16M`",
@@ -500,7 +542,19 @@ fn run_cell(environment: &Environment, cell: &Cell, bin: &Path) -> Seen {
             kept: false,
         };
     };
-    judge(cell, &output)
+    let mut seen = judge(cell, &output);
+    if let Some((_, line)) = environment
+        .expects
+        .iter()
+        .find(|(name, _)| *name == cell.name)
+    {
+        let first = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() || first.lines().next() != Some(line) {
+            seen.kept = false;
+            seen.words = format!("{} (expected exit 0: `{line}`)", seen.words);
+        }
+    }
+    seen
 }
 
 /// The cell's result in a few words, and whether it kept the promise.

@@ -17,7 +17,7 @@ use crate::cmd::Failed;
 
 #[cfg(target_os = "linux")]
 #[path = "../../sandbox-linux/tests/probes/list.rs"]
-mod list;
+pub(crate) mod list;
 
 /// Runs the hunt on both architectures.
 pub fn run(args: &[String]) -> Result<(), Failed> {

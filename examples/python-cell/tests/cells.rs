@@ -6,13 +6,13 @@ mod common;
 
 use std::time::Duration;
 
-use common::{python_cell, run, PROCESS_STARTS};
+use common::{bound_lines, python_cell, run, PROCESS_STARTS};
 
 #[test]
 fn arithmetic_shows_its_value() {
     let got = run(python_cell(&["1+1"]), None);
     assert_eq!(got.stdout, "2\n");
-    assert_eq!(got.stderr, "");
+    assert_eq!(got.stderr, bound_lines(None));
     assert_eq!(got.code, Some(0));
 }
 
@@ -45,7 +45,7 @@ fn inputs_are_names_in_the_snippet() {
 fn what_the_snippet_prints_is_diagnostics_not_the_value() {
     let got = run(python_cell(&["print('hello')\nNone"]), None);
     assert_eq!(got.stdout, "\n");
-    assert_eq!(got.stderr, "hello\n");
+    assert_eq!(got.stderr, format!("hello\n{}", bound_lines(None)));
     assert_eq!(got.code, Some(0));
 }
 
@@ -132,7 +132,10 @@ fn a_loop_that_never_ends_is_killed_at_the_timeout() {
     assert_eq!(got.stdout, "#TIMEOUT!\n");
     assert_eq!(
         got.stderr,
-        "python-cell: the cell ran longer than 1s and was killed\n"
+        format!(
+            "{}python-cell: the cell ran longer than 1s and was killed\n",
+            bound_lines(None)
+        )
     );
     assert_eq!(got.code, Some(1));
     // Causal, not a time asserted: a kill at the timeout cannot come before it.
@@ -144,7 +147,7 @@ fn a_timeout_beyond_the_clock_is_no_timeout() {
     // 10^18 seconds cannot be added to the clock: no deadline, where it would panic.
     let got = run(python_cell(&["--timeout", "1e18", "1+1"]), None);
     assert_eq!(got.stdout, "2\n");
-    assert_eq!(got.stderr, "");
+    assert_eq!(got.stderr, bound_lines(None));
     assert_eq!(got.code, Some(0));
 }
 
@@ -159,9 +162,10 @@ fn printing_100_mb_is_capped() {
     assert_eq!(
         got.stderr,
         format!(
-            "{}\npython-cell: the cell printed more than 1048576 bytes and was killed; \
+            "{}\n{}python-cell: the cell printed more than 1048576 bytes and was killed; \
              more than 1048376 bytes of its output were cut\n",
-            "x".repeat(200)
+            "x".repeat(200),
+            bound_lines(None)
         )
     );
     assert!(got.stderr.len() < 1000, "{} bytes", got.stderr.len());
@@ -177,9 +181,10 @@ fn a_cap_counts_both_streams_together() {
     assert_eq!(
         got.stderr,
         format!(
-            "{}\npython-cell: the cell printed more than 1000 bytes and was killed; \
+            "{}\n{}python-cell: the cell printed more than 1000 bytes and was killed; \
              more than 800 bytes of its output were cut\n",
-            "e".repeat(200)
+            "e".repeat(200),
+            bound_lines(None)
         )
     );
     assert_eq!(got.code, Some(1));
@@ -220,9 +225,12 @@ fn an_exception_shows_python_error_with_its_message() {
     assert_eq!(got.stdout, "#PYTHON!\n");
     assert_eq!(
         got.stderr,
-        "Traceback (most recent call last):\n  File \"<cell>\", line 1, in <module>\n\
-         ZeroDivisionError: division by zero\n\
-         python-cell: ZeroDivisionError: division by zero\n"
+        format!(
+            "Traceback (most recent call last):\n  File \"<cell>\", line 1, in <module>\n\
+             ZeroDivisionError: division by zero\n\
+             {}python-cell: ZeroDivisionError: division by zero\n",
+            bound_lines(None)
+        )
     );
     assert_eq!(got.code, Some(1));
     let got = run(python_cell(&["1+"]), None);
@@ -271,7 +279,10 @@ fn a_cell_that_prints_a_refusal_and_exits_97_has_crashed_not_been_blocked() {
     assert_eq!(got.stdout, "#CRASHED!\n");
     assert_eq!(
         got.stderr,
-        "sandbox: refused: x\npython-cell: the cell's program ended with exit status: 97\n"
+        format!(
+            "sandbox: refused: x\n{}python-cell: the cell's program ended with exit status: 97\n",
+            bound_lines(None)
+        )
     );
     assert_eq!(got.code, Some(1));
 }

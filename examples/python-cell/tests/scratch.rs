@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::Stdio;
 
-use common::{python_cell, run, Run};
+use common::{bound_lines, cell_notes, python_cell, run, Run};
 
 /// The snippet of the issue: a named temporary file, written and flushed.
 const TEMPFILE: &str =
@@ -62,7 +62,7 @@ fn left(folder: &str) -> (bool, bool) {
 fn a_cold_cell_may_use_tempfile_and_its_folder_is_gone_after() {
     let got = run(python_cell(&["--scratch", TEMPFILE]), None);
     assert_eq!(got.stdout, "1\n");
-    assert_eq!(got.stderr, "");
+    assert_eq!(got.stderr, bound_lines(None));
     assert_eq!(got.code, Some(0));
 
     let got = run(
@@ -190,11 +190,7 @@ fn a_cell_cannot_reach_another_workbooks_scratch_folder() {
         )),
     );
     assert_eq!(got.stdout, "#PYTHON!\n#PYTHON!\n#PYTHON!\nTrue\n");
-    let notes: Vec<&str> = got
-        .stderr
-        .lines()
-        .filter(|line| line.starts_with("python-cell: "))
-        .collect();
+    let notes = cell_notes(&got.stderr);
     assert_eq!(
         notes,
         [

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{python_cell, run, Run, PROCESS_STARTS};
+use common::{bound_lines, cell_notes, python_cell, run, unenforced_json, Run, PROCESS_STARTS};
 
 /// `python-cell --warm ARGS...` with `lines` on standard input, one cell a line.
 fn warm(args: &[&str], lines: &[&str]) -> Run {
@@ -51,7 +51,7 @@ fn results(stdout: &str) -> Vec<(String, Option<String>, String)> {
 fn warm_arithmetic_shows_its_value() {
     let got = warm(&[], &["1+1"]);
     assert_eq!(got.stdout, "2\n");
-    assert_eq!(got.stderr, "");
+    assert_eq!(got.stderr, bound_lines(Some(1)));
     assert_eq!(got.code, Some(0));
 }
 
@@ -60,7 +60,10 @@ fn warm_a_snippet_of_several_lines_comes_as_json() {
     let got = warm(&["--json"], &[&json_line("x = 6\nx * 7\n", &[])]);
     assert_eq!(
         got.stdout,
-        "{\"cell\":\"42\",\"diagnostics\":\"\",\"note\":null,\"unenforced\":[]}\n"
+        format!(
+            "{{\"cell\":\"42\",\"diagnostics\":\"\",\"note\":null,\"unenforced\":{}}}\n",
+            unenforced_json()
+        )
     );
     assert_eq!(got.code, Some(0));
 }
@@ -79,7 +82,7 @@ fn warm_inputs_are_names_in_the_snippet() {
 fn warm_what_the_snippet_prints_is_diagnostics_not_the_value() {
     let got = warm(&[], &["print('hello'); None"]);
     assert_eq!(got.stdout, "\n");
-    assert_eq!(got.stderr, "hello\n");
+    assert_eq!(got.stderr, format!("hello\n{}", bound_lines(Some(1))));
     let got = warm(&["--json"], &[&json_line("print('hello')\nNone", &[])]);
     assert_eq!(
         results(&got.stdout),
@@ -117,7 +120,10 @@ fn warm_a_loop_that_never_ends_is_killed_at_the_timeout() {
     assert_eq!(got.stdout, "#TIMEOUT!\n");
     assert_eq!(
         got.stderr,
-        "python-cell: cell 1: the cell ran longer than 1s and was killed\n"
+        format!(
+            "{}python-cell: cell 1: the cell ran longer than 1s and was killed\n",
+            bound_lines(Some(1))
+        )
     );
     assert_eq!(got.code, Some(0));
     assert!(got.took >= Duration::from_secs(1), "{:?}", got.took);
@@ -130,9 +136,10 @@ fn warm_printing_100_mb_is_capped_and_only_its_head_is_shown() {
     assert_eq!(
         got.stderr,
         format!(
-            "{}\npython-cell: cell 1: the cell printed more than 1048576 bytes and was killed; \
+            "{}\n{}python-cell: cell 1: the cell printed more than 1048576 bytes and was killed; \
              more than 1048376 bytes of its output were cut\n",
-            "x".repeat(200)
+            "x".repeat(200),
+            bound_lines(Some(1))
         )
     );
     let got = warm(
@@ -165,8 +172,10 @@ fn warm_a_cap_counts_both_streams_together() {
 
 #[test]
 fn warm_memory_beyond_the_limit_is_refused_for_the_runners_whole_life() {
+    // Each cell may take far longer than the default 10 s: filling 512 MiB took more than that
+    // on a busy machine (two cores, a load of 30), and the cell ended #TIMEOUT!.
     let got = warm(
-        &["--memory-limit", "256"],
+        &["--memory-limit", "256", "--timeout", "120"],
         &["len(bytearray(512 * 1024 * 1024))"],
     );
     assert_eq!(got.stdout, "#PYTHON!\n");
@@ -180,7 +189,7 @@ fn warm_memory_beyond_the_limit_is_refused_for_the_runners_whole_life() {
     assert_eq!(got.stdout, "536870912\n");
     // What one cell keeps counts against the next: the limit is the runner's, not the cell's.
     let got = warm(
-        &["--memory-limit", "256"],
+        &["--memory-limit", "256", "--timeout", "120"],
         &[
             "import builtins; builtins.kept = bytearray(150 << 20); len(kept)",
             "len(bytearray(150 << 20))",
@@ -195,11 +204,12 @@ fn warm_an_exception_shows_python_error_with_its_message() {
     let got = warm(&[], &["1/0", "1+"]);
     assert_eq!(got.stdout, "#PYTHON!\n#PYTHON!\n");
     assert!(
-        got.stderr.starts_with(
+        got.stderr.starts_with(&format!(
             "Traceback (most recent call last):\n  File \"<cell>\", line 1, in <module>\n\
              ZeroDivisionError: division by zero\n\
-             python-cell: cell 1: ZeroDivisionError: division by zero\n"
-        ),
+             {}python-cell: cell 1: ZeroDivisionError: division by zero\n",
+            bound_lines(Some(1))
+        )),
         "{}",
         got.stderr
     );
@@ -252,10 +262,15 @@ fn warm_a_cell_that_prints_a_refusal_and_exits_97_has_crashed_not_been_blocked()
         ],
     );
     assert_eq!(got.stdout, "#CRASHED!\n2\n");
+    // The crash cost the runner: the next cell's new one says the bounds again.
     assert_eq!(
         got.stderr,
-        "sandbox: refused: x\n\
-         python-cell: cell 1: the cell's program ended with exit status: 97\n"
+        format!(
+            "sandbox: refused: x\n\
+             {}python-cell: cell 1: the cell's program ended with exit status: 97\n{}",
+            bound_lines(Some(1)),
+            bound_lines(Some(2))
+        )
     );
     assert_eq!(got.code, Some(0));
 }
@@ -277,11 +292,7 @@ fn warm_starting_a_process_is_refused_and_said() {
     let snippets: Vec<&str> = PROCESS_STARTS.iter().map(|(snippet, _)| *snippet).collect();
     let got = warm(&[], &snippets);
     assert_eq!(got.stdout, "#PYTHON!\n".repeat(PROCESS_STARTS.len()));
-    let notes: Vec<&str> = got
-        .stderr
-        .lines()
-        .filter(|line| line.starts_with("python-cell: "))
-        .collect();
+    let notes = cell_notes(&got.stderr);
     let expected: Vec<String> = PROCESS_STARTS
         .iter()
         .enumerate()
@@ -435,20 +446,29 @@ fn a_timeout_a_cap_a_crash_and_an_exception_do_not_disturb_the_cells_after_them(
         lines[3], lines[9],
         "the runner was not replaced after the cap"
     );
-    let notes: Vec<&str> = got
+    let notes: String = got
         .stderr
         .lines()
         .filter(|line| line.starts_with("python-cell: "))
+        .map(|line| format!("{line}\n"))
         .collect();
+    // The bounds are said with the first cell of each program: cells 1, 4 (after the timeout),
+    // 7 (after the cap) and 12 (after the crash).
     assert_eq!(
         notes,
         [
-            "python-cell: cell 3: the cell ran longer than 1s and was killed",
+            bound_lines(Some(1)),
+            "python-cell: cell 3: the cell ran longer than 1s and was killed\n".to_owned(),
+            bound_lines(Some(4)),
             "python-cell: cell 6: the cell printed more than 100000 bytes and was killed; \
-             more than 99800 bytes of its output were cut",
-            "python-cell: cell 8: ZeroDivisionError: division by zero",
-            "python-cell: cell 11: the cell's program ended with exit status: 3",
+             more than 99800 bytes of its output were cut\n"
+                .to_owned(),
+            bound_lines(Some(7)),
+            "python-cell: cell 8: ZeroDivisionError: division by zero\n".to_owned(),
+            "python-cell: cell 11: the cell's program ended with exit status: 3\n".to_owned(),
+            bound_lines(Some(12)),
         ]
+        .concat()
     );
 }
 
@@ -469,8 +489,8 @@ fn a_cell_that_writes_on_the_answer_stream_costs_the_runner_not_the_next_cell() 
     assert_eq!(lines[1..], ["#CRASHED!", lines[2], "4"]);
     assert_ne!(lines[0], lines[2], "the runner was not replaced");
     assert_eq!(
-        got.note(),
-        "python-cell: cell 2: the cell's runner answered outside its protocol and was killed"
+        cell_notes(&got.stderr),
+        ["python-cell: cell 2: the cell's runner answered outside its protocol and was killed"]
     );
 }
 
@@ -530,11 +550,7 @@ fn a_cell_cannot_read_another_workbooks_inputs() {
         ],
     );
     assert_eq!(got.stdout, "#PYTHON!\n".repeat(6));
-    let notes: Vec<&str> = got
-        .stderr
-        .lines()
-        .filter(|line| line.starts_with("python-cell: "))
-        .collect();
+    let notes = cell_notes(&got.stderr);
     assert_eq!(
         notes,
         [

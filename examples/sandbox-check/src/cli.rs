@@ -66,6 +66,20 @@ pub struct Cli {
     #[arg(long = "exec", value_name = "PATH")]
     exec: Vec<PathBuf>,
 
+    /// A folder the program may write beneath (repeatable): read, create, write, truncate,
+    /// remove, rename and link files and folders there, and make symbolic links; nothing
+    /// across its edge, no device, FIFO or socket, no permission or time change. Refused: `/`,
+    /// a top-level or system folder, the home folder, a folder holding the temporary folder's
+    /// canary or lying beneath an --exec folder. An --exec path beneath it is write-then-execute,
+    /// which the --json report names.
+    #[arg(long = "write", value_name = "PATH")]
+    write: Vec<PathBuf>,
+
+    /// Let the program start processes, each confined as it is, signalling only processes of
+    /// the launch, none outliving it. Refused by name where this machine cannot hold that.
+    #[arg(long)]
+    processes: bool,
+
     /// Give the program a scratch folder, its TMPDIR, the one place it may write: private, at most
     /// SIZE bytes (64M by default; K, M, G are powers of 1024) and 10,000 entries, removed when it
     /// ends. Without a program, the self-test runs with one and tries it too.
@@ -225,6 +239,10 @@ pub struct Settings {
     pub policy: Option<PathBuf>,
     /// The scratch folder's size in bytes, if the program gets one.
     pub scratch: Option<u64>,
+    /// Folders the program may write beneath (`--write`).
+    pub write: Vec<PathBuf>,
+    /// Whether the program may start processes (`--processes`).
+    pub processes: bool,
     /// The memory bound in bytes, instead of the default.
     pub memory: Option<u64>,
     /// The memory bound as it was typed (`100M`), for messages that echo it.
@@ -377,6 +395,8 @@ impl Cli {
         let settings = Settings {
             policy: self.policy,
             scratch: self.scratch,
+            write: self.write,
+            processes: self.processes,
             memory: self.memory.as_ref().and_then(|(bytes, _)| *bytes),
             no_memory: self
                 .memory
@@ -402,6 +422,10 @@ impl Cli {
                 Some("--read")
             } else if !exec.is_empty() {
                 Some("--exec")
+            } else if !settings.write.is_empty() {
+                Some("--write")
+            } else if settings.processes {
+                Some("--processes")
             } else if self.report.is_some() {
                 Some("--report")
             } else if settings.policy.is_some() {

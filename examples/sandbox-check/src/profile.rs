@@ -8,7 +8,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 #[cfg(target_os = "linux")]
-use sandbox_core::explain::{Because, Learnt, Never, Remedy};
+use sandbox_core::explain::{Learnt, Never, Remedy};
 use sandbox_core::profile::{Library, Origin, Profile, ProfileError};
 use sandbox_core::scratch::Bound;
 use sandbox_core::{Limits, Policy, PolicyError};
@@ -110,6 +110,12 @@ pub fn effective(
     for path in exec {
         policy = policy.allow_exec(path)?;
     }
+    for path in &settings.write {
+        policy = policy.allow_write(path)?;
+    }
+    if settings.processes {
+        policy = policy.allow_processes();
+    }
     let mut limits: Limits = *policy.limits();
     if let Some(bytes) = settings.memory {
         limits.memory = Some(bytes);
@@ -202,16 +208,10 @@ pub fn write_learnt(
         }
     }
     for withheld in &learnt.withheld {
-        let why = match &withheld.because {
-            Because::Covers(kept) => format!("it covers {} as a whole", kept.display()),
-            Because::Routine => "most programs look for it and go on without it; add it to \
-                                 `read` if this one needs it"
-                .to_owned(),
-            _ => "it is no path to copy".to_owned(),
-        };
         header.push_str(&format!(
-            "# Not suggested: {}: {why}\n",
-            sandbox_core::explain::shown(withheld.grant.path())
+            "# Not suggested: {}: {}\n",
+            sandbox_core::explain::shown(withheld.grant.path()),
+            withheld.because
         ));
     }
     for never in never {

@@ -14,6 +14,10 @@ pub struct Report {
     pub outcome: Outcome,
     /// This process's exit status.
     pub exit_code: u8,
+    /// The opt-ins the launch had, in words (`write /w`, `write-then-execute /w/bin`,
+    /// `processes`); absent for a launch without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opt_ins: Vec<String>,
 }
 
 /// How a run ended.
@@ -53,9 +57,9 @@ pub enum Outcome {
         /// what it wrote was cut, and `sandbox-check` exits 137 as for the kill.
         #[serde(skip_serializing_if = "Option::is_none")]
         bound: Option<&'static str>,
-        /// The default bounds this machine did not enforce for the run.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        unenforced: Vec<Unenforced>,
+        /// What the run went without that the machine would otherwise give a program.
+        #[serde(flatten)]
+        notes: Notes,
     },
     /// The launched process was killed by a signal.
     Killed {
@@ -66,10 +70,42 @@ pub enum Outcome {
         /// The bound the kernel killed it at, where one did: `memory`.
         #[serde(skip_serializing_if = "Option::is_none")]
         bound: Option<&'static str>,
-        /// The default bounds this machine did not enforce for the run.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        unenforced: Vec<Unenforced>,
+        /// What the run went without that the machine would otherwise give a program.
+        #[serde(flatten)]
+        notes: Notes,
     },
+}
+
+/// What a run that started went without that this machine would give a program unconfined: the
+/// bounds it did not enforce, and the system-wide preload list the loader skipped.
+#[derive(Debug, Default, Serialize)]
+pub struct Notes {
+    /// The default bounds this machine did not enforce for the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unenforced: Vec<Unenforced>,
+    /// The system-wide preload list, where there is one the policy did not let the program read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_preload: Option<SystemPreload>,
+}
+
+/// A system-wide preload list the loader could not read inside the sandbox, so that none of the
+/// libraries it names was loaded into the program
+/// ([`sandbox_core::preload::SystemPreload`]).
+#[derive(Debug, Serialize)]
+pub struct SystemPreload {
+    /// The list: `/etc/ld.so.preload`.
+    pub path: String,
+    /// What that means for the program.
+    pub reason: &'static str,
+}
+
+impl From<&sandbox_core::preload::SystemPreload> for SystemPreload {
+    fn from(preload: &sandbox_core::preload::SystemPreload) -> Self {
+        Self {
+            path: preload.path.to_string_lossy().into_owned(),
+            reason: sandbox_core::preload::SystemPreload::REASON,
+        }
+    }
 }
 
 /// A bound the run asked for that this machine did not enforce, and why.

@@ -20,18 +20,33 @@ pub fn run(run: &Run) -> ExitCode {
         }
     };
     let backend = crate::backend::backend();
-    let report = if let Support::NoBackend { reason, .. } = backend.support() {
+    let mut report = if let Support::NoBackend { reason, .. } = backend.support() {
         let reason = sandbox_core::one_line(&reason);
         eprintln!("sandbox-check: no sandbox for this system: {reason}");
         Report {
             outcome: Outcome::NoSandbox { reason },
             exit_code: EXIT_NO_SANDBOX,
+            opt_ins: Vec::new(),
         }
     } else {
         launch::run(&backend, run)
     };
+    report.opt_ins = opt_ins(run);
     sink.write(&report);
     ExitCode::from(report.exit_code)
+}
+
+/// The opt-ins of the run's effective policy, in words, for the report; none where the policy
+/// cannot be made (the report then says why the launch was refused).
+fn opt_ins(run: &Run) -> Vec<String> {
+    let reported = run.json || run.report.is_some();
+    let named = !run.settings.write.is_empty() || run.settings.processes;
+    if !reported || !named && run.settings.policy.is_none() {
+        return Vec::new();
+    }
+    crate::profile::effective(&run.read, &run.exec, &run.settings)
+        .map(|effective| sandbox_core::opt_in::named(&effective.policy))
+        .unwrap_or_default()
 }
 
 /// The refusal line, printed, and what the report says of it.
@@ -41,6 +56,7 @@ fn refused(reason: &(dyn std::error::Error + 'static)) -> Report {
     Report {
         outcome: Outcome::Refused { reason },
         exit_code: REFUSED_EXIT_CODE as u8,
+        opt_ins: Vec::new(),
     }
 }
 
@@ -188,6 +204,7 @@ mod launch {
                         reason: sandbox_core::one_line(&refusal),
                     },
                     exit_code: REFUSED_EXIT_CODE as u8,
+                    opt_ins: Vec::new(),
                 }
             }
             Ok(Ran {
@@ -196,13 +213,17 @@ mod launch {
                 memory,
                 hit,
                 limits,
+                preload,
                 before_exec,
             }) => {
-                let unenforced = sandbox_core::backend::unenforced(&limits)
-                    .iter()
-                    .map(Into::into)
-                    .collect();
-                let report = ended(status, memory, hit, unenforced, before_exec);
+                let notes = crate::report::Notes {
+                    unenforced: sandbox_core::backend::unenforced(&limits)
+                        .iter()
+                        .map(Into::into)
+                        .collect(),
+                    system_preload: preload.as_ref().map(Into::into),
+                };
+                let report = ended(status, memory, hit, notes, before_exec);
                 // A refused access otherwise shows only as the program's own error; the hint
                 // goes to a person (a terminal), never into a script's captured errors.
                 if matches!(report.outcome, Outcome::Exited { code, .. } if code != 0)
@@ -219,6 +240,7 @@ mod launch {
                 Report {
                     outcome: Outcome::Usage { reason },
                     exit_code: EXIT_USAGE,
+                    opt_ins: Vec::new(),
                 }
             }
             Err(Stop::NotStarted(e)) => {
@@ -226,6 +248,7 @@ mod launch {
                 eprintln!("sandbox-check: {reason}");
                 Report {
                     exit_code: e.exit_code(),
+                    opt_ins: Vec::new(),
                     outcome: Outcome::NotStarted { reason },
                 }
             }
@@ -244,6 +267,8 @@ mod launch {
         hit: Option<crate::watch::Hit>,
         /// The bounds the launch asked for.
         limits: sandbox_core::Limits,
+        /// The system-wide preload list the loader skipped inside the sandbox, if any.
+        preload: Option<sandbox_core::preload::SystemPreload>,
         /// Whether the launcher ended before it executed the program (it was killed).
         before_exec: bool,
     }
@@ -329,6 +354,7 @@ mod launch {
                 memory: None,
                 hit: None,
                 limits: *policy.limits(),
+                preload: sandbox_core::preload::system_preload(&policy),
                 before_exec,
             });
         }
@@ -453,6 +479,7 @@ mod launch {
             memory,
             hit: watch.and_then(|watch| watch.hit()),
             limits: *policy.limits(),
+            preload: sandbox_core::preload::system_preload(&policy),
             before_exec,
         })
     }
@@ -511,7 +538,7 @@ mod launch {
         status: ExitStatus,
         memory: Option<u64>,
         hit: Option<crate::watch::Hit>,
-        unenforced: Vec<crate::report::Unenforced>,
+        notes: crate::report::Notes,
         before_exec: bool,
     ) -> Report {
         use std::os::unix::process::ExitStatusExt;
@@ -545,11 +572,12 @@ mod launch {
             };
             return Report {
                 exit_code: 128u8.saturating_add(signal as u8),
+                opt_ins: Vec::new(),
                 outcome: Outcome::Killed {
                     signal,
                     name,
                     bound,
-                    unenforced,
+                    notes,
                 },
             };
         }
@@ -564,19 +592,21 @@ mod launch {
             );
             return Report {
                 exit_code: 137,
+                opt_ins: Vec::new(),
                 outcome: Outcome::Exited {
                     code,
                     bound: Some(hit.bound()),
-                    unenforced,
+                    notes,
                 },
             };
         }
         Report {
             exit_code: code as u8,
+            opt_ins: Vec::new(),
             outcome: Outcome::Exited {
                 code,
                 bound: None,
-                unenforced,
+                notes,
             },
         }
     }

@@ -225,8 +225,12 @@ fn the_default_memory_bound_holds_on_either_cgroup_version_and_the_kill_is_said_
     assert!(output.stdout.is_empty(), "{output:?}");
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "sandbox-check: the program was killed by signal 9 (SIGKILL) at its memory bound of 1073741824 bytes\n\
-         {\"outcome\":\"killed\",\"signal\":9,\"name\":\"SIGKILL\",\"bound\":\"memory\",\"exit_code\":137}\n"
+        format!(
+            "sandbox-check: the program was killed by signal 9 (SIGKILL) at its memory bound of 1073741824 bytes\n{}\n",
+            started_report(
+                "{\"outcome\":\"killed\",\"signal\":9,\"name\":\"SIGKILL\",\"bound\":\"memory\",\"exit_code\":137}"
+            )
+        )
     );
 }
 
@@ -307,7 +311,10 @@ fn every_launchs_report_names_the_bounds_not_enforced_and_why() {
     {
         assert_eq!(
             stderr,
-            format!("{{\"outcome\":\"exited\",\"code\":0,\"unenforced\":[{memory},{tasks}],\"exit_code\":0}}\n")
+            format!(
+                "{{\"outcome\":\"exited\",\"code\":0,\"unenforced\":[{memory},{tasks}]{},\"exit_code\":0}}\n",
+                preload_note()
+            )
         );
     } else {
         let _ = writeln!(
@@ -328,7 +335,10 @@ fn every_launchs_report_names_the_bounds_not_enforced_and_why() {
         });
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),
-            "{\"outcome\":\"exited\",\"code\":0,\"exit_code\":0}\n"
+            format!(
+                "{{\"outcome\":\"exited\",\"code\":0{},\"exit_code\":0}}\n",
+                preload_note()
+            )
         );
     }
 }

@@ -64,8 +64,11 @@ fn a_program_past_its_timeout_is_killed_and_the_report_says_so() {
     assert_eq!(
         stderr_lines(&out),
         [
-            "sandbox-check: the program ran longer than its timeout of 0.5 s and was killed (SIGKILL)",
-            r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"timeout","exit_code":137}"#,
+            "sandbox-check: the program ran longer than its timeout of 0.5 s and was killed (SIGKILL)"
+                .to_owned(),
+            started_report(
+                r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"timeout","exit_code":137}"#
+            ),
         ]
     );
 }
@@ -89,9 +92,11 @@ fn both_bounds_hold_for_an_ordinary_user() {
             lines[0],
             "sandbox-check: the program ran longer than its timeout of 0.5 s and was killed (SIGKILL)"
         );
-        assert!(
-            lines[1].starts_with(
-                r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"timeout""#
+        assert_eq!(
+            lines[1],
+            format!(
+                r#"{{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"timeout"{},"exit_code":137}}"#,
+                report_notes_as(user)
             ),
             "{lines:?}"
         );
@@ -120,7 +125,9 @@ fn a_program_that_ends_within_its_timeout_ends_as_it_would() {
     assert_eq!(out.stdout, b"done\n");
     assert_eq!(
         stderr_lines(&out),
-        [r#"{"outcome":"exited","code":3,"exit_code":3}"#]
+        [started_report(
+            r#"{"outcome":"exited","code":3,"exit_code":3}"#
+        )]
     );
 }
 
@@ -136,8 +143,11 @@ fn output_past_the_cap_is_cut_at_the_cap_and_the_program_killed() {
     assert_eq!(
         stderr_lines(&out),
         [
-            "sandbox-check: the program wrote more than its output cap of 10 bytes and was killed (SIGKILL); the first 10 were passed on",
-            r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"output","exit_code":137}"#,
+            "sandbox-check: the program wrote more than its output cap of 10 bytes and was killed (SIGKILL); the first 10 were passed on"
+                .to_owned(),
+            started_report(
+                r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"output","exit_code":137}"#
+            ),
         ]
     );
 }
@@ -158,7 +168,10 @@ fn the_cap_counts_both_streams_together() {
     assert_eq!(out.stdout.len() + program.len(), 12, "{out:?}");
     assert!(notes.starts_with("the program wrote more than its output cap of 12 bytes"));
     assert!(
-        stderr.ends_with("\"bound\":\"output\",\"exit_code\":137}\n"),
+        stderr.ends_with(&format!(
+            "\"bound\":\"output\"{},\"exit_code\":137}}\n",
+            report_notes()
+        )),
         "{stderr}"
     );
 }
@@ -173,7 +186,9 @@ fn output_up_to_the_cap_is_passed_on_whole() {
     assert_eq!(out.stdout, "y".repeat(100).as_bytes());
     assert_eq!(
         stderr_lines(&out),
-        [r#"{"outcome":"exited","code":0,"exit_code":0}"#]
+        [started_report(
+            r#"{"outcome":"exited","code":0,"exit_code":0}"#
+        )]
     );
 }
 
@@ -228,8 +243,13 @@ fn output_cut_at_the_cap_is_said_even_where_the_program_exited_first() {
         );
         assert!(
             lines[1]
-                == r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"output","exit_code":137}"#
-                || lines[1] == r#"{"outcome":"exited","code":0,"bound":"output","exit_code":137}"#,
+                == started_report(
+                    r#"{"outcome":"killed","signal":9,"name":"SIGKILL","bound":"output","exit_code":137}"#
+                )
+                || lines[1]
+                    == started_report(
+                        r#"{"outcome":"exited","code":0,"bound":"output","exit_code":137}"#
+                    ),
             "{lines:?}"
         );
     }

@@ -76,7 +76,7 @@ print("done=1", flush=True)
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         std::fs::read_to_string(&report).unwrap(),
-        "{\"outcome\":\"exited\",\"code\":0,\"exit_code\":0}\n"
+        started_report("{\"outcome\":\"exited\",\"code\":0,\"exit_code\":0}") + "\n"
     );
 }
 

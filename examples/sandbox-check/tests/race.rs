@@ -3,6 +3,9 @@
 //! whatever that user swaps in for it. The swapper runs as `nobody` and exchanges the granted
 //! folder with a symbolic link to `/etc` in a tight loop (`renameat2(RENAME_EXCHANGE)`, so the
 //! name always exists); 1,000 launches of `cat <folder>/shadow` must never print `/etc/shadow`.
+//! Run by an ordinary user, who can neither start a process as another user nor read
+//! `/etc/shadow` (so reading it would prove nothing), the swapper is that user and the link leads
+//! to a folder of its own, outside the grant, whose `shadow` it could read but for the sandbox.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -49,7 +52,7 @@ fn outcome(output: &std::process::Output) -> String {
         Some(0) if output.stdout == HARMLESS => "read the granted folder's own file".to_owned(),
         Some(0) => "WIN: read something else through the grant".to_owned(),
         Some(1) if stderr.ends_with(": Permission denied\n") => {
-            "cat: Permission denied (the name led to /etc)".to_owned()
+            "cat: Permission denied (the name led to the link's folder)".to_owned()
         }
         // The link is seen when sandbox-check resolves the --read path: a mistake of the
         // command line (64), before any launch.
@@ -68,24 +71,34 @@ fn a_swapper_of_another_user_never_widens_a_read_grant() {
     let scratch = Scratch::new("race");
     let shared = scratch.0.join("shared");
     std::fs::create_dir(&shared).unwrap();
-    chown(&shared, Some(NOBODY), Some(NOBODY)).unwrap();
+    let root = nix::unistd::geteuid().is_root();
+    let (swapper_user, target) = if root {
+        chown(&shared, Some(NOBODY), Some(NOBODY)).unwrap();
+        (Some(NOBODY), std::path::PathBuf::from("/etc"))
+    } else {
+        let decoy = scratch.0.join("decoy");
+        std::fs::create_dir(&decoy).unwrap();
+        std::fs::write(decoy.join("shadow"), b"not granted\n").unwrap();
+        (None, decoy)
+    };
     let granted = shared.join("granted");
     std::fs::create_dir(&granted).unwrap();
     std::fs::write(granted.join("shadow"), HARMLESS).unwrap();
-    symlink("/etc", shared.join("link")).unwrap();
+    symlink(&target, shared.join("link")).unwrap();
     let stop = scratch.0.join("stop");
     let tmp = Scratch::new("race-tmp");
 
-    let swapper = Command::new(PYTHON)
+    let mut swapper = Command::new(PYTHON);
+    swapper
         .args(["-I", "-c", SWAPPER])
         .arg(&shared)
         .arg(&stop)
-        .uid(NOBODY)
-        .gid(NOBODY)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::piped());
+    if let Some(user) = swapper_user {
+        swapper.uid(user).gid(user);
+    }
+    let swapper = swapper.spawn().unwrap();
 
     let launch = |tmp: &Path| {
         let mut command = sandbox_check_in(tmp);
@@ -121,7 +134,11 @@ fn a_swapper_of_another_user_never_widens_a_read_grant() {
     let swapped = swapper.wait_with_output().unwrap();
     let swaps = String::from_utf8_lossy(&swapped.stdout).trim().to_owned();
 
-    println!("{LAUNCHES} launches against a swapper running as uid {NOBODY} ({swaps} exchanges):");
+    let who = swapper_user.map_or_else(|| "this user".to_owned(), |uid| format!("uid {uid}"));
+    println!(
+        "{LAUNCHES} launches against a swapper running as {who}, linking to {} ({swaps} exchanges):",
+        target.display()
+    );
     for (outcome, count) in &counts {
         println!("  {count:5}  {outcome}");
     }

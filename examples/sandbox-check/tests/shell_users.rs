@@ -184,7 +184,7 @@ fn report(output: &Output) -> serde_json::Value {
 
 #[test]
 fn json_reports_how_the_program_ended() {
-    let cases: [(&[&str], i32, &str); 4] = [
+    let cases: [(&[&str], i32, String); 4] = [
         (
             &[
                 "--json",
@@ -196,7 +196,7 @@ fn json_reports_how_the_program_ended() {
                 "exit 3",
             ],
             3,
-            r#"{"outcome":"exited","code":3,"exit_code":3}"#,
+            started_report(r#"{"outcome":"exited","code":3,"exit_code":3}"#),
         ),
         (
             &[
@@ -209,12 +209,13 @@ fn json_reports_how_the_program_ended() {
                 "kill -9 $$",
             ],
             137,
-            r#"{"outcome":"killed","signal":9,"name":"SIGKILL","exit_code":137}"#,
+            started_report(r#"{"outcome":"killed","signal":9,"name":"SIGKILL","exit_code":137}"#),
         ),
         (
             &["--json", "--read", "/usr", "--", "no-such-program-13"],
             127,
-            r#"{"outcome":"not_started","reason":"no-such-program-13: command not found","exit_code":127}"#,
+            r#"{"outcome":"not_started","reason":"no-such-program-13: command not found","exit_code":127}"#
+                .to_owned(),
         ),
         // A program that prints a refusal line and exits 97 is a program that exited 97: the
         // launcher's report channel, which the program never holds, said it ran the program.
@@ -229,13 +230,13 @@ fn json_reports_how_the_program_ended() {
                 "echo 'sandbox: refused: fake' >&2; exit 97",
             ],
             97,
-            r#"{"outcome":"exited","code":97,"exit_code":97}"#,
+            started_report(r#"{"outcome":"exited","code":97,"exit_code":97}"#),
         ),
     ];
     for (args, code, line) in cases {
         let output = check(args);
         assert_eq!(output.status.code(), Some(code), "{args:?}");
-        assert_eq!(stderr(&output).lines().last(), Some(line), "{args:?}");
+        assert_eq!(stderr(&output).lines().last(), Some(&*line), "{args:?}");
         assert_eq!(report(&output)["exit_code"], code, "{args:?}");
     }
 }
@@ -311,7 +312,7 @@ fn report_writes_the_line_to_a_file_and_nothing_to_stderr() {
     assert_eq!(stderr(&output), "");
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
-        "{\"outcome\":\"exited\",\"code\":5,\"exit_code\":5}\n"
+        started_report("{\"outcome\":\"exited\",\"code\":5,\"exit_code\":5}") + "\n"
     );
 
     let output = check(&[

@@ -2,10 +2,32 @@
 //! refused.
 
 use super::*;
+use sandbox_core::backend::WrongSystem;
 
+/// A backend without a sandbox here builds no launch, and says why as `support` does; where the
+/// reason is that this is another system ([`WrongSystem`]), it names this backend and this
+/// system. (The launcher's refusal of a launch started by hand is
+/// `a_launch_is_refused_with_the_reason_support_gave`.) The one place every refusing backend's
+/// "wrong system, nothing launched" is shown.
 pub(crate) fn launch_command_refuses_without_a_sandbox(env: &Env<'_>) -> Result<()> {
     let canary = canary()?;
     let reason = env.confine_refusal()?;
+    if let Some(wrong) = env
+        .backend
+        .support()
+        .reason()
+        .and_then(|r| r.backend_error().downcast_ref::<WrongSystem>())
+    {
+        if wrong.backend != env.backend.name() || wrong.os != std::env::consts::OS {
+            return Err(format!(
+                "the wrong-system reason names the backend {} on {}; this is {} on {}",
+                wrong.backend,
+                wrong.os,
+                env.backend.name(),
+                std::env::consts::OS
+            ));
+        }
+    }
     match launch_command(env.backend, &env.policy()?, &canary, &env.me, ["x"]) {
         Err(CommandError::NoSandbox(error)) => {
             let found = one_line(&Refusal::Confine(error));

@@ -62,11 +62,14 @@ pub(crate) fn the_backend_s_refusal_errors_prove_a_refusal(env: &Env<'_>) -> Res
         libc::ENOSPC,
     ];
     let counted = env.backend.refusal_errors();
-    match counted.iter().find(|errno| prove_nothing.contains(errno)) {
-        Some(errno) => Err(format!(
+    match counted
+        .iter()
+        .find(|code| prove_nothing.contains(&code.raw()))
+    {
+        Some(code) => Err(format!(
             "the backend counts {} as a refusal, which a denied action also fails with when \
              nothing refused it: {counted:?}",
-            check::describe(&std::io::Error::from_raw_os_error(*errno))
+            check::describe(&std::io::Error::from_raw_os_error(code.raw()))
         )),
         None => Ok(()),
     }

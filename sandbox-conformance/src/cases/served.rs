@@ -226,11 +226,19 @@ pub(crate) fn server_once(backend: &dyn Backend, libraries: &[&str], hold: bool)
         let policy = reading_libraries(Policy::new(), libraries)?;
         let sandbox = sandbox_core::Sandbox::new(backend).with_server(&server);
         if hold {
-            // Prints the server's and the program's process IDs, and waits to be killed.
+            // Prints the server's, the program's and the parked children's process IDs, and
+            // waits to be killed.
             let running = sandbox
                 .spawn(&policy, &me, [PROBE_FLAG, "sleep"])
                 .map_err(|e| text(&e))?;
-            println!("server {} program {}", server.id(), running.id());
+            let parked = parked_children(&server, 1)?;
+            let parked: Vec<String> = parked.iter().map(u32::to_string).collect();
+            println!(
+                "server {} program {} parked {}",
+                server.id(),
+                running.id(),
+                parked.join(" ")
+            );
             let _ignored = std::io::Write::flush(&mut std::io::stdout());
             loop {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -268,7 +276,7 @@ pub(crate) fn served_a_thousand_launches_four_at_a_time_leave_nothing(env: &Env<
         const LAUNCHES: usize = 1000;
         const THREADS: usize = 4;
         let sandbox = served(env)?;
-        let server = env.server.as_ref().map_err(Clone::clone)?.id();
+        let server = env.server.as_ref().map_err(Clone::clone)?;
         let policy = env.policy()?;
         let program = Path::new("/usr/bin/true");
         if !program.exists() {
@@ -327,23 +335,21 @@ pub(crate) fn served_a_thousand_launches_four_at_a_time_leave_nothing(env: &Env<
                 "canaries: {canaries_before} before, {canaries_after} after"
             ));
         }
-        let left: Vec<String> = launch_children(server)?
-            .iter()
-            .map(u32::to_string)
-            .collect();
-        if !left.is_empty() {
-            return Err(format!("the server still has children: {left:?}"));
-        }
-        let threads = fs::read_dir(format!("/proc/{server}/task"))
+        // Every launch has been waited for, so the server has reaped it; what it forks for its
+        // pool meanwhile is no launch.
+        no_launch_left(server)?;
+        let threads = fs::read_dir(format!("/proc/{}/task", server.id()))
             .map_err(|e| e.to_string())?
             .count();
         if threads != 1 {
             return Err(format!("the server has {threads} threads"));
         }
+        // The cases before this one waited for every process they started.
         let mine = children(std::process::id())?;
-        if mine != [server.to_string()] {
+        if mine != [server.id().to_string()] {
             return Err(format!(
-                "this process's children are {mine:?}, not only the server {server}"
+                "this process's children are {mine:?}, not only the server {}",
+                server.id()
             ));
         }
         Ok(())
@@ -551,7 +557,7 @@ pub(crate) fn served_a_child_parked_before_its_request_takes_its_bounds(
     {
         use std::io::BufRead;
         let sandbox = served(env)?;
-        let server = env.server.as_ref().map_err(Clone::clone)?.id();
+        let server = env.server.as_ref().map_err(Clone::clone)?;
         let policy = env.policy()?;
         let mut limits = *policy.limits();
         (limits.tasks, limits.cpu_weight, limits.memory) = (Some(7), Some(37), Some(200 << 20));
@@ -652,18 +658,13 @@ pub(crate) fn served_a_child_parked_before_its_request_takes_its_bounds(
     }
 }
 
-/// Waits (up to 10 s) until the launch server `server` has `count` children parked, and returns
+/// Waits (up to 10 s) until the launch server says it has `count` children parked, and returns
 /// them.
 #[cfg(target_os = "linux")]
-fn parked_children(server: u32, count: usize) -> Result<Vec<u32>> {
+fn parked_children(server: &sandbox_core::Server, count: usize) -> Result<Vec<u32>> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        let children = children_of(server)?;
-        let launches = launch_children(server)?;
-        let parked: Vec<u32> = children
-            .into_iter()
-            .filter(|pid| !launches.contains(pid))
-            .collect();
+        let parked = server.parked().map_err(|e| e.to_string())?;
         if parked.len() >= count {
             return Ok(parked);
         }
@@ -882,7 +883,7 @@ pub(crate) fn served_a_timeout_a_kill_and_a_drop_end_the_program(env: &Env<'_>) 
         use std::os::unix::process::ExitStatusExt;
         let sandbox = served(env)?;
         let policy = env.policy()?;
-        let server = env.server.as_ref().map_err(Clone::clone)?.id();
+        let server = env.server.as_ref().map_err(Clone::clone)?;
         let options =
             sandbox_core::RunOptions::new().timeout(std::time::Duration::from_millis(200));
         let timed = sandbox
@@ -903,14 +904,14 @@ pub(crate) fn served_a_timeout_a_kill_and_a_drop_end_the_program(env: &Env<'_>) 
             .spawn(&policy, &env.me, [PROBE_FLAG, "sleep"])
             .map_err(|e| text(&e))?;
         let pid = dropped.id();
+        let started = start_time(pid);
         drop(dropped);
-        if Path::new(&format!("/proc/{pid}")).exists() {
+        // Dropping waits until the server has reaped it: the number may only mean another
+        // process now, one started later.
+        if started.is_some() && start_time(pid) == started {
             return Err(format!("the dropped launch's program {pid} is still there"));
         }
-        let children = launch_children(server)?;
-        if !children.is_empty() {
-            return Err(format!("the server still has children: {children:?}"));
-        }
+        no_launch_left(server)?;
         Ok(())
     }
     #[cfg(not(target_os = "linux"))]
@@ -941,16 +942,17 @@ pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Res
             .split_whitespace()
             .filter_map(|w| w.parse().ok())
             .collect();
-        let [server, program] = pids[..] else {
+        // The server's children parked for later launches go too: they are not confined.
+        let [server, program, ref parked @ ..] = pids[..] else {
             let _ignored = child.kill();
             let _ignored = child.wait();
             return Err(format!("the application said {line:?}"));
         };
-        // The server's children parked for later launches go too: they are not confined.
-        let parked = parked_children(server, 1);
         let _ignored = child.kill();
         let _ignored = child.wait();
-        let parked = parked?;
+        if parked.is_empty() {
+            return Err(format!("the application said {line:?}, no parked child"));
+        }
         // Gone means no entry, or a zombie waiting for a parent that is not this process.
         let gone = |pid: u32| {
             fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
@@ -977,27 +979,56 @@ pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Res
     }
 }
 
-/// The children of the launch server `server` that are launches (zombies included): all but
-/// those parked, waiting for a request, named `sandbox-parked`; fails if more are parked than
-/// the server keeps (two).
+/// Waits (up to 10 s) until the launch server has no child but those it says it keeps parked
+/// (zombies count as children), and fails naming the rest if it never gets there. A child the
+/// server has just forked for its pool is parked from its `fork` on, whatever it is doing; the
+/// children are read before the server is asked, so any of them still parked is in its answer.
 #[cfg(target_os = "linux")]
-fn launch_children(server: u32) -> Result<Vec<u32>> {
-    let (parked, launches): (Vec<u32>, Vec<u32>) =
-        children_of(server)?.into_iter().partition(|pid| {
-            let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let state = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            comm.trim_end() == "sandbox-parked"
-                && state
-                    .rsplit_once(") ")
-                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
-        });
-    if parked.len() > 2 {
-        return Err(format!(
-            "the server has {} children parked: {parked:?}",
-            parked.len()
-        ));
+fn no_launch_left(server: &sandbox_core::Server) -> Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let children = children_of(server.id())?;
+        let parked = server.parked().map_err(|e| e.to_string())?;
+        if parked.len() > 2 {
+            return Err(format!(
+                "the server says {} children are parked: {parked:?}",
+                parked.len()
+            ));
+        }
+        let left: Vec<String> = children
+            .iter()
+            .filter(|pid| !parked.contains(pid))
+            .map(|pid| describe(*pid))
+            .collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!(
+                "the server still has children after 10 s: {left:?} (parked: {parked:?})"
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    Ok(launches)
+}
+
+/// When the process `pid` started (`/proc/<pid>/stat`'s 22nd field), if it exists: tells it from
+/// a later process given the same number.
+#[cfg(target_os = "linux")]
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the name, which may hold spaces and parentheses: the state is the 3rd.
+    stat.rsplit_once(") ")?.1.split(' ').nth(19)?.parse().ok()
+}
+
+/// `pid`, its name and its state, as `/proc` shows them, for a failure's message.
+#[cfg(target_os = "linux")]
+fn describe(pid: u32) -> String {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.split_once(" (")
+        .and_then(|(_, rest)| rest.rsplit_once(") "))
+        .and_then(|(name, rest)| Some(format!("{pid} {name} {}", rest.split(' ').next()?)))
+        .unwrap_or_else(|| format!("{pid} (gone)"))
 }
 
 /// The processes whose parent is `pid` (zombies included): from the kernel's `children`

@@ -104,10 +104,9 @@ impl Outcome {
 
     /// [`Outcome::observed`], counting the error numbers `refusals` as refused too, as a
     /// backend's [`refusal_errors`](crate::Backend::refusal_errors) asks.
-    pub fn observed_counting(&self, refusals: &[i32]) -> Option<Observed> {
-        let refused = |e: &io::Error| {
-            is_permission_error(e) || e.raw_os_error().is_some_and(|n| refusals.contains(&n))
-        };
+    pub fn observed_counting(&self, refusals: &[super::RefusalCode]) -> Option<Observed> {
+        let refused =
+            |e: &io::Error| is_permission_error(e) || refusals.iter().any(|code| code.is(e));
         match (self.expect, &self.result) {
             (Expect::Denied | Expect::DeniedOrCrossDevice, Ok(())) => Some(Observed::Worked),
             (Expect::Denied | Expect::DeniedOrCrossDevice, Err(e)) if refused(e) => None,
@@ -194,7 +193,7 @@ pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::CheckFailure>
 /// [`first_failure`], counting the error numbers `refusals` as refused too.
 pub fn first_failure_counting(
     outcomes: &[Outcome],
-    refusals: &[i32],
+    refusals: &[super::RefusalCode],
 ) -> Option<crate::error::CheckFailure> {
     outcomes.iter().find_map(|o| {
         o.observed_counting(refusals)
@@ -482,8 +481,11 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_backend_s_refusal_error_counts_only_where_it_is_named() {
-        const ECAPMODE: i32 = 94;
-        let refused = outcome(Expect::Denied, Err(io::Error::from_raw_os_error(ECAPMODE)));
+        const ECAPMODE: super::super::RefusalCode = super::super::RefusalCode::from_raw(94);
+        let refused = outcome(
+            Expect::Denied,
+            Err(io::Error::from_raw_os_error(ECAPMODE.raw())),
+        );
         assert!(matches!(refused.observed(), Some(Observed::OtherError(_))));
         assert!(refused.observed_counting(&[ECAPMODE]).is_none());
         let missing = outcome(

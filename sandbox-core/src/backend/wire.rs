@@ -32,6 +32,8 @@ pub const FORMAT: &str = "2";
 
 const READ: &str = "--read";
 const EXEC: &str = "--exec";
+/// A folder the program may write beneath ([`Policy::allow_write`]).
+const WRITE: &str = "--write";
 const SCRATCH: &str = "--scratch";
 const CANARY: &str = "--canary";
 const PARENT: &str = "--parent";
@@ -50,6 +52,8 @@ const LIMIT: &str = "--limit";
 const ALLOW: &str = "--allow";
 /// [`Policy::allow_local_socket_pairs`] on the wire.
 const LOCAL_SOCKET_PAIRS: &str = "local-socket-pairs";
+/// [`Policy::allow_processes`] on the wire.
+const PROCESSES: &str = "processes";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -105,6 +109,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     for (at, identity) in policy.exec_entries() {
         path(EXEC, at, identity);
     }
+    for (at, identity) in policy.write_entries() {
+        path(WRITE, at, identity);
+    }
     if let Some(scratch) = policy.scratch() {
         out.push(SCRATCH.into());
         out.push(scratch.identity.to_token().into());
@@ -118,6 +125,9 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     pair(CANARY, request.canary.as_os_str());
     if request.policy.local_socket_pairs() {
         pair(ALLOW, OsStr::new(LOCAL_SOCKET_PAIRS));
+    }
+    if request.policy.processes() {
+        pair(ALLOW, OsStr::new(PROCESSES));
     }
     for word in request.policy.limits().encode() {
         pair(LIMIT, &word);
@@ -178,6 +188,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
         let key = match key.to_str() {
             Some(READ) => READ,
             Some(EXEC) => EXEC,
+            Some(WRITE) => WRITE,
             Some(SCRATCH) => SCRATCH,
             Some(CANARY) => CANARY,
             Some(PARENT) => PARENT,
@@ -196,6 +207,11 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
                 let identity = identity(key, &value)?;
                 let path = args.next().ok_or(WireError::MissingValue { key })?;
                 policy.add_resolved(key == EXEC, PathBuf::from(path), identity)?;
+            }
+            WRITE => {
+                let identity = identity(key, &value)?;
+                let path = args.next().ok_or(WireError::MissingValue { key })?;
+                policy.add_resolved_write(PathBuf::from(path), identity)?;
             }
             SCRATCH if policy.scratch().is_some() => return Err(WireError::Scratch { value }),
             SCRATCH => {
@@ -219,6 +235,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             STATUS => status = Some(parse_status(value)?),
             SUPERVISOR => supervisor = Some(parse_descriptor(SUPERVISOR, value)?),
             ALLOW if value == LOCAL_SOCKET_PAIRS => policy = policy.allow_local_socket_pairs(),
+            ALLOW if value == PROCESSES => policy = policy.allow_processes(),
             ALLOW => return Err(WireError::UnknownAllowance { value }),
             ENV => env.push(parse_variable(value)?),
             DIR => {
@@ -386,6 +403,32 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn write_folders_and_processes_survive_the_round_trip() {
+        let dir = std::env::temp_dir().join(format!("sandbox-wire-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut r = request();
+        r.policy = r.policy.allow_write(&dir).unwrap().allow_processes();
+        let encoded = encode(&r);
+        assert_eq!(decode(encoded.clone()).unwrap(), r);
+        assert!(encoded.iter().any(|t| t == "processes"));
+        // A write folder the decoder refuses by what it is: `/`, whatever the parent sent.
+        let at = encoded.iter().position(|t| t == "--write").unwrap();
+        let mut root = encoded;
+        root[at + 2] = "/".into();
+        assert!(matches!(
+            decode(root),
+            Err(WireError::Policy(crate::PolicyError::Write {
+                problem: crate::opt_in::WriteProblem::Root,
+                ..
+            }))
+        ));
+        // Without the opt-ins, nothing of them is written.
+        let plain = encode(&request());
+        assert!(!plain.iter().any(|t| t == "--write" || t == "processes"));
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[cfg(unix)]

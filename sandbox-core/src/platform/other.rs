@@ -5,6 +5,10 @@ pub(crate) mod cgroup;
 pub(crate) mod scratch;
 pub(crate) mod server;
 
+/// No system-wide preload list that this crate knows of here: macOS's and FreeBSD's loaders take
+/// theirs from the environment, which the launcher clears.
+pub(crate) const SYSTEM_PRELOAD: Option<&str> = None;
+
 /// How many threads this process has: not listed here. A launcher on such a system is
 /// re-executed under its confinement (macOS), which starts a fresh single-threaded image, and the
 /// launch sequence is never forked.

@@ -167,6 +167,13 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32, opt_ins: OptIns) -> O
         Condition::NotOptedIn {
             opt_in: OptIn::ScratchMetadata,
         } => !opt_ins.scratch_metadata,
+        Condition::NotOptedIn {
+            opt_in: OptIn::Processes,
+        } => !opt_ins.processes,
+        Condition::UnlessOptedIn { opt_in, when } => {
+            holds(&Condition::NotOptedIn { opt_in }, args, pid, opt_ins)?
+                && holds(when, args, pid, opt_ins)?
+        }
         Condition::OtherProcessBy {
             which,
             process,
@@ -309,7 +316,7 @@ mod tests {
             let fork = call(arch, "clone", [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]);
             assert_eq!(
                 rows(seccomp.refused(&fork, Some(libc::EPERM))),
-                ["`clone` when `flags` lacks `CLONE_THREAD`"]
+                ["`clone` when `flags` lacks `CLONE_THREAD`, unless the policy opts in to processes"]
             );
             let thread_in_namespace =
                 call(arch, "clone", [CLONE_THREAD | CLONE_NEWUSER, 0, 0, 0, 0, 0]);
@@ -320,7 +327,7 @@ mod tests {
             assert_eq!(
                 rows(seccomp.refused(&kill, Some(libc::EPERM))),
                 ["`kill` when `pid` is neither 0, the program's own process ID nor its negation \
-                  (the program's own group)"]
+                  (the program's own group), unless the policy opts in to processes"]
             );
         }
     }

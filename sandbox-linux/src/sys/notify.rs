@@ -169,23 +169,7 @@ pub fn inject(
 
 /// Sends `fd` over the connected local socket `socket`, with one byte.
 pub fn send_descriptor(socket: BorrowedFd<'_>, fd: BorrowedFd<'_>) -> io::Result<()> {
-    use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
-    let iov = [io::IoSlice::new(b"L")];
-    let fds = [fd.as_raw_fd()];
-    let rights = [ControlMessage::ScmRights(&fds)];
-    loop {
-        match sendmsg::<()>(
-            socket.as_raw_fd(),
-            &iov,
-            &rights,
-            MsgFlags::MSG_NOSIGNAL,
-            None,
-        ) {
-            Ok(_) => return Ok(()),
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
+    sandbox_core::backend::send_with_fds(socket, b"L", &[fd.as_raw_fd()])
 }
 
 /// Receives the one descriptor [`send_descriptor`] sent on `socket`, close-on-exec; `None` if

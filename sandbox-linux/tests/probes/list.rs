@@ -9,9 +9,10 @@
 //! gets through. The probes that could start a process (`fork`, `vfork`) have their child exit
 //! at once, and the probe program runs under `RLIMIT_NPROC` 0.
 //!
-//! Three files use it: `sandbox-linux/tests/probes.rs` (the table's answers and its mutants, in
+//! Four files use it: `sandbox-linux/tests/probes.rs` (the table's answers and its mutants, in
 //! the evaluator, for both architectures), `examples/sandbox-check/tests/probes.rs` (every
-//! probe through the real binary) and `cargo xtask mutants`.
+//! probe of the host's architecture through the real binary), `cargo xtask mutants`, and
+//! `cargo xtask kernels` (the aarch64 probes through the real binary in the aarch64 guest).
 
 // Each user takes the parts it needs.
 #![allow(dead_code)]

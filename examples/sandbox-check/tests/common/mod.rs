@@ -65,29 +65,109 @@ pub fn sandbox_check_as_ordinary_user() -> Command {
     }
 }
 
-/// The `--json` report of a program that exited with `code`, run as `user` (`None`: this one):
-/// with the bounds not enforced for it, which for `nobody` are memory and tasks (it may write no
-/// cgroup), and for this user what the machine says.
+/// The `--json` report of a program that exited with `code`, run as `user` (`None`: this one)
+/// with `--read /usr` and a few more grants outside `/etc`: with the notes of
+/// [`report_notes_as`].
 pub fn exited_json(user: Option<u32>, code: i32) -> String {
-    let missing: Vec<String> = match user {
+    format!(
+        r#"{{"outcome":"exited","code":{code}{},"exit_code":{code}}}"#,
+        report_notes_as(user)
+    )
+}
+
+/// `line`, the `--json` report of a run that started (`exited` or `killed`) as it would read on a
+/// machine that enforces every bound and has no system-wide preload list, as this user gets it
+/// here: with [`report_notes`] before its `exit_code`.
+pub fn started_report(line: &str) -> String {
+    let at = line
+        .rfind(r#","exit_code":"#)
+        .unwrap_or_else(|| panic!("a report line ends with its exit_code: {line}"));
+    format!("{}{}{}", &line[..at], report_notes(), &line[at..])
+}
+
+/// The members a report of a run that started carries on this machine for this user, after its
+/// outcome's own and before `exit_code`, each with its leading comma: `unenforced`, the default
+/// bounds not enforced here, and `system_preload`, where a system-wide preload list is left out of
+/// a policy that does not grant `/etc`. Empty where every bound is enforced (root, or a user with
+/// a delegated cgroup) and there is no such list.
+///
+/// Taken from what the project says of this machine (the same calls `sandbox-check` makes), not
+/// from who runs the test; `bounds.rs` checks that verdict against the machine's cgroups.
+pub fn report_notes() -> String {
+    report_notes_as(None)
+}
+
+/// [`report_notes`] for `user` (`None`: this one). For another user, run through `setpriv` by
+/// root, the bounds are memory and tasks: that user may write no cgroup.
+pub fn report_notes_as(user: Option<u32>) -> String {
+    let missing: Vec<(&str, &str)> = match user {
         Some(_) => vec![
             ("memory", "no cgroup memory controller this application may write; only the resource limits apply, which leave memory files and kernel memory out"),
             ("tasks", "no cgroup pids controller this application may write"),
-        ]
-        .into_iter()
-        .map(|(bound, reason)| format!(r#"{{"bound":"{bound}","reason":"{reason}"}}"#))
-        .collect(),
+        ],
         None => sandbox_core::backend::unenforced(&sandbox_core::Limits::default())
             .iter()
-            .map(|u| format!(r#"{{"bound":"{}","reason":"{}"}}"#, u.bound, u.reason))
+            .map(|u| (u.bound, u.reason))
             .collect(),
     };
-    let unenforced = if missing.is_empty() {
-        String::new()
-    } else {
-        format!(r#","unenforced":[{}]"#, missing.join(","))
-    };
-    format!(r#"{{"outcome":"exited","code":{code}{unenforced},"exit_code":{code}}}"#)
+    let mut notes = String::new();
+    if !missing.is_empty() {
+        let listed: Vec<String> = missing
+            .iter()
+            .map(|(bound, reason)| {
+                format!(
+                    r#"{{"bound":{},"reason":{}}}"#,
+                    json_string(bound),
+                    json_string(reason)
+                )
+            })
+            .collect();
+        notes.push_str(&format!(r#","unenforced":[{}]"#, listed.join(",")));
+    }
+    notes.push_str(&preload_note());
+    notes
+}
+
+/// The `system_preload` member of a report of a run that started, with its leading comma, where
+/// this machine has a system-wide preload list a policy of `--read /usr` leaves out; empty
+/// otherwise.
+pub fn preload_note() -> String {
+    system_preload().map_or_else(String::new, |preload| {
+        format!(
+            r#","system_preload":{{"path":{},"reason":{}}}"#,
+            json_string(&preload.path.to_string_lossy()),
+            json_string(sandbox_core::preload::SystemPreload::REASON)
+        )
+    })
+}
+
+/// The system-wide preload list a policy of `--read /usr` leaves the loader unable to read, if
+/// this machine has one (`/etc/ld.so.preload` naming a library).
+pub fn system_preload() -> Option<sandbox_core::preload::SystemPreload> {
+    let policy = sandbox_core::Policy::new().allow_read("/usr").unwrap();
+    sandbox_core::preload::system_preload(&policy)
+}
+
+/// Whether this machine enforces `bound` (`memory` or `tasks`) for this user: `false` where a
+/// launch's report says it unenforced ([`report_notes`]), as for a user with no cgroup of its own
+/// to write, and a launch that requires it (`--memory`, `--tasks`) is refused (`bounds.rs`).
+pub fn bound_enforced(bound: &str) -> bool {
+    !sandbox_core::backend::unenforced(&sandbox_core::Limits::default())
+        .iter()
+        .any(|missing| missing.bound == bound)
+}
+
+/// Prints `SKIPPED: reason` past the test harness, which hides what a passing test prints with
+/// the macros, so that the CI summary counts it.
+pub fn skipped(reason: &str) {
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("SKIPPED: {reason}\n").as_bytes(),
+    );
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
 }
 
 /// Python that the attempt scripts start with: `attempt(name, f)` prints `name=ok` or
@@ -282,6 +362,23 @@ pub fn make_file(path: &Path) {
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+/// `path` as GNU coreutils show a file name in a message (`quotef`, the shell-escape style): as
+/// it is where every character is one a shell leaves alone, otherwise in single quotes. A test
+/// folder lies in `TMPDIR`, whose spelling (a space, say) is the host's, not the project's.
+pub fn shown_by_coreutils(path: &Path) -> String {
+    let text = path.to_str().expect("a test path is UTF-8");
+    let plain = |c: char| c.is_ascii_alphanumeric() || "%+,-./:=@_".contains(c);
+    if text.chars().all(plain) {
+        text.to_owned()
+    } else {
+        assert!(
+            text.is_ascii() && !text.contains('\''),
+            "{text}: this helper knows quoting without a quote or non-ASCII character only"
+        );
+        format!("'{text}'")
+    }
 }
 
 /// The processes whose parent is `pid`, from `/proc/PID/task/*/children`, or, where the kernel

@@ -66,6 +66,9 @@ const EXITED_AT_MEMORY_BOUND: u8 = b'm';
 const KILL: u8 = b'k';
 /// The descriptors a launch message carries: its socket, standard input, output, error, status.
 const LAUNCH_FDS: usize = 5;
+/// The first byte of a question on the control socket: which children are parked. It carries
+/// one descriptor, a socket the server writes the answer on and closes.
+const PARKED_QUERY: u8 = b'q';
 
 /// A launch server: a child of this application that forks one clean child per launch.
 ///
@@ -169,6 +172,40 @@ impl Server {
     /// The server's process ID: the parent of every launch it runs.
     pub fn id(&self) -> u32 {
         self.pid.unsigned_abs()
+    }
+
+    /// The process IDs of the server's children forked ahead of their launches and parked, not
+    /// yet handed a request (`docs/sandbox.md`, "The launch server"), as the server holds them
+    /// when it answers: at most two.
+    ///
+    /// Every other child of the server ([`id`](Self::id)) is a launch, running or not yet reaped.
+    /// A parked child is forked whenever the server has been idle for a few milliseconds, and
+    /// names itself only some time after its `fork`, so neither its name nor the moment tells it
+    /// from a launch left behind; this list, from the server that forked it, does. A child
+    /// seen among the server's children before this call returns is in the list, unless it has
+    /// since been handed a launch or has ended.
+    pub fn parked(&self) -> io::Result<Vec<u32>> {
+        let (mut mine, theirs) = UnixStream::pair()?;
+        crate::platform::syscalls::send_with_fds(
+            self.control.as_fd(),
+            &[PARKED_QUERY],
+            &[theirs.as_raw_fd()],
+        )?;
+        drop(theirs);
+        let mut answer = Vec::new();
+        mine.read_to_end(&mut answer)?;
+        // A count, then that many process IDs; nothing at all where the server is gone.
+        let Some((count, pids)) = answer.split_first_chunk::<4>() else {
+            return Err(server_gone());
+        };
+        let count = u32::from_le_bytes(*count) as usize;
+        if pids.len() != count * 4 {
+            return Err(io::Error::other("the launch server answered out of turn"));
+        }
+        Ok(pids
+            .chunks_exact(4)
+            .map(|pid| u32::from_le_bytes([pid[0], pid[1], pid[2], pid[3]]))
+            .collect())
     }
 
     /// Hands a launch to the server: `request` (whose parent is the server) and the child's
@@ -478,14 +515,21 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
         }
         if signals_ready {
             while let Ok(Some(_)) = signals.read_signal() {}
-            while let Ok(Some((pid, raw))) = crate::sys::wait_raw(-1, true) {
+            while let Ok(Some(ended)) = crate::sys::any_exited_unreaped() {
+                // Judged before the reap (issue 46.2): while the ended launch's process ID is
+                // not reaped, no other launch's sweep takes the cgroup that counted the kill
+                // (a launcher's own `sandbox-<pid>`, where none was made ahead).
+                let at_bound = launches.iter().any(|l| l.pid == ended)
+                    && crate::cgroup::killed_at_memory_bound(ended.unsigned_abs());
+                let Ok(Some((pid, raw))) = crate::sys::wait_raw(ended, true) else {
+                    break;
+                };
                 if pool.reaped(pid) {
                     continue;
                 }
                 if let Some(at) = launches.iter().position(|l| l.pid == pid) {
                     let mut launch = launches.swap_remove(at);
-                    // Read before the cgroup this server made ahead for it goes.
-                    let tag = if crate::cgroup::killed_at_memory_bound(pid.unsigned_abs()) {
+                    let tag = if at_bound {
                         EXITED_AT_MEMORY_BOUND
                     } else {
                         EXITED
@@ -503,6 +547,11 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
                         launches.push(launch);
                     }
                 }
+                Ok((1, mut fds)) if tag[0] == PARKED_QUERY && fds.len() == 1 => {
+                    if let Some(socket) = fds.pop() {
+                        answer_parked(&pool, UnixStream::from(socket));
+                    }
+                }
                 // A message of another form is dropped, its descriptors closed.
                 Ok((n, _)) if n > 0 => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -511,6 +560,18 @@ fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
             }
         }
     }
+}
+
+/// Writes the parked children's process IDs on `socket` (a count, then each), and closes it.
+/// The answer is a few bytes on a fresh socket, far below its buffer: the write does not wait.
+fn answer_parked(pool: &Pool, socket: UnixStream) {
+    let pids = pool.pids();
+    let mut answer = (pids.len() as u32).to_le_bytes().to_vec();
+    for pid in pids {
+        answer.extend_from_slice(&pid.to_le_bytes());
+    }
+    // The application may have stopped waiting: nothing to tell then.
+    let _ignored = send_all(&socket, &answer);
 }
 
 /// `fd`, or a copy of it above standard error (`try_clone` takes the lowest number from 3 up)

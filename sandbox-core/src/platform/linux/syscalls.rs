@@ -96,8 +96,8 @@ pub fn clone3_answers() -> bool {
     let answer = unsafe { libc::syscall(libc::SYS_clone3, std::ptr::null::<u8>(), 0usize) };
     answer == -1 && nix::errno::Errno::last() == nix::errno::Errno::EINVAL
 }
-/// Sends `bytes` on the socket `socket` with `fds` attached (`SCM_RIGHTS`): the launch server's
-/// control socket, one message a launch.
+/// Sends `bytes` on the socket `socket` with `fds` attached (`SCM_RIGHTS`) as one message: the
+/// launch server's control socket, one message a launch; a backend's supervisor socket.
 pub fn send_with_fds(
     socket: std::os::fd::BorrowedFd<'_>,
     bytes: &[u8],

@@ -25,6 +25,11 @@ impl Server {
         match self.never {}
     }
 
+    /// The process IDs of the server's parked children (never called: no server exists here).
+    pub fn parked(&self) -> std::io::Result<Vec<u32>> {
+        match self.never {}
+    }
+
     /// Hands a launch to the server (never called: no server exists here).
     #[cfg(unix)]
     pub(crate) fn launch(

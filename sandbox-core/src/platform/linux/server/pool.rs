@@ -97,6 +97,11 @@ impl Pool {
         }
     }
 
+    /// The parked children's process IDs.
+    pub(super) fn pids(&self) -> Vec<u32> {
+        self.parked.iter().map(|p| p.pid.unsigned_abs()).collect()
+    }
+
     /// Takes note that the child `pid` has been reaped; whether it was a parked one.
     pub(super) fn reaped(&mut self, pid: i32) -> bool {
         let before = self.parked.len();

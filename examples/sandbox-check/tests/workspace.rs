@@ -1,0 +1,436 @@
+//! The write folder opt-in (issue 47.1), through the real binary: a confined program creates,
+//! renames and removes files and folders beneath `--write W`; a file beside W keeps its contents,
+//! mode and times whatever the program tries; nothing crosses W's edge; and the folders that must
+//! never be written are refused by name. And the processes opt-in (issue 47.2): a shell runs its
+//! tools there, and nothing the program starts outlives the launch.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+
+/// A folder `P` this test's user owns, with `P/w` (the write folder) and `P/beside` (a file
+/// with known contents, mode, time and attribute), all owned by `user`, so that only the
+/// sandbox stands between the program and them.
+fn workspace(name: &str, user: Option<u32>) -> (Scratch, PathBuf, PathBuf) {
+    let parent = Scratch::new(name);
+    let write = parent.0.join("w");
+    let beside = parent.0.join("beside");
+    std::fs::create_dir(&write).unwrap();
+    make_file(&beside);
+    if let Some(uid) = user {
+        for path in [&parent.0, &write, &beside] {
+            std::os::unix::fs::chown(path, Some(uid), Some(uid)).unwrap();
+        }
+    }
+    (parent, write, beside)
+}
+
+#[test]
+fn a_write_folder_is_written_and_nothing_beside_it_changes() {
+    for user in users() {
+        let (parent, write, beside) = workspace("write", user);
+        let before = file_state(&beside);
+        let code = r#"
+W, B = sys.argv[1], sys.argv[2]
+P = os.path.dirname(W)
+def make():
+    with open(W + "/f", "w") as f: f.write("one")
+    os.mkdir(W + "/d")
+    os.mkdir(W + "/d/e")
+    with open(W + "/d/e/g", "w") as f: f.write("two")
+    os.rename(W + "/f", W + "/d/f2")
+    os.rename(W + "/d/e", W + "/e2")
+    with open(W + "/d/f2", "r+") as f: f.truncate(1)
+    os.symlink("f2", W + "/d/link")
+    assert open(W + "/d/link").read() == "o"
+def clean():
+    os.remove(W + "/e2/g"); os.rmdir(W + "/e2"); os.remove(W + "/d/link")
+    os.rename(W + "/d/f2", W + "/kept")
+    os.rmdir(W + "/d")
+attempt("make", make)
+attempt("clean", clean)
+attempt("write beside", lambda: open(B, "w"))
+attempt("create beside", lambda: open(P + "/new", "x"))
+attempt("folder beside", lambda: os.mkdir(P + "/newdir"))
+attempt("remove beside", lambda: os.remove(B))
+attempt("chmod beside", lambda: os.chmod(B, 0o777))
+attempt("touch beside", lambda: os.utime(B))
+attempt("link beside into w", lambda: os.link(B, W + "/linked"))
+attempt("rename beside into w", lambda: os.rename(B, W + "/moved"))
+attempt("rename kept out of w", lambda: os.rename(W + "/kept", P + "/out"))
+attempt("link kept out of w", lambda: os.link(W + "/kept", P + "/out"))
+attempt("fifo in w", lambda: os.mkfifo(W + "/fifo"))
+attempt("chmod in w", lambda: os.chmod(W + "/kept", 0o600))
+attempt("touch in w", lambda: os.utime(W + "/kept"))
+attempt("execute in w", lambda: os.execv(W + "/kept", ["x"]))
+"#;
+        let output = write_python_args(user, &write, &beside, code);
+        assert_results(
+            &results(&output),
+            &[
+                ("make", "ok"),
+                ("clean", "ok"),
+                ("write beside", "EACCES"),
+                ("create beside", "EACCES"),
+                ("folder beside", "EACCES"),
+                ("remove beside", "EACCES"),
+                // Refused by the seccomp table everywhere, beneath W too (docs/sandbox.md).
+                ("chmod beside", "EPERM"),
+                ("touch beside", "EPERM"),
+                ("link beside into w", "EXDEV"),
+                ("rename beside into w", "EACCES"),
+                ("rename kept out of w", "EACCES"),
+                ("link kept out of w", "EACCES"),
+                ("fifo in w", "EACCES"),
+                ("chmod in w", "EPERM"),
+                ("touch in w", "EPERM"),
+                ("execute in w", "EACCES"),
+            ],
+        );
+        assert_eq!(file_state(&beside), before, "as {user:?}");
+        assert_eq!(entries(&parent.0), ["beside", "w"], "as {user:?}");
+        assert_eq!(entries(&write), ["kept"], "as {user:?}");
+        assert_eq!(std::fs::read(write.join("kept")).unwrap(), b"o");
+    }
+}
+
+/// `sandbox-check --read /usr --write W -- python3 -I -c PRELUDE+code W BESIDE`, as `user`
+/// (`None`: this one).
+fn write_python_args(user: Option<u32>, write: &Path, beside: &Path, code: &str) -> Output {
+    let mut command = match user {
+        Some(uid) => {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .args(["--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+            default_signals(&mut c);
+            c
+        }
+        None => sandbox_check(),
+    };
+    command
+        .args(["--read", "/usr", "--write"])
+        .arg(write)
+        .arg("--")
+        .args([PYTHON, "-I", "-c"])
+        .arg(format!("{PRELUDE}\n{code}"))
+        .arg(write)
+        .arg(beside)
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    run(command)
+}
+
+#[test]
+fn folders_that_must_never_be_written_are_refused_by_name() {
+    let (parent, write, _) = workspace("refused", None);
+    let bin = write.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let tmp = write.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let refused = |args: &[&std::ffi::OsStr], tmpdir: Option<&Path>| {
+        let mut command = sandbox_check();
+        command
+            .args(["--read", "/usr"])
+            .args(args)
+            .args(["--", "/usr/bin/true"])
+            .stdin(Stdio::null())
+            .env_remove(SCRATCH_VARIABLE);
+        if let Some(tmp) = tmpdir {
+            command.env("TMPDIR", tmp);
+        }
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(97), "{output:?}");
+        String::from_utf8_lossy(&output.stderr)
+            .trim_end()
+            .to_owned()
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    assert_eq!(
+        refused(&[&os("--write"), &os("/")], None),
+        "sandbox: refused: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder"
+    );
+    assert_eq!(
+        refused(&[&os("--write"), &os("/usr/share")], None),
+        "sandbox: refused: /usr/share: cannot be a write folder: it lies beneath /usr, the system's; name a folder of the application's"
+    );
+    assert_eq!(
+        refused(&[&os("--write"), &os("/etc")], None),
+        "sandbox: refused: /etc: cannot be a write folder: it is a top-level folder, shared by the whole machine; name a folder beneath it"
+    );
+    let canonical = write.canonicalize().unwrap();
+    assert_eq!(
+        refused(&[&os("--write"), write.as_os_str()], Some(&tmp)),
+        format!(
+            "sandbox: refused: {}: cannot be a write folder: it holds the canary, whose refusal the enforcement check proves; set TMPDIR to a folder outside it",
+            canonical.display()
+        )
+    );
+    assert_eq!(
+        refused(
+            &[&os("--exec"), write.as_os_str(), &os("--write"), bin.as_os_str()],
+            None
+        ),
+        format!(
+            "sandbox: refused: {}: cannot be a write folder: it lies beneath the exec path {}, so the program could run what it writes there; name the write folder itself with --exec if that is meant",
+            canonical.join("bin").display(),
+            canonical.display()
+        )
+    );
+    drop(parent);
+}
+
+#[test]
+fn an_exec_path_beneath_a_write_folder_is_the_applications_choice_and_the_report_names_it() {
+    let (_parent, write, _) = workspace("overlap", None);
+    let bin = write.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy("/usr/bin/true", bin.join("true")).unwrap();
+    let mut command = sandbox_check();
+    command
+        .args(["--json", "--read", "/usr", "--write"])
+        .arg(&write)
+        .arg("--exec")
+        .arg(&bin)
+        .arg("--")
+        .arg(bin.join("true"))
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let canonical = write.canonicalize().unwrap();
+    let line = String::from_utf8_lossy(&output.stderr);
+    let expected = format!(
+        r#""opt_ins":["write {}","write-then-execute {}"]}}"#,
+        canonical.display(),
+        canonical.join("bin").display()
+    );
+    assert!(line.trim_end().ends_with(&expected), "{line}");
+}
+
+#[test]
+fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
+    let (parent, write, _) = workspace("profile", None);
+    let profile = parent.0.join("w.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "read = [\"/usr\"]\nwrite = [{:?}]\n",
+            write.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let mut command = sandbox_check();
+    command
+        .arg("--policy")
+        .arg(&profile)
+        .args(["--", PYTHON, "-I", "-c"])
+        .arg("import sys; open(sys.argv[1] + '/from-profile', 'w').write('p')")
+        .arg(&write)
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::read(write.join("from-profile")).unwrap(), b"p");
+    // The effective policy, printed, names the folder as a profile does.
+    let mut print = sandbox_check();
+    print.arg("--policy").arg(&profile).arg("--print-policy");
+    let printed = run(print);
+    let canonical = write.canonicalize().unwrap();
+    assert!(
+        String::from_utf8_lossy(&printed.stdout)
+            .contains(&format!("write = [{:?}]", canonical.to_str().unwrap())),
+        "{printed:?}"
+    );
+    // The library's builder.
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")));
+    let done = sandbox
+        .command(PYTHON)
+        .args([
+            "-I",
+            "-c",
+            "import sys; open(sys.argv[1] + '/from-library', 'w').write('l')",
+        ])
+        .arg(&write)
+        .read("/usr")
+        .write(&write)
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(std::fs::read(write.join("from-library")).unwrap(), b"l");
+}
+
+/// `sandbox-check --read /usr --exec /usr/bin --write W --processes [EXTRA]... -- PROGRAM...`,
+/// as `user`.
+fn processes(user: Option<u32>, write: &Path, extra: &[&str], program: &[&str]) -> Command {
+    let mut command = as_user(user);
+    command
+        .args(["--read", "/usr", "--exec", "/usr/bin", "--write"])
+        .arg(write)
+        .arg("--processes")
+        .args(extra)
+        .arg("--")
+        .args(program)
+        .stdin(Stdio::null())
+        .env_remove(SCRATCH_VARIABLE);
+    command
+}
+
+fn as_user(user: Option<u32>) -> Command {
+    match user {
+        Some(uid) => {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .args(["--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_sandbox-check"));
+            default_signals(&mut c);
+            c
+        }
+        None => sandbox_check(),
+    }
+}
+
+/// The processes whose command line holds `marker`, once that has settled (or the deadline
+/// passed): a process killed a moment ago may still be on its way out.
+fn left_with(marker: &str) -> Vec<u32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let found: Vec<u32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.windows(marker.len()).any(|w| w == marker.as_bytes()))
+                    && process_state(*pid).is_some_and(|s| s != 'Z')
+            })
+            .collect();
+        if found.is_empty() || std::time::Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_shell_runs_its_tools_in_the_write_folder_and_nothing_outlives_the_launch() {
+    for user in users() {
+        let (parent, write, beside) = workspace("processes", user);
+        let before = file_state(&beside);
+        let script = "ls \"$0\"; echo x > \"$0/f\"; mkdir \"$0/d\"; mv \"$0/f\" \"$0/d/g\"; cat \"$0/d/g\"; rm -r \"$0/d\"; echo y > \"$0/kept\"";
+        let w = write.to_str().unwrap();
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &["/usr/bin/bash", "-c", script, w],
+        ));
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "x\n");
+        assert_eq!(entries(&write), ["kept"]);
+        assert_eq!(file_state(&beside), before);
+        assert_eq!(entries(&parent.0), ["beside", "w"]);
+
+        // A double-forked daemon in a session of its own: gone when sandbox-check returns.
+        let marker = format!(
+            "sandbox-daemon-{}-{}",
+            std::process::id(),
+            user.unwrap_or(0)
+        );
+        let daemon = "import os, sys, time\n\
+if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\n\
+os.wait()\nprint('started', flush=True)";
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &[PYTHON, "-I", "-c", daemon, &marker],
+        ));
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "started\n");
+        assert_eq!(left_with(&marker), Vec::<u32>::new(), "as {user:?}");
+    }
+}
+
+#[test]
+fn a_fork_bomb_ends_with_the_launch() {
+    for user in users() {
+        let (_parent, write, _) = workspace("bomb", user);
+        let marker = format!("sandbox-bomb-{}-{}", std::process::id(), user.unwrap_or(0));
+        let bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass";
+        // Under a bound of its own as an ordinary user (RLIMIT_NPROC, which root is not held
+        // to), and the launch's tasks bound where this machine gives a cgroup (root).
+        // `--tasks` is refused where no cgroup enforces it (an ordinary user): RLIMIT_NPROC
+        // bounds the bomb there.
+        let root = user.is_none() && nix::unistd::Uid::effective().is_root();
+        let bounds: &[&str] = if root {
+            &["--timeout", "3", "--tasks", "32"]
+        } else {
+            &["--timeout", "3"]
+        };
+        let inner = processes(user, &write, bounds, &[PYTHON, "-I", "-c", bomb, &marker]);
+        let mut command = Command::new("/usr/bin/prlimit");
+        command
+            .arg("--nproc=64")
+            .arg("--")
+            .arg(inner.get_program())
+            .args(inner.get_args());
+        command.stdin(Stdio::null()).env_remove(SCRATCH_VARIABLE);
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(137), "{output:?}");
+        assert_eq!(left_with(&marker), Vec::<u32>::new(), "as {user:?}");
+    }
+}
+
+#[test]
+fn the_program_signals_its_own_child_and_nothing_outside() {
+    let (_parent, write, _) = workspace("signals", None);
+    let mut outside = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
+    let code = r#"
+import signal, socket, time
+child = os.fork()
+if child == 0:
+    time.sleep(60)
+    os._exit(0)
+attempt("signal own child", lambda: os.kill(child, signal.SIGTERM))
+_, status = os.waitpid(child, 0)
+print("child ended by", os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
+attempt("signal outside", lambda: os.kill(int(sys.argv[1]), signal.SIGTERM))
+attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+attempt("ptrace", lambda: syscall(101, 16, child, 0, 0))
+"#;
+    let pid = outside.id().to_string();
+    let program = format!("{PRELUDE}\n{code}");
+    let output = run(processes(
+        None,
+        &write,
+        &[],
+        &[PYTHON, "-I", "-c", &program, &pid],
+    ));
+    assert_results(
+        &results(&output),
+        &[
+            ("signal own child", "ok"),
+            // The process outside has no number in the launch's PID namespace.
+            ("signal outside", "ESRCH"),
+            ("socket", "EPERM"),
+            ("ptrace", "EPERM"),
+        ],
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("child ended by 15"));
+    assert_eq!(
+        outside.try_wait().unwrap(),
+        None,
+        "the process outside lives"
+    );
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+}

@@ -1,0 +1,114 @@
+//! The opt-ins' Linux side: the Landlock rights of a write folder
+//! ([`Policy::allow_write`](sandbox_core::Policy::allow_write)).
+//!
+//! A write folder gets what a workspace needs and nothing that reaches past it: read, make,
+//! write, truncate, remove and rename files and folders, and make symbolic links (which grant
+//! nothing under Landlock, which checks the object a link leads to; virtual environments and
+//! package managers make them). `Refer` lets renames and links stay within the folder; a link
+//! or rename across its edge needs `Refer` on the other side too, which no read or exec path
+//! has, so the kernel answers `EXDEV`. Not `Execute` (an exec path beneath the folder has it by
+//! its own rule), not `MakeChar`, `MakeBlock`, `MakeFifo` or `MakeSock`, not `IoctlDev`.
+//!
+//! Permission and time changes stay refused by the seccomp table, beneath a write folder as
+//! everywhere: seccomp cannot see the path they name, and Landlock has no right for them.
+
+use landlock::{Access, AccessFs, BitFlags, ABI};
+use sandbox_core::backend::check::{Context, Expect, Outcome};
+
+use crate::error::LinuxError;
+
+/// The processes opt-in before confinement: Landlock's signal scope (ABI 6), which keeps the
+/// program's signals within the launch; a PID namespace of the launch's own (in a user
+/// namespace of its own where this process may not make one alone), whose end kills every
+/// process in it; then the launch goes on in its process 1 and this process waits outside.
+pub fn processes() -> Result<(), LinuxError> {
+    let fail = |step, source| LinuxError::Processes {
+        needs:
+            "Landlock's signal scope (ABI 6, Linux 6.12) and a PID namespace of the launch's own",
+        step,
+        source,
+    };
+    let abi = crate::landlock::usable_abi()?;
+    if abi < 6 {
+        return Err(fail(
+            "finding Landlock's signal scope",
+            std::io::Error::other(format!("this kernel has Landlock ABI {abi}")),
+        ));
+    }
+    let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
+    use nix::sched::{unshare, CloneFlags};
+    if unshare(CloneFlags::CLONE_NEWPID).is_err() {
+        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWPID)
+            .map_err(|e| fail("making a user and a PID namespace", e.into()))?;
+        // Its own IDs, mapped to themselves: files show their owners as before.
+        let write = |file: &str, text: String| {
+            std::fs::write(file, text).map_err(|e| fail("mapping the user's own IDs", e))
+        };
+        write("/proc/self/setgroups", "deny".to_owned())?;
+        write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
+        write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))?;
+    }
+    sandbox_core::opt_in::processes::split().map_err(|e| fail("starting process 1", e))
+}
+
+/// The check of a launch that opts in to processes, run by its process 1: starting a process
+/// must work (that is the opt-in; the process is confined as this one, by inheritance), and the
+/// signal to the launcher's parent is not tried, since that process is outside the namespace
+/// and has no number in it (no process of the launch can name it).
+pub fn as_init(outcomes: &mut Vec<Outcome>, context: &Context) {
+    outcomes.retain(|o| o.name != "start a process" && o.name != "send signal 0 to the parent");
+    let started = std::process::Command::new(&context.launcher)
+        .arg(sandbox_core::backend::wire::EXIT_FLAG)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .and_then(|status| {
+            if status.success() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other(format!("it ended with {status}")))
+            }
+        });
+    outcomes.push(Outcome {
+        name: "start a process, in the launch's PID namespace",
+        expect: Expect::Works,
+        result: started,
+    });
+}
+
+/// The rights beneath a write folder, on a kernel with `abi`.
+pub fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
+    let rights = AccessFs::ReadFile
+        | AccessFs::ReadDir
+        | AccessFs::WriteFile
+        | AccessFs::Truncate
+        | AccessFs::MakeReg
+        | AccessFs::MakeDir
+        | AccessFs::MakeSym
+        | AccessFs::RemoveFile
+        | AccessFs::RemoveDir
+        | AccessFs::Refer;
+    rights & AccessFs::from_all(abi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_folder_gets_no_execution_no_special_node_and_no_device_ioctl() {
+        let rights = write_rights(ABI::V6);
+        for refused in [
+            AccessFs::Execute,
+            AccessFs::MakeChar,
+            AccessFs::MakeBlock,
+            AccessFs::MakeFifo,
+            AccessFs::MakeSock,
+            AccessFs::IoctlDev,
+        ] {
+            assert!(!rights.contains(refused), "{refused:?}");
+        }
+        assert!(rights.contains(AccessFs::Refer | AccessFs::Truncate | AccessFs::MakeSym));
+    }
+}
