@@ -453,3 +453,28 @@ fn other_environment_of(tally: &mut Tally, user: Option<&str>, word: &str) -> Re
     let _ = std::fs::remove_dir_all(&tmp);
     result
 }
+
+/// What `cargo xtask ci` installs or changes on this machine beyond `target/`, one item a line,
+/// as `cargo xtask ci --dry-run` prints it and the README lists it (`tests/dry_run.rs` holds the
+/// two together). Each is done only where missing; nothing here is undone afterwards.
+pub const CHANGES: &[&str] = &[
+    "apt-get update, then apt-get install of what is missing: python3, nodejs, systemd, sqlite3, jq (the tests' programs)",
+    "rustup target add: aarch64-apple-darwin, x86_64-apple-darwin, x86_64-pc-windows-gnu, x86_64-unknown-freebsd, aarch64-unknown-linux-gnu (checked, not linked)",
+    "dpkg --add-architecture arm64 (kept), for apt-get download of the arm64 kernel and busybox-static:arm64",
+    "apt-get install: qemu-system-x86, qemu-system-arm, busybox-static, strace (cargo xtask kernels)",
+    "downloads of Debian's kernels linux-image-cloud-amd64 (6.1), linux-image-6.12-cloud-amd64 and linux-image-6.12-cloud-arm64, cached under target/kernels/",
+    "rustup target add: x86_64-unknown-linux-musl, aarch64-unknown-linux-musl (the guests' sandbox-check)",
+    "a nightly toolchain is needed (rustup toolchain install nightly --profile minimal; not installed by ci) and cargo install cargo-fuzz (into ~/.cargo/bin, where missing or older)",
+    "rustup toolchain install of the minimum version, the workspace's rust-version, --profile minimal",
+    "apt-get install: bubblewrap, runc, containers-common (or golang-github-containers-common) (cargo xtask matrix)",
+    "useradd -m sandbox-matrix: an ordinary user account with a home folder, made when missing and never removed (userdel -r sandbox-matrix removes it)",
+];
+
+/// `cargo xtask ci --dry-run`: what a run would install or change, and nothing run.
+pub fn dry_run() -> Result<(), Failed> {
+    println!("cargo xtask ci installs or changes, where missing (nothing is undone afterwards):");
+    for change in CHANGES {
+        println!("- {change}");
+    }
+    Ok(())
+}

@@ -41,7 +41,8 @@ pub fn host_triple() -> Result<String, Failed> {
         .ok_or_else(|| Failed(format!("{rustc} -vV named no host")))
 }
 
-/// Builds the released `sandbox-check` and checks that it is a static PIE.
+/// Builds the released `sandbox-check`, checks that it is a static PIE, and writes its manual
+/// page beside it.
 pub fn run() -> Result<(), Failed> {
     let (target, flags) = static_build()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -69,7 +70,31 @@ pub fn run() -> Result<(), Failed> {
         .join("sandbox-check");
     check_static_pie(&binary)?;
     println!("{}: a static PIE", binary.display());
+    let page = write_man_page(&binary)?;
+    println!("{}: its manual page", page.display());
     Ok(())
+}
+
+/// Writes `sandbox-check.1` beside `binary`, as the binary prints it (`--man`, generated from the
+/// parser's own definitions), so that the page never says other than `--help`.
+fn write_man_page(binary: &Path) -> Result<PathBuf, Failed> {
+    let output = Command::new(binary)
+        .arg("--man")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Failed(format!("{} --man: {e}", binary.display())))?;
+    if !output.status.success() || !output.stdout.starts_with(b".ie") {
+        return Err(Failed(format!(
+            "{} --man: {}: {}",
+            binary.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    let page = binary.with_file_name("sandbox-check.1");
+    std::fs::write(&page, &output.stdout)
+        .map_err(|e| Failed(format!("writing {}: {e}", page.display())))?;
+    Ok(page)
 }
 
 /// The target directory: `CARGO_TARGET_DIR`, or `target` in the workspace.

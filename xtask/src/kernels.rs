@@ -1124,7 +1124,7 @@ fn library_refusal(line: &str) -> String {
     line.trim_start_matches("sandbox: ").to_owned()
 }
 
-/// The self-test's first line: what the backend found.
+/// The self-test's second line: what the backend found.
 fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
     let landlock = match landlock {
         Landlock::Absent => "landlock: absent".to_owned(),
@@ -1165,6 +1165,16 @@ fn facts(arch: Arch, release: &str, landlock: Landlock) -> String {
 /// The cgroup v2 controllers the launch uses that the guest's root cgroup offers, as
 /// `sandbox_core::backend::bounds_fact` names them.
 const GUEST_CGROUP_CONTROLLERS: &str = "memory, pids, cpu";
+
+/// The self-test's first line, in plain words, before the facts.
+const SELF_TEST_FIRST: &str = "Self-test: a confined copy of sandbox-check tries what the sandbox \
+    must refuse and what must still work; the backend's facts, then one line per attempt.";
+/// The self-test's last line where every attempt went as required.
+const SELF_TEST_CONFINES: &str =
+    "verdict: this machine confines programs: every attempt went as required.";
+/// The self-test's last line where the launch was refused.
+const SELF_TEST_REFUSED: &str = "verdict: this machine does NOT confine programs: the launch was \
+    refused (the refused: line says why).";
 
 /// The self-test's lines after the facts, on a kernel where launches work.
 const SELF_TEST_PASSED: &[&str] = &[
@@ -1211,11 +1221,21 @@ fn expected(boot: &Boot, arch: Arch, release: &str) -> Vec<(&'static str, Want)>
     };
     let facts = facts(arch, release, boot.landlock);
     let self_test = match &refused {
-        Some(line) => Want::Exactly(1, vec![facts, line.clone()]),
+        Some(line) => Want::Exactly(
+            1,
+            vec![
+                SELF_TEST_FIRST.to_owned(),
+                facts,
+                line.clone(),
+                SELF_TEST_REFUSED.to_owned(),
+            ],
+        ),
         None => Want::Exactly(
             0,
-            std::iter::once(facts)
+            [SELF_TEST_FIRST.to_owned(), facts]
+                .into_iter()
                 .chain(lines(SELF_TEST_PASSED))
+                .chain([SELF_TEST_CONFINES.to_owned()])
                 .collect(),
         ),
     };

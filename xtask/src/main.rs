@@ -3,7 +3,8 @@
 //! `cargo xtask ci` runs every check in order and prints a summary; the first failing step fails
 //! the run. Each step is a plain command, printed before it runs, so it can be repeated alone.
 //! `cargo xtask ci --stress [--runs N]` runs the tests alone, N times, under a load it makes;
-//! `cargo xtask ci --other-environment [WORD]` runs CI's second pass alone (`ci.rs`).
+//! `cargo xtask ci --other-environment [WORD]` runs CI's second pass alone (`ci.rs`);
+//! `cargo xtask ci --dry-run` lists what a run installs and changes on the machine, and runs nothing.
 #![forbid(unsafe_code)]
 
 mod backends;
@@ -27,6 +28,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("ci") if args.iter().any(|a| a == "--dry-run") => ci::dry_run(),
         Some("ci") if args.iter().any(|a| a == "--stress") => stress::run(&args[1..]),
         Some("ci") if args.iter().any(|a| a == "--other-environment") => {
             ci::other_environment_alone(&args[1..])
@@ -42,7 +44,7 @@ fn main() -> ExitCode {
         #[cfg(target_os = "linux")]
         Some("matrix") => matrix::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask ci [--stress [--runs N] | --other-environment [WORD]] | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | mutants | matrix [--write]");
+            eprintln!("usage: cargo xtask ci [--dry-run | --stress [--runs N] | --other-environment [WORD]] | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | mutants | matrix [--write]");
             return ExitCode::from(2);
         }
     };

@@ -12,9 +12,15 @@ const DEFAULT_SCRATCH: &str = "16M";
 /// Evaluates a Python snippet confined, as a spreadsheet's Python cell would, and prints what the
 /// cell shows: the value of its last expression, or an error such as `#BLOCKED!`.
 ///
+/// #BLOCKED! means the sandbox stopped the cell: either nothing ran (no sandbox here, or the
+/// launcher refused), or the cell ran, failed, and a second, explained run showed that the
+/// sandbox refused it something (a file, a folder's listing, a system call), which the note on
+/// standard error names. #PYTHON! is an error of the cell's own; it is also what a refused access
+/// shows where no explained run can tell (with --warm, whose cells are not run again, or where
+/// this system cannot trace), its note being the Python error (PermissionError ...).
+///
 /// Exit status: 0 the value was printed; 1 the cell failed (#PYTHON!, #TIMEOUT!, #CAPPED!,
-/// #CRASHED!); 2 usage; 3 #BLOCKED! (no sandbox here, or the launcher refused: nothing ran);
-/// 4 the cell could not be set up (no Python found, say).
+/// #CRASHED!); 2 usage; 3 #BLOCKED!; 4 the cell could not be set up (no Python found, say).
 ///
 /// With --warm: 0 every line got its result (whatever the cells show); 2 a line was not a
 /// request; 3 the cells were blocked; 4 the runner could not be set up.
@@ -29,7 +35,10 @@ pub struct Cli {
     /// Runs the cells on standard input, one a line, in one confined interpreter (a workbook's
     /// warm runner), and prints one result a line, in order. A line is a snippet; the result is
     /// what the cell shows, a line break in it written `\n` and a backslash `\\`. Diagnostics
-    /// and notes go to standard error, each note naming its cell by line number.
+    /// and notes go to standard error, each note naming its cell by line number. Cells share no
+    /// variables: each sees only its inputs, never a name an earlier cell set. What the runner
+    /// itself keeps does carry over, as in one interpreter: modules once imported (and anything
+    /// set on them) and its scratch folder's files. A refused access shows #PYTHON! here.
     #[arg(long, conflicts_with = "snippet")]
     pub warm: bool,
 

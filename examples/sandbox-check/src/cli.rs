@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 /// Everything as required.
 pub const EXIT_OK: u8 = 0;
@@ -61,7 +61,8 @@ pub struct Cli {
     read: Vec<PathBuf>,
 
     /// A path the program may execute (a program, or a folder of them); a relative path is
-    /// taken from the current folder.
+    /// taken from the current folder. No process may start: an exec of a listed program replaces
+    /// the program, so a wrapper or shell that starts other programs cannot run.
     #[arg(long = "exec", value_name = "PATH")]
     exec: Vec<PathBuf>,
 
@@ -87,10 +88,12 @@ pub struct Cli {
     scratch: Option<u64>,
 
     /// With a program: bound its memory (memory files and kernel memory included) to SIZE (K, M,
-    /// G are powers of 1024) instead of the default 1G. Enforced by the launch's cgroup, where
-    /// this machine gives the application one it may write (the self-test's facts say).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    memory: Option<u64>,
+    /// G are powers of 1024), or `none`, instead of the default 1G. Enforced by the launch's
+    /// cgroup, where this machine gives the application one it may write (the self-test's facts
+    /// say); where it gives none, a line on standard error says the default is not enforced, and
+    /// `--memory none` runs without it, silently.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    memory: Option<(Option<u64>, String)>,
 
     /// With a program: bound its tasks (threads) to N, or `none`, instead of the default 256.
     /// Enforced by the launch's cgroup, where this machine gives one.
@@ -166,6 +169,16 @@ pub struct Cli {
     #[arg(long, conflicts_with_all = ["json", "report", "program"])]
     print_filters: bool,
 
+    /// Print a completion script for SHELL (bash, zsh or fish) and run nothing, as in:
+    /// sandbox-check --completions bash > ~/.local/share/bash-completion/completions/sandbox-check
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    completions: Option<clap_complete::Shell>,
+
+    /// Print the manual page (roff) and run nothing: `cargo xtask dist` writes it beside the
+    /// binary.
+    #[arg(long, hide = true, exclusive = true)]
+    man: bool,
+
     /// The confined half of the self-test (internal).
     #[arg(long, hide = true, num_args = 4, value_names = ["CANARY", "ALLOWED", "TEMP", "HOME"])]
     inner_self_test: Option<Vec<PathBuf>>,
@@ -232,6 +245,10 @@ pub struct Settings {
     pub processes: bool,
     /// The memory bound in bytes, instead of the default.
     pub memory: Option<u64>,
+    /// The memory bound as it was typed (`100M`), for messages that echo it.
+    pub memory_typed: Option<String>,
+    /// `--memory none`: no memory bound, not even the profile's or the default.
+    pub no_memory: bool,
     /// The task bound.
     pub tasks: Option<Bound>,
     /// The descriptor bound.
@@ -319,6 +336,10 @@ pub enum Mode {
     Inner(Inner),
     /// Print the filters.
     PrintFilters,
+    /// Print a completion script.
+    Completions(clap_complete::Shell),
+    /// Print the manual page.
+    Man,
     /// List the profiles found by name.
     ListProfiles,
     /// Print the effective policy.
@@ -358,6 +379,12 @@ impl Cli {
         if self.print_filters {
             return Ok(Mode::PrintFilters);
         }
+        if let Some(shell) = self.completions {
+            return Ok(Mode::Completions(shell));
+        }
+        if self.man {
+            return Ok(Mode::Man);
+        }
         if self.list_profiles {
             return Ok(Mode::ListProfiles);
         }
@@ -370,7 +397,12 @@ impl Cli {
             scratch: self.scratch,
             write: self.write,
             processes: self.processes,
-            memory: self.memory,
+            memory: self.memory.as_ref().and_then(|(bytes, _)| *bytes),
+            no_memory: self
+                .memory
+                .as_ref()
+                .is_some_and(|(bytes, _)| bytes.is_none()),
+            memory_typed: self.memory.map(|(_, typed)| typed),
             tasks: self.tasks,
             open_files: self.open_files,
             cpu_seconds: self.cpu_seconds,
@@ -398,7 +430,7 @@ impl Cli {
                 Some("--report")
             } else if settings.policy.is_some() {
                 Some("--policy")
-            } else if settings.memory.is_some() {
+            } else if settings.memory_typed.is_some() {
                 Some("--memory")
             } else if settings.tasks.is_some() {
                 Some("--tasks")
@@ -461,6 +493,29 @@ fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
         .ok_or_else(|| format!("{text:?} is not a number of seconds above 0, such as 30 or 0.5"))
 }
 
+/// `--memory`: a size (or `none`) and its text as typed, which messages echo rather than a
+/// count of bytes.
+fn parse_memory(text: &str) -> Result<(Option<u64>, String), String> {
+    if text == "none" {
+        return Ok((None, text.to_owned()));
+    }
+    parse_size(text)
+        .map(|bytes| (Some(bytes), text.to_owned()))
+        .map_err(|_| format!("{text:?} is not a size such as 64M, 512K or 1G, or `none`"))
+}
+
+/// `bytes` as a person would type it: in the largest of G, M, K that divides it, else in bytes.
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
+    UNITS
+        .iter()
+        .find(|(unit, _)| bytes != 0 && bytes.is_multiple_of(*unit))
+        .map_or_else(
+            || bytes.to_string(),
+            |(unit, name)| format!("{}{name}", bytes / unit),
+        )
+}
+
 fn parse_size(text: &str) -> Result<u64, String> {
     sandbox_core::scratch::Bound::parse_bytes(text)
         .ok_or_else(|| format!("{text:?} is not a size such as 64M, 512K or 1G"))
@@ -478,4 +533,32 @@ pub fn parse() -> Cli {
         let _ = error.print();
         std::process::exit(code.into())
     })
+}
+
+/// `--completions SHELL`: the completion script, from the same definitions as the parser, so
+/// that it never offers a flag the parser does not take.
+pub fn completions(shell: clap_complete::Shell) -> std::process::ExitCode {
+    // Only what a person may type: the generators list hidden flags too (the self-test's
+    // internal half), so the command they see is the parser's without them.
+    let full = Cli::command();
+    let mut offered = clap::Command::new("sandbox-check").args(
+        full.get_arguments()
+            .filter(|arg| !arg.is_hide_set())
+            .cloned(),
+    );
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut offered, "sandbox-check", &mut script);
+    print!("{}", String::from_utf8_lossy(&script));
+    std::process::ExitCode::from(EXIT_OK)
+}
+
+/// `--man`: the manual page in roff, from the same definitions as the parser and `--help`.
+pub fn man() -> std::process::ExitCode {
+    let mut page = Vec::new();
+    if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut page) {
+        eprintln!("sandbox-check: the manual page: {e}");
+        return std::process::ExitCode::from(EXIT_GAP);
+    }
+    print!("{}", String::from_utf8_lossy(&page));
+    std::process::ExitCode::from(EXIT_OK)
 }

@@ -19,6 +19,8 @@ mod explain;
 // Without unix there is no launch, so nothing asks: the flags parse and go unread there.
 #[cfg_attr(not(unix), allow(dead_code))]
 mod grants;
+#[cfg_attr(not(unix), allow(dead_code))]
+mod notes;
 mod profile;
 #[cfg(unix)]
 mod program;
@@ -52,6 +54,8 @@ fn main() -> ExitCode {
     match mode {
         cli::Mode::Inner(inner) => selftest::inner(&inner),
         cli::Mode::PrintFilters => backend::print_filters(),
+        cli::Mode::Completions(shell) => cli::completions(shell),
+        cli::Mode::Man => cli::man(),
         cli::Mode::ListProfiles => ExitCode::from(profile::list()),
         cli::Mode::PrintPolicy {
             read,

@@ -120,6 +120,9 @@ pub fn effective(
     if let Some(bytes) = settings.memory {
         limits.memory = Some(bytes);
     }
+    if settings.no_memory {
+        limits.memory = None;
+    }
     if let Some(tasks) = settings.tasks {
         limits.tasks = tasks.limit();
     }

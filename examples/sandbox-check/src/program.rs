@@ -122,28 +122,83 @@ fn errno_of(error: &std::io::Error) -> Errno {
     error.raw_os_error().map_or(Errno::ENOENT, Errno::from_raw)
 }
 
-/// The interpreter a `#!` line names, if `path` starts with one.
-fn interpreter(path: &Path) -> Option<PathBuf> {
+/// The words of a `#!` line (the interpreter and its arguments), if `path` starts with one.
+fn shebang(path: &Path) -> Option<Vec<PathBuf>> {
     // The kernel reads no more than this of the first line.
     let mut head = [0u8; 256];
     let mut file = std::fs::File::open(path).ok()?;
     let len = file.read(&mut head).ok()?;
     let line = head[..len].strip_prefix(b"#!")?;
     let line = line.split(|&b| b == b'\n').next().unwrap_or(line);
-    let name = line
+    let words: Vec<PathBuf> = line
         .split(|&b| b == b' ' || b == b'\t')
-        .find(|word| !word.is_empty())?;
-    Some(PathBuf::from(OsStr::from_bytes(name)))
+        .filter(|word| !word.is_empty())
+        .map(|word| PathBuf::from(OsStr::from_bytes(word)))
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// The interpreter a `#!` line names, if `path` starts with one.
+fn interpreter(path: &Path) -> Option<PathBuf> {
+    shebang(path)?.into_iter().next()
+}
+
+/// The shells a wrapper script is written for: each runs most of its commands as processes.
+const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "mksh"];
+
+/// The shell `words` (a `#!` line's) start, directly or through `env`, if they start one.
+fn shell_of(words: &[PathBuf]) -> Option<PathBuf> {
+    let name = |p: &Path| p.file_name().and_then(OsStr::to_str).map(str::to_owned);
+    let first = words.first()?;
+    let shell = if name(first).as_deref() == Some("env") {
+        words[1..]
+            .iter()
+            .find(|w| !w.as_os_str().as_bytes().starts_with(b"-"))?
+    } else {
+        first
+    };
+    SHELLS
+        .contains(&name(shell)?.as_str())
+        .then(|| shell.clone())
+}
+
+/// Another program of `name` in `PATH` (or /usr/bin, /bin) that is not a `#!` script: what a
+/// wrapper of that name most likely starts.
+fn real_program(name: &OsStr, wrapper: &Path) -> Option<PathBuf> {
+    let wrapper = wrapper.canonicalize().ok();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|dir| dir.join(name))
+        .filter(|p| p.is_absolute())
+        .find(|p| executable(p).is_ok() && shebang(p).is_none() && p.canonicalize().ok() != wrapper)
 }
 
 /// A `#!` script runs only if its interpreter may be executed too.
 #[derive(Debug, thiserror::Error)]
-#[error("{} is a script for {}, which the policy does not let it execute: add --exec {}", script.display(), interpreter.display(), interpreter.display())]
-pub struct InterpreterNotAllowed {
-    /// The script.
-    pub script: PathBuf,
-    /// Its interpreter.
-    pub interpreter: PathBuf,
+#[non_exhaustive]
+pub enum InterpreterNotAllowed {
+    /// A script whose interpreter is not in the exec list.
+    #[error("{} is a script for {}, which the policy does not let it execute: add --exec {}", script.display(), interpreter.display(), interpreter.display())]
+    Script {
+        /// The script.
+        script: PathBuf,
+        /// Its interpreter.
+        interpreter: PathBuf,
+    },
+    /// A shell script standing in for a program (a pyenv-style shim): allowing its
+    /// interpreter would not help, since a shell starts its commands as processes.
+    #[error("{} is {}, a script for {} that starts other programs, and a confined program cannot start other programs; {}", given.display(), resolved.display(), shell.display(), match real { Some(real) => format!("run the program it stands for instead, such as --exec {r} -- {r}", r = real.display()), None => "run the program it stands for instead".to_owned() })]
+    Wrapper {
+        /// The program as given.
+        given: PathBuf,
+        /// The file it resolved to.
+        resolved: PathBuf,
+        /// The shell the script is for.
+        shell: PathBuf,
+        /// A program of the same name that is not a script, where one was found.
+        real: Option<PathBuf>,
+    },
 }
 
 /// What could stop a found program from starting under `policy`, said before the launch.
@@ -179,9 +234,20 @@ pub fn check(program: &Path, given: &Path, policy: &Policy) -> Result<(), Unfit>
             .iter()
             .any(|granted| resolved.starts_with(granted))
         {
-            return Err(InterpreterNotAllowed {
-                script: given.to_path_buf(),
-                interpreter,
+            let words = shebang(program).unwrap_or_default();
+            return Err(match shell_of(&words) {
+                Some(shell) => InterpreterNotAllowed::Wrapper {
+                    given: given.to_path_buf(),
+                    resolved: program.to_path_buf(),
+                    shell,
+                    real: given
+                        .file_name()
+                        .and_then(|name| real_program(name, program)),
+                },
+                None => InterpreterNotAllowed::Script {
+                    script: given.to_path_buf(),
+                    interpreter,
+                },
             }
             .into());
         }

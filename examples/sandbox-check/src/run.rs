@@ -113,15 +113,15 @@ mod launch {
         Report(#[source] sandbox_core::SpawnError),
         /// `--memory` was given where no memory bound can be enforced.
         #[error(
-            "--memory {bytes} cannot be enforced here: no cgroup memory controller this \
+            "--memory {size} cannot be enforced here: no cgroup memory controller this \
              application may write (see the self-test's cgroup fact): run it as root, or in a \
              cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes \
              sandbox-check ...); without --memory only the resource limits apply, which leave \
              memory files and kernel memory unbounded"
         )]
         MemoryUnbounded {
-            /// The bound asked for, in bytes.
-            bytes: u64,
+            /// The bound asked for, as typed (or, from a profile, in its largest whole unit).
+            size: String,
         },
         /// `--tasks` (or the profile's) was given where no task bound can be enforced.
         #[error(
@@ -223,7 +223,16 @@ mod launch {
                         .collect(),
                     system_preload: preload.as_ref().map(Into::into),
                 };
-                ended(status, memory, hit, notes, before_exec)
+                let report = ended(status, memory, hit, notes, before_exec);
+                // A refused access otherwise shows only as the program's own error; the hint
+                // goes to a person (a terminal), never into a script's captured errors.
+                if matches!(report.outcome, Outcome::Exited { code, .. } if code != 0)
+                    && !run.explain
+                    && std::io::IsTerminal::is_terminal(&std::io::stderr())
+                {
+                    eprintln!("{}", crate::notes::EXPLAIN_HINT);
+                }
+                report
             }
             Err(Stop::Refused(e)) => refused(&e),
             Err(Stop::Usage(reason)) => {
@@ -285,13 +294,19 @@ mod launch {
         if let Some(missing) = sandbox_core::backend::required(&limits, &unenforced).first() {
             return Err(match missing.bound {
                 "memory" => Refused::MemoryUnbounded {
-                    bytes: limits.memory.unwrap_or_default(),
+                    size: run.settings.memory_typed.clone().unwrap_or_else(|| {
+                        crate::cli::size_text(limits.memory.unwrap_or_default())
+                    }),
                 },
                 _ => Refused::TasksUnbounded {
                     tasks: limits.tasks.unwrap_or_default(),
                 },
             }
             .into());
+        }
+        // The report says it with `--json`; without, one line, before the program's output.
+        if !run.json && unenforced.iter().any(|missing| missing.bound == "memory") {
+            eprintln!("{}", crate::notes::MEMORY_NOT_ENFORCED);
         }
         let scratch = scratch_bound
             .map(sandbox_core::scratch::Scratch::create)

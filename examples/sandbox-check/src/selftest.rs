@@ -37,23 +37,42 @@ pub fn outer(json: bool, scratch: Option<u64>) -> ExitCode {
     if json {
         println!("{}", backend_json(backend.name(), &support));
     } else {
+        // In plain words first; the facts, one long line for whoever compares machines, after.
+        println!("{}", FIRST_LINE);
         let facts: Vec<String> = support.facts().iter().map(ToString::to_string).collect();
         println!("backend: {}; {}", backend.name(), facts.join("; "));
     }
+    // The text's last line says what the lines above add up to (JSON readers have the `ok`s).
+    let verdict = |line: &str| {
+        if !json {
+            println!("{line}");
+        }
+    };
     if let Support::NoBackend { reason, .. } = &support {
         eprintln!(
             "sandbox-check: no sandbox for this system: {}",
             sandbox_core::one_line(reason)
         );
+        verdict(VERDICT_NO_SANDBOX);
         return ExitCode::from(EXIT_NO_SANDBOX);
     }
     match launch(&backend, json, scratch) {
-        Ok(0) => ExitCode::from(EXIT_OK),
+        Ok(0) => {
+            verdict(VERDICT_CONFINES);
+            ExitCode::from(EXIT_OK)
+        }
         // The confined half found its standard output (this one's) closed: no gap, cut short.
         Ok(code) if code == i32::from(crate::out::EXIT_CLOSED_OUTPUT) => {
             ExitCode::from(crate::out::EXIT_CLOSED_OUTPUT)
         }
-        Ok(_) => ExitCode::from(EXIT_GAP),
+        Ok(code) if code == sandbox_core::raw::REFUSED_EXIT_CODE => {
+            verdict(VERDICT_REFUSED);
+            ExitCode::from(EXIT_GAP)
+        }
+        Ok(_) => {
+            verdict(VERDICT_GAP);
+            ExitCode::from(EXIT_GAP)
+        }
         Err(e) => {
             // The self-test could not run: one refusal line, its causes, and exit 1.
             eprintln!(
@@ -61,10 +80,27 @@ pub fn outer(json: bool, scratch: Option<u64>) -> ExitCode {
                 sandbox_core::raw::REFUSED_PREFIX,
                 sandbox_core::one_line(&*e)
             );
+            verdict(VERDICT_REFUSED);
             ExitCode::from(EXIT_GAP)
         }
     }
 }
+
+/// The self-test's first line.
+const FIRST_LINE: &str = "Self-test: a confined copy of sandbox-check tries what the sandbox \
+    must refuse and what must still work; the backend's facts, then one line per attempt.";
+/// The last line where every attempt went as required.
+const VERDICT_CONFINES: &str =
+    "verdict: this machine confines programs: every attempt went as required.";
+/// The last line where an attempt did not.
+const VERDICT_GAP: &str = "verdict: this machine does NOT confine programs as required: see the \
+    FAIL lines above.";
+/// The last line where the launch itself was refused.
+const VERDICT_REFUSED: &str = "verdict: this machine does NOT confine programs: the launch was \
+    refused (the refused: line says why).";
+/// The last line where there is no sandbox for this kind of system.
+const VERDICT_NO_SANDBOX: &str =
+    "verdict: this machine does NOT confine programs: no sandbox for this kind of system.";
 
 fn launch(
     backend: &dyn Backend,

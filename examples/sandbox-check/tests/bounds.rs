@@ -281,7 +281,7 @@ fn a_memory_bound_that_cannot_be_enforced_is_refused() {
     assert_eq!(output.status.code(), Some(97));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "sandbox: refused: --memory 67108864 cannot be enforced here: no cgroup memory \
+        "sandbox: refused: --memory 64M cannot be enforced here: no cgroup memory \
          controller this application may write (see the self-test's cgroup fact): run it as \
          root, or in a cgroup delegated to this user (systemd-run --user --scope -p \
          Delegate=yes sandbox-check ...); without --memory only the resource limits apply, \
@@ -426,7 +426,7 @@ fn a_required_bound_nobody_can_enforce_is_refused_with_its_remedy() {
         let out = as_user(&["--memory", "64M", "--read", "/usr", "--", "/usr/bin/true"]);
         assert_eq!(out.status.code(), Some(97), "{out:?}");
         assert!(String::from_utf8_lossy(&out.stderr)
-            .starts_with("sandbox: refused: --memory 67108864 cannot be enforced here: "));
+            .starts_with("sandbox: refused: --memory 64M cannot be enforced here: "));
         checked += 1;
     }
     if checked == 0 {

@@ -393,3 +393,31 @@ fn a_fresh_crate_that_forgets_handle_args_gets_not_a_launcher_with_one_copy_at_m
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 50.9: the README's dependency lines are the ones this file's fresh crate builds with
+/// (its clone in `../sandbox` standing for this workspace), not a crates.io version, which
+/// resolves to someone else's crate.
+#[test]
+fn the_readmes_dependency_recipe_is_the_one_built_here() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let recipe: Vec<&str> = readme
+        .split("```toml\n[dependencies]\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a [dependencies] block in the README")
+        .lines()
+        .collect();
+    let built: Vec<String> = MANIFEST
+        .split("[dependencies]\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|line| !line.is_empty())
+        .map(|line| {
+            line.replace("@CORE@", "../sandbox/sandbox-core")
+                .replace("@PLATFORM@", "../sandbox/sandbox-platform")
+        })
+        .collect();
+    assert_eq!(recipe, built);
+}
