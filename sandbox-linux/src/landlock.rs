@@ -254,8 +254,7 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
         rule(path, None, write)?.add_to(rules.as_fd(), path)?;
     }
     for (path, identity) in grants.policy.write_entries() {
-        rule(path, Some(identity), crate::workspace::write_rights(abi))?
-            .add_to(rules.as_fd(), path)?;
+        rule(path, Some(identity), write_rights(abi))?.add_to(rules.as_fd(), path)?;
     }
     if let Some(scratch) = grants.policy.scratch() {
         scratch_rule(scratch, abi)?.add_to(rules.as_fd(), &scratch.path)?;
@@ -455,11 +454,48 @@ impl From<landlock::RulesetError> for LinuxError {
     }
 }
 
+/// The rights beneath a write folder, on a kernel with `abi`: what a workspace needs and nothing
+/// that reaches past it. Read, make, write, truncate, remove and rename files and folders, and
+/// make symbolic links (which grant nothing under Landlock, which checks the object a link
+/// leads to; virtual environments and package managers make them). `Refer` lets renames and
+/// links stay within the folder; one across its edge needs `Refer` on the other side too, which
+/// no read or exec path has, so the kernel answers `EXDEV`. Not `Execute` (an exec path beneath
+/// the folder has it by its own rule), no special node, no device `ioctl`.
+pub fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
+    let rights = AccessFs::ReadFile
+        | AccessFs::ReadDir
+        | AccessFs::WriteFile
+        | AccessFs::Truncate
+        | AccessFs::MakeReg
+        | AccessFs::MakeDir
+        | AccessFs::MakeSym
+        | AccessFs::RemoveFile
+        | AccessFs::RemoveDir
+        | AccessFs::Refer;
+    rights & AccessFs::from_all(abi)
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::MetadataExt;
 
     use super::*;
+
+    #[test]
+    fn a_write_folder_gets_no_execution_no_special_node_and_no_device_ioctl() {
+        let rights = write_rights(ABI::V6);
+        for refused in [
+            AccessFs::Execute,
+            AccessFs::MakeChar,
+            AccessFs::MakeBlock,
+            AccessFs::MakeFifo,
+            AccessFs::MakeSock,
+            AccessFs::IoctlDev,
+        ] {
+            assert!(!rights.contains(refused), "{refused:?}");
+        }
+        assert!(rights.contains(AccessFs::Refer | AccessFs::Truncate | AccessFs::MakeSym));
+    }
 
     /// A folder `name` in a fresh scratch folder, with the policy that grants reading it.
     fn granted(name: &str) -> (PathBuf, PathBuf, Policy) {

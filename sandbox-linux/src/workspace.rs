@@ -1,18 +1,12 @@
-//! The opt-ins' Linux side: the Landlock rights of a write folder
+//! The opt-ins' Linux side: the processes opt-in, and the check of a write folder
 //! ([`Policy::allow_write`](sandbox_core::Policy::allow_write)).
 //!
-//! A write folder gets what a workspace needs and nothing that reaches past it: read, make,
-//! write, truncate, remove and rename files and folders, and make symbolic links (which grant
-//! nothing under Landlock, which checks the object a link leads to; virtual environments and
-//! package managers make them). `Refer` lets renames and links stay within the folder; a link
-//! or rename across its edge needs `Refer` on the other side too, which no read or exec path
-//! has, so the kernel answers `EXDEV`. Not `Execute` (an exec path beneath the folder has it by
-//! its own rule), not `MakeChar`, `MakeBlock`, `MakeFifo` or `MakeSock`, not `IoctlDev`.
+//! A write folder's Landlock rights are [`write_rights`](crate::landlock::write_rights)'s, with
+//! the ruleset they belong to.
 //!
 //! Permission and time changes stay refused by the seccomp table, beneath a write folder as
 //! everywhere: seccomp cannot see the path they name, and Landlock has no right for them.
 
-use landlock::{Access, AccessFs, BitFlags, ABI};
 use sandbox_core::backend::check::{Context, Expect, Outcome};
 
 use crate::error::LinuxError;
@@ -75,40 +69,4 @@ pub fn as_init(outcomes: &mut Vec<Outcome>, context: &Context) {
         expect: Expect::Works,
         result: started,
     });
-}
-
-/// The rights beneath a write folder, on a kernel with `abi`.
-pub fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
-    let rights = AccessFs::ReadFile
-        | AccessFs::ReadDir
-        | AccessFs::WriteFile
-        | AccessFs::Truncate
-        | AccessFs::MakeReg
-        | AccessFs::MakeDir
-        | AccessFs::MakeSym
-        | AccessFs::RemoveFile
-        | AccessFs::RemoveDir
-        | AccessFs::Refer;
-    rights & AccessFs::from_all(abi)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_write_folder_gets_no_execution_no_special_node_and_no_device_ioctl() {
-        let rights = write_rights(ABI::V6);
-        for refused in [
-            AccessFs::Execute,
-            AccessFs::MakeChar,
-            AccessFs::MakeBlock,
-            AccessFs::MakeFifo,
-            AccessFs::MakeSock,
-            AccessFs::IoctlDev,
-        ] {
-            assert!(!rights.contains(refused), "{refused:?}");
-        }
-        assert!(rights.contains(AccessFs::Refer | AccessFs::Truncate | AccessFs::MakeSym));
-    }
 }

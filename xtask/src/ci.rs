@@ -333,7 +333,7 @@ const NOT_AS_AN_ORDINARY_USER: &[(&str, &str)] = &[(
 /// other environment. Where the build is not reachable by that user (a checkout under a home
 /// folder of mode 0700), it says so with a `SKIPPED:` line rather than passing quietly.
 fn ordinary_user_pass(tally: &mut Tally) -> Result<(), Failed> {
-    let Some(user) = crate::matrix::ordinary_user()? else {
+    let Some(user) = cmd::ordinary_user()? else {
         tally.skipped.push(
             "SKIPPED: the ordinary-user pass: CI does not run as root, so its own passes were \
              an ordinary user's"

@@ -105,6 +105,44 @@ fn is_plain_closing_line(line: &str) -> bool {
     count(parts.next(), "passed") && count(parts.next(), "failed")
 }
 
+/// The ordinary user the matrix and CI's pass as one run as, made where missing.
+const USER: &str = "sandbox-matrix";
+
+/// Whether this process's effective user is root, from `/proc/self/status`.
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|ids| ids.split_whitespace().nth(1))
+            == Some("0")
+    })
+}
+
+/// The ordinary user's name, made with `useradd` when this task runs as root and it is missing;
+/// `None` when not root (the rows as that user are then this user's own).
+pub fn ordinary_user() -> Result<Option<String>, Failed> {
+    if !is_root() {
+        return Ok(None);
+    }
+    let exists = Command::new("id")
+        .arg(USER)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !exists {
+        let status = Command::new("useradd")
+            .args(["-m", USER])
+            .status()
+            .map_err(|e| Failed(format!("useradd: {e}")))?;
+        if !status.success() {
+            return Err(Failed(format!("useradd -m {USER}: {status}")));
+        }
+    }
+    Ok(Some(USER.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

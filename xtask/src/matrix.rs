@@ -31,9 +31,6 @@ use std::time::{Duration, Instant};
 
 use crate::cmd::Failed;
 
-/// The ordinary user the task runs as, made if missing.
-const USER: &str = "sandbox-matrix";
-
 /// How long a cell may take before it counts as hung.
 const PATIENCE: Duration = Duration::from_secs(60);
 
@@ -77,7 +74,7 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
     build(&root)?;
     let bin = root.join("target/debug");
     let filter = root.join("examples/sandbox-check/tests/filters/with_filter.py");
-    let user = ordinary_user()?;
+    let user = crate::cmd::ordinary_user()?;
     let environments = environments(&filter, &bin, user.as_deref());
     let cells = cells();
     let mut table = String::new();
@@ -139,17 +136,6 @@ pub fn run(args: &[String]) -> Result<(), Failed> {
     }
 }
 
-/// Whether this process's effective user is root, from `/proc/self/status`.
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|ids| ids.split_whitespace().nth(1))
-            == Some("0")
-    })
-}
-
 fn build(root: &Path) -> Result<(), Failed> {
     let status = Command::new("cargo")
         .args(["build", "-p", "sandbox-check", "-p", "python-cell"])
@@ -161,30 +147,6 @@ fn build(root: &Path) -> Result<(), Failed> {
     } else {
         Err(Failed(format!("cargo build: {status}")))
     }
-}
-
-/// The ordinary user's name, made with `useradd` when this task runs as root and it is missing;
-/// `None` when not root (the rows as that user are then this user's own).
-pub fn ordinary_user() -> Result<Option<String>, Failed> {
-    if !is_root() {
-        return Ok(None);
-    }
-    let exists = Command::new("id")
-        .arg(USER)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !exists {
-        let status = Command::new("useradd")
-            .args(["-m", USER])
-            .status()
-            .map_err(|e| Failed(format!("useradd: {e}")))?;
-        if !status.success() {
-            return Err(Failed(format!("useradd -m {USER}: {status}")));
-        }
-    }
-    Ok(Some(USER.to_owned()))
 }
 
 fn strings(words: &[&str]) -> Vec<String> {
@@ -352,7 +314,7 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
             expects: Vec::new(),
         },
     ];
-    if is_root() {
+    if crate::cmd::is_root() {
         list.push(Environment {
             name: "/tmp and /dev/shm read-only",
             prefix: read_only,
@@ -360,7 +322,7 @@ fn environments(filter: &Path, bin: &Path, user: Option<&str>) -> Vec<Environmen
             expects: Vec::new(),
         });
     }
-    if is_root() {
+    if crate::cmd::is_root() {
         list.extend(containers(&as_user));
     }
     list

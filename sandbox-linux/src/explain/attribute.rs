@@ -16,8 +16,8 @@ use crate::filter::{Arch, OptIns, Program};
 use crate::landlock::Grants;
 use crate::rules::{Calls, Condition, OptIn, Rule, RULES};
 
-use super::files::Right;
 use super::trace::Entry;
+use sandbox_core::explain::Right;
 
 /// `__X32_SYSCALL_BIT`.
 const X32_SYSCALL_BIT: u64 = 0x4000_0000;
