@@ -289,7 +289,8 @@ fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
         .args([
             "-I",
             "-c",
-            "import sys; open(sys.argv[1] + '/from-library', 'w').write('l')",
+            "import os, sys; f = sys.argv[1] + '/from-library'; open(f, 'w').write('l'); \
+             os.chmod(f, 0o600); os.utime(f, (1000000000, 1000000000))",
         ])
         .arg(&write)
         .read("/usr")
@@ -298,6 +299,11 @@ fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
         .unwrap();
     assert!(done.status.success(), "{done:?}");
     assert_eq!(std::fs::read(write.join("from-library")).unwrap(), b"l");
+    // Its permission and time changes beneath W are made, as the command line's are.
+    use std::os::unix::fs::MetadataExt;
+    let made = std::fs::metadata(write.join("from-library")).unwrap();
+    assert_eq!(made.mode() & 0o7777, 0o600);
+    assert_eq!(made.mtime(), 1_000_000_000);
 }
 
 /// `sandbox-check --read /usr --exec /usr/bin --write W --processes [EXTRA]... -- PROGRAM...`,
