@@ -315,6 +315,15 @@ impl<'b> Sandbox<'b> {
         // Asked before anything is made: a backend without a supervisor refuses every launch
         // with a function, and a supervised launch cannot also be traced.
         let broker = match &self.on_open {
+            // A launch with write folders gets the backend's supervisor where it has one, for
+            // the permission and time changes it makes beneath them; it grants no open.
+            None if !explain && !policy.write_paths().is_empty() => {
+                self.backend.broker().map(|broker| {
+                    let refuse: Arc<crate::grant::OnOpen> =
+                        Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
+                    (broker, refuse)
+                })
+            }
             None => None,
             Some(_) if explain => return Err(crate::grant::GrantError::WithExplain.into()),
             Some(on_open) => match self.backend.broker() {

@@ -53,10 +53,11 @@ impl LinuxBackend {
         if launch.request.policy.processes() {
             crate::workspace::processes()?;
         }
-        // A supervised launch with a scratch folder lets permission and time changes past the
-        // table to its supervisor, which makes them only inside that folder.
-        let supervised_scratch =
-            launch.request.supervisor.is_some() && launch.request.policy.scratch().is_some();
+        // A supervised launch with a scratch folder or write folders lets permission and time
+        // changes past the table to its supervisor, which makes them only inside those folders.
+        let supervised_scratch = launch.request.supervisor.is_some()
+            && (launch.request.policy.scratch().is_some()
+                || !launch.request.policy.write_paths().is_empty());
         let opt_ins = filter::OptIns::NONE
             .local_socket_pairs(launch.request.policy.local_socket_pairs())
             .scratch_metadata(supervised_scratch)

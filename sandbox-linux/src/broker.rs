@@ -20,9 +20,9 @@
 //! supervisor's lookups are bounded ([`COMPONENT_BOUND`], [`LOOKUP_BUDGET`]), and its threads run
 //! no sooner than the program (its nice value).
 //!
-//! A change of permissions or times (in a launch with a scratch folder) is answered by the
-//! supervisor itself, without a question: made for a file of the scratch folder, refused for any
-//! other (`metadata`).
+//! A change of permissions or times (in a launch with a scratch folder or write folders) is
+//! answered by the supervisor itself, without a question: made for a file of the scratch folder or
+//! beneath a write folder, refused for any other (`metadata`).
 //!
 //! Both threads hold the listener. If either ends (the function panics, a call fails), the
 //! other sees it and ends too; the listener is closed, and the kernel fails every open the
@@ -44,6 +44,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use sandbox_core::grant::{
     Access, Broker, Grant, OpenRequest, Session, PENDING_BOUND, QUESTION_BOUND,
 };
+
+use nix::errno::Errno;
 
 use crate::sys::notify::{answer, inject, receive, still_pending, Answer};
 use crate::syscalls::Arch;
@@ -162,6 +164,35 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         .policy
         .scratch()
         .map(|scratch| (scratch.path.clone(), scratch.identity.device));
+    // The write folders, opened once now by the paths the application named, each checked to be
+    // the folder its policy recorded; a folder that is not is left out (its changes refused).
+    let writes: Vec<metadata::WriteFolder> = shared
+        .session
+        .policy
+        .write_entries()
+        .filter_map(|(path, recorded)| {
+            let folder = nix::fcntl::open(
+                path.as_path(),
+                nix::fcntl::OFlag::O_PATH
+                    | nix::fcntl::OFlag::O_DIRECTORY
+                    | nix::fcntl::OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            )
+            .ok()?;
+            let stat = nix::sys::stat::fstat(folder.as_fd()).ok()?;
+            #[allow(
+                clippy::useless_conversion,
+                clippy::unnecessary_cast,
+                reason = "the types differ by C library"
+            )]
+            let same =
+                stat.st_dev as u64 == recorded.device && stat.st_ino as u64 == recorded.inode;
+            same.then(|| metadata::WriteFolder {
+                path: path.clone(),
+                folder,
+            })
+        })
+        .collect();
     // Where the kernel has it (6.6), the program's thread and this one hand the processor to
     // each other at each open instead of waking through the scheduler; elsewhere, as before.
     let _older_kernel = crate::sys::notify::wake_synchronously(shared.listener.as_fd());
@@ -211,16 +242,20 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
                 .map(|(path, device)| (path.as_path(), *device));
             // The thread's `/proc` entries are opened first, then the call is known to be still
             // this thread's, then the change is made through what was opened.
-            let resolved = meta.and_then(|meta| {
-                metadata::resolve(pid, &meta, scratch).map(|object| (meta, object))
+            // The scratch folder first; then, only on a thread that holds the program's
+            // credentials (never the launcher's calls), the write folders.
+            let resolved = meta.and_then(|meta| match metadata::resolve(pid, &meta, scratch) {
+                Ok(object) => Ok((meta, object, scratch.map(|(_, device)| device))),
+                Err(Errno::EPERM) if !launcher && shared.credentials.get().is_some() => {
+                    metadata::resolve_write(pid, &meta, &writes).map(|object| (meta, object, None))
+                }
+                Err(errno) => Err(errno),
             });
             if !still_pending(shared.listener.as_fd(), id) {
                 continue;
             }
-            let done = resolved.and_then(|(meta, object)| {
-                let device = scratch.map_or(0, |(_, device)| device);
-                metadata::change(pid, &object, &meta, device)
-            });
+            let done = resolved
+                .and_then(|(meta, object, device)| metadata::change(pid, &object, &meta, device));
             let reply = match done {
                 Ok(()) => Answer::Done,
                 Err(errno) => failed(errno, libc::EPERM),
@@ -538,12 +573,14 @@ fn within_policy(policy: &sandbox_core::Policy, open: &Open, path: &Path) -> boo
         Access::Read => {
             path == Path::new("/dev/null")
                 || policy.covers(path)
+                || policy.write_paths().iter().any(|w| path.starts_with(w))
                 || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
         }
         // Writing, and whatever a later version adds: the narrowest.
         _ => {
             path == Path::new("/dev/null")
                 || policy.scratch().is_some_and(|s| path.starts_with(&s.path))
+                || policy.write_paths().iter().any(|w| path.starts_with(w))
         }
     }
 }

@@ -73,8 +73,8 @@ pub struct OptIns {
     /// `socketpair` of connected `AF_UNIX` stream or sequenced-packet sockets
     /// ([`OptIn::LocalSocketPairs`]).
     pub local_socket_pairs: bool,
-    /// A file's permissions and times changed in the scratch folder, through the supervisor
-    /// ([`OptIn::ScratchMetadata`]).
+    /// A file's permissions and times changed in the scratch folder or beneath a write folder,
+    /// through the supervisor ([`OptIn::ScratchMetadata`]).
     pub scratch_metadata: bool,
     /// New processes and signals within the launch ([`OptIn::Processes`]).
     pub processes: bool,
@@ -95,7 +95,7 @@ impl OptIns {
         self
     }
 
-    /// With metadata changes in the scratch folder going to the supervisor or not.
+    /// With metadata changes in the scratch or write folders going to the supervisor or not.
     #[must_use]
     pub const fn scratch_metadata(mut self, allowed: bool) -> Self {
         self.scratch_metadata = allowed;

@@ -339,10 +339,12 @@ pub enum OptIn {
     /// `socketpair` of `AF_UNIX` stream or sequenced-packet sockets: a pair whose ends only
     /// reach each other (`Policy::allow_local_socket_pairs`).
     LocalSocketPairs,
-    /// A file's permissions and times changed inside the launch's scratch folder: in a launch
-    /// with grants on demand and a scratch folder, these calls go past the table to the
-    /// application's supervisor, which does the change itself for a file of the scratch folder's
-    /// own file system and refuses every other (`sandbox-linux/src/broker/metadata.rs`).
+    /// A file's permissions and times changed inside the launch's scratch folder or beneath its
+    /// write folders: in a supervised launch with a scratch folder or write folders (a launch
+    /// with write folders always has a supervisor), these calls go past the table to the
+    /// supervisor, which does the change itself for a file of the scratch folder's own file
+    /// system or beneath a write folder, and refuses every other
+    /// (`sandbox-linux/src/broker/metadata.rs`).
     ScratchMetadata,
     /// New processes (`fork`, `vfork`, `clone` without `CLONE_THREAD`) and signals to any
     /// process of the launch, which Landlock's signal scope (ABI 6) then bounds
@@ -354,9 +356,9 @@ impl fmt::Display for OptIn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OptIn::LocalSocketPairs => f.write_str("local socket pairs"),
-            OptIn::ScratchMetadata => {
-                f.write_str("metadata changes in the scratch folder, checked by the supervisor")
-            }
+            OptIn::ScratchMetadata => f.write_str(
+                "metadata changes in the scratch or write folders, checked by the supervisor",
+            ),
             OptIn::Processes => f.write_str("processes"),
         }
     }
@@ -926,7 +928,7 @@ const fn eperm_on(arch: Arch, name: &'static str, reason: &'static str) -> Rule 
 }
 
 /// A change of a file's permissions or times: refused, unless a supervised launch with a scratch
-/// folder opts in ([`OptIn::ScratchMetadata`]), where the supervisor decides.
+/// folder or write folders opts in ([`OptIn::ScratchMetadata`]), where the supervisor decides.
 const fn metadata(calls: Calls, reason: &'static str) -> Rule {
     Rule {
         calls,

@@ -373,7 +373,10 @@ mod launch {
         };
         let (relays, streams) = crate::relay::Relays::for_streams(cap.is_some() || run.grants.ask)
             .map_err(Refused::Relay)?;
-        let on_open = if run.grants.any() {
+        // A launch with write folders gets a supervisor too, which makes permission and time
+        // changes beneath them (and refuses every open its flags do not grant, as the kernel
+        // would).
+        let on_open = if run.grants.any() || !policy.write_paths().is_empty() {
             let asker = console.clone().map(|console| -> crate::grants::Asker {
                 Box::new(move |request| console.ask(request))
             });

@@ -10,6 +10,15 @@
 //! The target is found as the program names it, from its own root, working folder or descriptor
 //! (`/proc/<tid>/root`, `cwd`, `fd/N`), opened by path only, and checked by `fstat`; the change is
 //! made through that very descriptor (`/proc/self/fd/N`), so what was checked is what changes.
+//!
+//! A launch with write folders (`--write`, issue 47) has a supervisor for the same reason, and its
+//! changes are made the same way beneath those folders: each folder is opened once when the
+//! supervisor starts, and a target is looked up only beneath one of them (`RESOLVE_BENEATH`, no
+//! magic link, the last link not followed where the call says so), by the supervisor's thread
+//! holding the program's credentials (`creds`), so that no lookup or change uses the application's
+//! rights. A name relative to a folder or a descriptor of the program's counts only where the
+//! kernel's name for that folder or file, looked up again beneath a write folder, is that very
+//! folder or file. Anywhere else: `EPERM`, as the refusal table answers.
 
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -309,12 +318,134 @@ pub fn resolve(pid: u32, meta: &Meta, scratch: Option<(&Path, u64)>) -> Result<O
     }
 }
 
+/// A write folder of the launch, opened by path once when the supervisor starts.
+#[derive(Debug)]
+pub struct WriteFolder {
+    /// The folder's path, as the policy names it.
+    pub path: PathBuf,
+    /// The folder, opened by path only.
+    pub folder: OwnedFd,
+}
+
+/// `(device, inode)` of `object`.
+fn identity(object: &OwnedFd) -> Result<(u64, u64), Errno> {
+    let stat = nix::sys::stat::fstat(object.as_fd())?;
+    #[allow(
+        clippy::useless_conversion,
+        clippy::unnecessary_cast,
+        reason = "the types differ by C library"
+    )]
+    Ok((stat.st_dev as u64, stat.st_ino as u64))
+}
+
+/// `name` (absolute, normal) opened by path only beneath the write folder that holds it, its last
+/// link followed or not: `EPERM` for a name beneath none of them, or a walk that would leave it.
+fn beneath_write<'w>(
+    writes: &'w [WriteFolder],
+    name: &Path,
+    follow: bool,
+) -> Result<(&'w WriteFolder, OwnedFd), Errno> {
+    let holder = writes
+        .iter()
+        .filter(|w| name.starts_with(&w.path))
+        .max_by_key(|w| w.path.as_os_str().len())
+        .ok_or(Errno::EPERM)?;
+    let inside = name.strip_prefix(&holder.path).map_err(|_| Errno::EPERM)?;
+    let inside = if inside.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        inside
+    };
+    let mut flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
+    if !follow {
+        flags |= OFlag::O_NOFOLLOW;
+    }
+    let how = OpenHow::new()
+        .flags(flags)
+        .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+    let object = openat2(holder.folder.as_fd(), inside, how).map_err(|errno| match errno {
+        Errno::EXDEV | Errno::ELOOP => Errno::EPERM,
+        other => other,
+    })?;
+    Ok((holder, object))
+}
+
+/// A `/proc` link of thread `pid` (its working folder or descriptor `fd`) as an object beneath a
+/// write folder: the object itself, and its name, only where that name looked up again beneath a
+/// write folder is the very same object.
+fn linked_beneath_write(pid: u32, fd: i32, writes: &[WriteFolder]) -> Result<PathBuf, Errno> {
+    let link = match fd {
+        libc::AT_FDCWD => format!("/proc/{pid}/cwd"),
+        fd if fd >= 0 => format!("/proc/{pid}/fd/{fd}"),
+        _ => return Err(Errno::EPERM),
+    };
+    let object = by_path(&link).map_err(|_| Errno::EPERM)?;
+    let name = std::fs::read_link(&link).map_err(|_| Errno::EPERM)?;
+    if !name.is_absolute() {
+        return Err(Errno::EPERM);
+    }
+    let name = super::request::normal(&name);
+    let (_, again) = beneath_write(writes, &name, false).map_err(|_| Errno::EPERM)?;
+    if identity(&again)? != identity(&object)? {
+        return Err(Errno::EPERM);
+    }
+    Ok(name)
+}
+
+/// The target of `meta` of thread `pid`, opened by path only beneath one of the launch's write
+/// folders (`writes`), or `EPERM`. Called on the supervisor's thread once it holds the program's
+/// credentials, and before the notification is known to be still pending (as [`resolve`]).
+pub fn resolve_write(pid: u32, meta: &Meta, writes: &[WriteFolder]) -> Result<OwnedFd, Errno> {
+    if writes.is_empty() {
+        return Err(Errno::EPERM);
+    }
+    let (name, follow) = match &meta.target {
+        Target::Fd(fd) => (linked_beneath_write(pid, *fd, writes)?, false),
+        Target::Path {
+            dirfd,
+            path,
+            follow,
+        } => {
+            let name = if path.is_absolute() {
+                super::request::normal(path)
+            } else {
+                super::request::normal(&linked_beneath_write(pid, *dirfd, writes)?.join(path))
+            };
+            (name, *follow)
+        }
+    };
+    let (holder, object) = beneath_write(writes, &name, follow)?;
+    // An absolute name is the program's, from its own root: it counts only where the program's
+    // name for the folder is the folder this supervisor opened.
+    if let Target::Path { path, .. } = &meta.target {
+        if path.is_absolute() {
+            let root = by_path(&format!("/proc/{pid}/root")).map_err(|_| Errno::EPERM)?;
+            let how = OpenHow::new()
+                .flags(OFlag::O_PATH | OFlag::O_CLOEXEC | OFlag::O_DIRECTORY)
+                .resolve(
+                    ResolveFlag::RESOLVE_IN_ROOT
+                        | ResolveFlag::RESOLVE_NO_SYMLINKS
+                        | ResolveFlag::RESOLVE_NO_MAGICLINKS,
+                );
+            let from_root = holder.path.strip_prefix("/").unwrap_or(&holder.path);
+            let theirs = openat2(root.as_fd(), from_root, how).map_err(|_| Errno::EPERM)?;
+            if identity(&theirs)? != identity(&holder.folder)? {
+                return Err(Errno::EPERM);
+            }
+        }
+    }
+    Ok(object)
+}
+
 /// Makes the change `meta` of thread `pid` to `object` (from [`resolve`]): a regular file or a
 /// folder on the scratch folder's device, owned by the program's file-system user (as the kernel
 /// would require of a program without capabilities, whatever the supervisor's own rights), and
 /// a mode with no set-user-ID or set-group-ID bit; `EPERM` otherwise.
-pub fn change(pid: u32, object: &OwnedFd, meta: &Meta, device: u64) -> Result<(), Errno> {
-    if !on_device(object, device) {
+///
+/// `device` is the scratch folder's, for a target found there; `None` for a target found beneath a
+/// write folder ([`resolve_write`]), whose file system may be any.
+pub fn change(pid: u32, object: &OwnedFd, meta: &Meta, device: Option<u64>) -> Result<(), Errno> {
+    if device.is_some_and(|device| !on_device(object, device)) {
         return Err(Errno::EPERM);
     }
     let stat = nix::sys::stat::fstat(object.as_fd())?;

@@ -76,8 +76,8 @@ pub enum With {
     Nothing,
     /// `local_socket_pairs` (a profile's `[allow]`).
     LocalSocketPairs,
-    /// Metadata changes in the scratch folder, checked by the supervisor: a launch with grants
-    /// on demand and a scratch folder.
+    /// Metadata changes in the scratch or write folders, checked by the supervisor: a supervised
+    /// launch with a scratch folder, or any launch with write folders.
     ScratchMetadata,
 }
 
