@@ -44,8 +44,8 @@ use crate::PolicyError;
 /// ```
 ///
 /// A command is a launch described once: clone it to run it again, each run with a scratch
-/// folder of its own if it asks for one. With the `tokio` feature, [`Command::output_async`] and
-/// [`Command::spawn_async`] run it on tokio's reactor:
+/// folder of its own if it asks for one. With the `tokio` feature, `Command::output_async` and
+/// `Command::spawn_async` run it on tokio's reactor:
 ///
 /// ```no_run
 /// # struct Example;
