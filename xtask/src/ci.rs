@@ -9,8 +9,9 @@ use crate::cmd::{self, Failed, Tally};
 /// second time, in another environment ([`other_environment`]).
 const SECOND_PASS: &[&str] = &["sandbox-check", "python-cell"];
 
-/// The test command of CI's test step; the second pass runs the binaries it built.
-const TESTS: &[&str] = &[
+/// The test command of CI's test step (the stress runs use it too); the second pass runs the
+/// binaries it built.
+pub const TESTS: &[&str] = &[
     "test",
     "--workspace",
     "--all-targets",

@@ -13,17 +13,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
+use crate::ci::TESTS;
 use crate::cmd::{Failed, Tally};
-
-/// The test command both runs use: the workspace's tests, with the analysis feature as CI's own
-/// test step has it.
-const TESTS: &[&str] = &[
-    "test",
-    "--workspace",
-    "--all-targets",
-    "--features",
-    "sandbox-linux/analysis",
-];
 
 /// How long a load process may live at most, per run: far past a run's length.
 const LOAD_SECONDS_PER_RUN: u32 = 1800;
