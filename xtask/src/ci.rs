@@ -342,7 +342,13 @@ fn ordinary_user_pass(tally: &mut Tally) -> Result<(), Failed> {
         );
         return Ok(());
     };
-    let probe = std::env::current_exe().map_err(|e| Failed(format!("current_exe: {e}")))?;
+    // One of the binaries the pass runs, as the build left it (this process's own file may have
+    // been rebuilt since it started).
+    let probe = second_pass_binaries()?
+        .into_iter()
+        .map(|(_, binary)| binary)
+        .next()
+        .ok_or_else(|| Failed("the second pass found no test binary".into()))?;
     let reachable = Command::new("su")
         .args([user.as_str(), "-s", "/bin/sh", "-c", "test -x \"$0\""])
         .arg(&probe)

@@ -304,12 +304,22 @@ fn folder(name: &str) -> PathBuf {
 /// Runs `command` to its end, killing it past `limit` (a test failure: a profile must never
 /// hold sandbox-check).
 fn within(mut command: Command, limit: Duration) -> Output {
-    let mut child = command
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    // A binary this test has just copied can be "busy" for a moment: another test's thread that
+    // forked while the copy was being written holds its descriptor until that child's exec.
+    let mut tries = 0;
+    let mut child = loop {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            spawned => break spawned.unwrap(),
+        }
+    };
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
