@@ -30,5 +30,6 @@ pub use crate::fork::{
 pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
 pub use crate::status_channel::{
-    launch_command_reporting, launch_command_reporting_with_env, StatusChannel,
+    launch_command_reporting, launch_command_reporting_on_open, launch_command_reporting_with_env,
+    StatusChannel,
 };

@@ -105,9 +105,10 @@ impl<'b> Sandbox<'b> {
     /// allows go on into the kernel, which decides as without a supervisor.
     ///
     /// Such a launch always executes a launcher (never a fork of this process or of a launch
-    /// server), cannot be explained ([`GrantError::WithExplain`](crate::grant::GrantError)),
-    /// and is refused where the backend cannot widen its confinement while the program runs
-    /// ([`GrantError::Unsupported`](crate::grant::GrantError), macOS).
+    /// server), and is refused where the backend cannot widen its confinement while the program
+    /// runs ([`GrantError::Unsupported`](crate::grant::GrantError), macOS). Explained
+    /// ([`RunOptions::explain`](crate::RunOptions::explain)), it is supervised the same way, and
+    /// the explanation lists what the function refused as any other file refused.
     ///
     /// ```no_run
     /// # struct Example;
@@ -313,19 +314,17 @@ impl<'b> Sandbox<'b> {
             return Err(SpawnError::Unenforceable { missing });
         }
         // Asked before anything is made: a backend without a supervisor refuses every launch
-        // with a function, and a supervised launch cannot also be traced.
+        // with a function. An explained launch gets the same supervisor as one that is not, so
+        // that explaining changes nothing the program gets.
         let broker = match &self.on_open {
             // A launch with write folders gets the backend's supervisor where it has one, for
             // the permission and time changes it makes beneath them; it grants no open.
-            None if !explain && !policy.write_paths().is_empty() => {
-                self.backend.broker().map(|broker| {
-                    let refuse: Arc<crate::grant::OnOpen> =
-                        Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
-                    (broker, refuse)
-                })
-            }
+            None if !policy.write_paths().is_empty() => self.backend.broker().map(|broker| {
+                let refuse: Arc<crate::grant::OnOpen> =
+                    Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
+                (broker, refuse)
+            }),
             None => None,
-            Some(_) if explain => return Err(crate::grant::GrantError::WithExplain.into()),
             Some(on_open) => match self.backend.broker() {
                 Some(broker) => Some((broker, Arc::clone(on_open))),
                 None => {
@@ -341,7 +340,9 @@ impl<'b> Sandbox<'b> {
                 Some(path) => path.to_path_buf(),
                 None => std::env::current_exe().map_err(SpawnError::Spawn)?,
             };
-            let tracer = self.backend.tracer(policy, program, &launcher);
+            let tracer = self
+                .backend
+                .tracer(policy, program, &launcher, broker.is_some());
             Some(tracer.map_err(SpawnError::Explain)?)
         } else {
             None

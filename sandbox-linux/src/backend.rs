@@ -171,9 +171,11 @@ impl Backend for LinuxBackend {
         policy: &sandbox_core::Policy,
         program: &std::path::Path,
         launcher: &std::path::Path,
+        supervised: bool,
     ) -> Result<Box<dyn sandbox_core::explain::Tracer>, sandbox_core::explain::ExplainError> {
         let explainer = crate::explain::Explainer::for_launcher(policy, program, launcher)
-            .map_err(crate::explain::into_core)?;
+            .map_err(crate::explain::into_core)?
+            .supervised(supervised);
         Ok(Box::new(explainer))
     }
 }
