@@ -145,7 +145,7 @@ impl Backend for LinuxBackend {
     }
 
     fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
-        Self::apply(launch).map_err(|e| BackendError::coded(e.code(), e))
+        Self::apply(launch).map_err(LinuxError::into_backend_error)
     }
 
     fn verify(&self, context: &Context) -> Vec<Outcome> {

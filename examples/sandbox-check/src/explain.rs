@@ -14,6 +14,8 @@ use crate::cli::Run;
 /// the profile's environment, and whether the launch has a supervisor (grant flags or write
 /// folders), which the tracer must know to read the filters as the launcher installs them.
 #[derive(Debug, Clone, Copy)]
+// Elsewhere there is no tracer to read it: `--explain` is refused there.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub struct Launch<'a> {
     /// The command line.
     pub run: &'a Run,
