@@ -46,6 +46,15 @@ pub fn phrasing() -> Phrasing {
     }
 }
 
+/// `flag` or `call`, as this process names remedies ([`phrasing`]): for a remedy that is no
+/// grant of a path (leaving an opt-in out), in a backend's error text too.
+pub fn phrase<'a>(flag: &'a str, call: &'a str) -> &'a str {
+    match phrasing() {
+        Phrasing::Flags => flag,
+        Phrasing::Calls => call,
+    }
+}
+
 impl Remedy {
     /// The remedy as this process's texts name it ([`phrasing`]): `.read("/usr")`, or
     /// `--read /usr` where the command line tool asked for flags.

@@ -192,7 +192,7 @@ pub enum LinuxError {
     },
     /// The processes opt-in could not be held: no PID namespace of the launch's own, or a
     /// kernel without Landlock's signal scope.
-    #[error("the policy lets the program start processes, which needs {needs}; {step} failed, so the opt-in is refused: run the program without --processes (docs/sandbox.md, \"Processes\")")]
+    #[error("the policy lets the program start processes, which needs {needs}; {step} failed, so the opt-in is refused: {} (docs/sandbox.md, \"Processes\")", sandbox_core::remedy::phrase("run the program without --processes", "launch it without .processes() (Policy::allow_processes)"))]
     Processes {
         /// What the opt-in needs.
         needs: &'static str,
