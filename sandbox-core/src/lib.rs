@@ -152,6 +152,7 @@ pub use policy::Policy;
 pub use run::{Ending, Finished, RunOptions, SpawnError};
 pub use server::Server;
 #[cfg(unix)]
-pub use spawn::{Running, Sandbox};
+pub use spawn::running::Running;
+pub use spawn::Sandbox;
 #[cfg(not(unix))]
 pub use spawn_stub::{Running, Sandbox};
