@@ -35,7 +35,7 @@ pub use wrong_system::WrongSystem;
 #[cfg(target_os = "linux")]
 pub use crate::platform::syscalls::send_with_fds;
 
-use crate::explain::{ExplainError, Tracer};
+use crate::explain::tracer::{ExplainError, Tracer};
 use crate::policy::Policy;
 use check::{Context, Outcome};
 

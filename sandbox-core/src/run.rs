@@ -8,7 +8,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use crate::error::{CanaryError, CommandError, MalformedReport, Refusal};
-use crate::explain::{ExplainError, Explanation};
+use crate::explain::tracer::ExplainError;
+use crate::explain::Explanation;
 
 /// What [`Sandbox::run`](crate::Sandbox::run) gives the program and how long and how loud it may be.
 ///
