@@ -28,7 +28,7 @@ pub(crate) const STARTED: u8 = b'S';
 pub(crate) const EXECUTING: u8 = b'E';
 /// The byte a copy of the application writes, as its whole report, when it was started as a
 /// launcher, did not stop in [`handle_args`](crate::handle_args), and came to a launch of its own
-/// ([`crate::launch::stop_if_unhandled_launcher`]): the parent answers `NotALauncher` at once,
+/// ([`crate::launch::parent::stop_if_unhandled_launcher`]): the parent answers `NotALauncher` at once,
 /// without waiting for the copy's end (a child the copy started may hold the descriptor open).
 pub(crate) const NOT_A_LAUNCHER: u8 = b'N';
 

@@ -31,7 +31,7 @@ impl<'b> Sandbox<'b> {
         explain: bool,
     ) -> Result<(Running, OwnedFd), SpawnError> {
         // First: a copy of the application started as a launcher launches nothing.
-        crate::launch::stop_if_unhandled_launcher();
+        crate::launch::parent::stop_if_unhandled_launcher();
         let started = Instant::now();
         // A bound the application asked for is never silently dropped.
         // Read once: what the report carries, and what refuses the launch.
@@ -112,13 +112,13 @@ impl<'b> Sandbox<'b> {
             Some(_) => Some(crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?),
             None => None,
         };
-        let (mut command, request) = crate::launch::build_request(
+        let (mut command, request) = crate::launch::parent::build_request(
             self.backend,
             policy,
             &canary,
             program,
             args,
-            crate::launch::Extras {
+            crate::launch::parent::Extras {
                 launcher: self.launcher,
                 status: Some(STATUS_FD),
                 supervisor: channel.as_ref().map(|_| SUPERVISOR_FD),
@@ -243,13 +243,13 @@ impl<'b> Sandbox<'b> {
         canary: &Canary,
         parent: u32,
     ) -> Result<crate::wire::Request, SpawnError> {
-        Ok(crate::launch::request(
+        Ok(crate::launch::parent::request(
             self.backend,
             policy,
             canary,
             program,
             args,
-            crate::launch::Extras {
+            crate::launch::parent::Extras {
                 launcher: None,
                 status: Some(STATUS_FD),
                 supervisor: None,

@@ -43,7 +43,7 @@ use std::process::ExitStatus;
 
 use crate::backend::Backend;
 use crate::error::ServerError;
-use crate::launch::ForkedRequest;
+use crate::launch::launcher::ForkedRequest;
 use crate::sys::ForkSide;
 use crate::wire::{self, Request};
 
@@ -704,10 +704,13 @@ fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::
         ForkSide::Child => {
             take_streams(streams);
             match request {
-                Ok(request) => {
-                    crate::launch::run_forked(backend, ForkedRequest::Decoded(Box::new(request)))
+                Ok(request) => crate::launch::launcher::run_forked(
+                    backend,
+                    ForkedRequest::Decoded(Box::new(request)),
+                ),
+                Err(_) => {
+                    crate::launch::launcher::run_forked(backend, ForkedRequest::Encoded(args))
                 }
-                Err(_) => crate::launch::run_forked(backend, ForkedRequest::Encoded(args)),
             }
         }
     }

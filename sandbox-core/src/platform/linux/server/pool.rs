@@ -155,8 +155,8 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
         crate::sys::exit_now(0)
     };
     super::take_streams([stdin, stdout, stderr, status]);
-    crate::launch::run_forked(
+    crate::launch::launcher::run_forked(
         backend,
-        crate::launch::ForkedRequest::Encoded(super::split(&bytes)),
+        crate::launch::launcher::ForkedRequest::Encoded(super::split(&bytes)),
     )
 }
