@@ -87,7 +87,7 @@ impl Pool {
         let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
         message.extend_from_slice(bytes);
         let sent = crate::platform::syscalls::send_with_fds(parked.socket.as_fd(), &[HANDED], &raw)
-            .and_then(|()| super::send_all(&parked.socket, &message));
+            .and_then(|()| super::super::message::send_all(&parked.socket, &message));
         match sent {
             Ok(()) => Some(parked.pid),
             Err(_) => {
@@ -157,6 +157,6 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
     super::take_streams([stdin, stdout, stderr, status]);
     crate::launch::launcher::run_forked(
         backend,
-        crate::launch::launcher::ForkedRequest::Encoded(super::split(&bytes)),
+        crate::launch::launcher::ForkedRequest::Encoded(super::super::message::split(&bytes)),
     )
 }
