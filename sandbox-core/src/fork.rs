@@ -114,7 +114,7 @@ fn forked_request(
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     supervisor: Option<i32>,
-) -> Result<crate::wire::Request, crate::error::CommandError> {
+) -> Result<crate::wire::Request, crate::error::command::CommandError> {
     let extras = crate::launch::parent::Extras {
         launcher: None,
         status: Some(STATUS_FD),
@@ -415,7 +415,7 @@ impl Drop for Forked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Refusal;
+    use crate::error::refusal::Refusal;
     use crate::test_backend::NeverReached;
 
     /// With another thread alive (this one, beside the harness's), nothing forks: the answer is

@@ -144,7 +144,11 @@ use platform::{cgroup, server};
 pub use backend::Backend;
 #[cfg(unix)]
 pub use command::Command;
-pub use error::{one_line, CommandError, PolicyError, Refusal, ServerError};
+pub use error::command::CommandError;
+pub use error::policy::PolicyError;
+pub use error::refusal::Refusal;
+pub use error::report::one_line;
+pub use error::server::ServerError;
 pub use grant::{Access, Grant, OpenRequest};
 pub use launch::launcher::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};

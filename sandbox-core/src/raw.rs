@@ -20,9 +20,9 @@
 //!   and output are for the caller to bound.
 
 pub use crate::canary::{temporary_folders, Canary};
-pub use crate::error::CanaryError;
-pub use crate::error::MalformedReport;
-pub use crate::error::ReportedError;
+pub use crate::error::policy::CanaryError;
+pub use crate::error::report::MalformedReport;
+pub use crate::error::report::ReportedError;
 #[cfg(unix)]
 pub use crate::fork::{
     fork_launch, fork_launch_on_open, fork_launch_with_env, fork_launch_with_streams, Forked,

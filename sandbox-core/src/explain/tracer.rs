@@ -4,7 +4,7 @@
 use std::process::{Command, ExitStatus};
 
 use super::Explanation;
-use crate::error::BackendError;
+use crate::error::backend::BackendError;
 
 /// A backend's watcher of one launch, from [`Backend::tracer`](crate::Backend::tracer).
 ///

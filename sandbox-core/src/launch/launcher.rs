@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use crate::backend::Backend;
 #[cfg(not(unix))]
 use crate::backend::Launch;
-use crate::error::Refusal;
+use crate::error::refusal::Refusal;
 #[cfg(unix)]
 use crate::wire::Request;
 use crate::wire::{self, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG};

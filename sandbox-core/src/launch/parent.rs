@@ -7,7 +7,7 @@ use std::process::Command;
 
 use crate::backend::{Backend, Launch, Support};
 use crate::canary::Canary;
-use crate::error::CommandError;
+use crate::error::command::CommandError;
 use crate::policy::Policy;
 #[cfg(unix)]
 use crate::wire::CONFINED_FLAG;

@@ -5,7 +5,7 @@
 #[cfg(unix)]
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::error::Refusal;
+use crate::error::refusal::Refusal;
 
 use super::{REFUSED_EXIT_CODE, REFUSED_PREFIX};
 
@@ -18,7 +18,10 @@ pub fn refuse(refusal: &Refusal) -> ! {
         // Nothing to do if the parent went away: the exit status and the line still tell.
         let _ignored = crate::sys::write_all(fd, &crate::status::encode(refusal));
     }
-    eprintln!("{REFUSED_PREFIX}{}", crate::error::one_line(refusal));
+    eprintln!(
+        "{REFUSED_PREFIX}{}",
+        crate::error::report::one_line(refusal)
+    );
     #[cfg(unix)]
     if FORKED.load(Ordering::Relaxed) {
         // A copy of the application: its exit handlers are the application's, not to run here.

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::backend::{Backend, Launch, Support};
-use crate::error::Refusal;
+use crate::error::refusal::Refusal;
 use crate::wire::{Request, CONFINED_FLAG};
 
 use super::refuse::{announce, launch_status, program_streams};
@@ -132,9 +132,11 @@ pub(super) fn sequence(
     // A confined start of a backend that does not re-execute is no launch at all: said first,
     // before anything about how this backend would start the program.
     if stage == Stage::Confined && !backend.confines_by_reexec() {
-        return Err(Refusal::Arguments(crate::error::WireError::UnknownKey {
-            key: CONFINED_FLAG.into(),
-        }));
+        return Err(Refusal::Arguments(
+            crate::error::wire::WireError::UnknownKey {
+                key: CONFINED_FLAG.into(),
+            },
+        ));
     }
     // A program the backend has executed from a descriptor is opened now, before confinement,
     // which may leave no path to look up (capability mode). Close-on-exec: the program never

@@ -28,7 +28,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::error::LimitError;
+use crate::error::limit::LimitError;
 use crate::fact::Fact;
 use crate::limits::Limits;
 use hierarchies::Hierarchies;

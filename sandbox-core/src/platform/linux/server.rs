@@ -40,7 +40,7 @@ use std::os::unix::net::UnixStream;
 use std::process::ExitStatus;
 
 use crate::backend::Backend;
-use crate::error::ServerError;
+use crate::error::server::ServerError;
 use crate::sys::ForkSide;
 use crate::wire::{self, Request};
 
@@ -345,7 +345,7 @@ mod tests {
 
     use super::message::split;
     use super::*;
-    use crate::error::Refusal;
+    use crate::error::refusal::Refusal;
     use crate::test_backend::NeverReached;
 
     /// A server started after a thread is refused with the thread count, and none is forked.
