@@ -77,13 +77,13 @@ where
 {
     let args = collect(args);
     let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
-    let mut command = crate::launch::build(
+    let mut command = crate::launch::parent::build(
         backend,
         policy,
         canary,
         program.as_ref(),
         args,
-        crate::launch::Extras {
+        crate::launch::parent::Extras {
             launcher: None,
             status: Some(STATUS_FD),
             supervisor: None,
@@ -123,13 +123,13 @@ where
         })?;
     let (ours, theirs) = crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?;
     let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
-    let (mut command, request) = crate::launch::build_request(
+    let (mut command, request) = crate::launch::parent::build_request(
         backend,
         policy,
         canary,
         program.as_ref(),
         collect(args),
-        crate::launch::Extras {
+        crate::launch::parent::Extras {
             launcher: None,
             status: Some(STATUS_FD),
             supervisor: Some(crate::pipes::SUPERVISOR_FD),
