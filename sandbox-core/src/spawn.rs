@@ -316,8 +316,9 @@ impl<'b> Sandbox<'b> {
         // with a function, and a supervised launch cannot also be traced.
         let broker = match &self.on_open {
             // A launch with write folders gets the backend's supervisor where it has one, for
-            // the permission and time changes it makes beneath them; it grants no open.
-            None if !explain && !policy.write_paths().is_empty() => {
+            // the permission and time changes it makes beneath them, and so does one with the
+            // processes opt-in, for its signals; it grants no open.
+            None if !explain && (!policy.write_paths().is_empty() || policy.processes()) => {
                 self.backend.broker().map(|broker| {
                     let refuse: Arc<crate::grant::OnOpen> =
                         Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);

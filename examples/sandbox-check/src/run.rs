@@ -375,8 +375,9 @@ mod launch {
             .map_err(Refused::Relay)?;
         // A launch with write folders gets a supervisor too, which makes permission and time
         // changes beneath them (and refuses every open its flags do not grant, as the kernel
-        // would).
-        let on_open = if run.grants.any() || !policy.write_paths().is_empty() {
+        // would); so does one with the processes opt-in, which answers its signals.
+        let on_open = if run.grants.any() || !policy.write_paths().is_empty() || policy.processes()
+        {
             let asker = console.clone().map(|console| -> crate::grants::Asker {
                 Box::new(move |request| console.ask(request))
             });

@@ -434,49 +434,90 @@ fn a_fork_bomb_ends_with_the_launch() {
     }
 }
 
+/// The program signals its own child; a process of the same user outside the launch gets
+/// `EPERM` (its ID names nothing in the launch's PID namespace, and the supervisor refuses such
+/// a number, `broker::signals`) and lives; so does a signal to an ID past any process's, and
+/// the signal forms that name groups go on to the kernel (`ESRCH` where no group of the launch
+/// has the number).
 #[test]
 fn the_program_signals_its_own_child_and_nothing_outside() {
-    let (_parent, write, _) = workspace("signals", None);
-    let mut outside = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
-    let code = r#"
+    for user in users() {
+        let (_parent, write, _) = workspace("signals", user);
+        // Outside the launch, as the same user as the program.
+        let mut outside = match user {
+            Some(uid) => {
+                let mut c = Command::new("/usr/bin/setpriv");
+                c.arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={uid}"))
+                    .args(["--clear-groups", "--", "/usr/bin/sleep", "60"]);
+                c
+            }
+            None => {
+                let mut c = Command::new("/usr/bin/sleep");
+                c.arg("60");
+                c
+            }
+        }
+        .spawn()
+        .unwrap();
+        let code = r#"
 import signal, socket, time
+outside = int(sys.argv[1])
+TGKILL, SIGQUEUEINFO, PTRACE = {"x86_64": (234, 129, 101), "aarch64": (131, 138, 117)}[os.uname().machine]
 child = os.fork()
 if child == 0:
     time.sleep(60)
     os._exit(0)
+attempt("signal 0 own child", lambda: os.kill(child, 0))
 attempt("signal own child", lambda: os.kill(child, signal.SIGTERM))
 _, status = os.waitpid(child, 0)
 print("child ended by", os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
-attempt("signal outside", lambda: os.kill(int(sys.argv[1]), signal.SIGTERM))
+attempt("signal outside", lambda: os.kill(outside, signal.SIGTERM))
+attempt("signal 0 outside", lambda: os.kill(outside, 0))
+attempt("tgkill outside", lambda: syscall(TGKILL, outside, outside, 15))
+attempt("sigqueue outside", lambda: syscall(SIGQUEUEINFO, outside, 15, 0))
+attempt("signal past any process", lambda: os.kill((1 << 22) + 1, 0))
+attempt("signal a group that is none", lambda: os.kill(-4194000, 0))
 attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
-attempt("ptrace", lambda: syscall(101, 16, child, 0, 0))
+attempt("ptrace", lambda: syscall(PTRACE, 16, child, 0, 0))
 "#;
-    let pid = outside.id().to_string();
-    let program = format!("{PRELUDE}\n{code}");
-    let output = run(processes(
-        None,
-        &write,
-        &[],
-        &[PYTHON, "-I", "-c", &program, &pid],
-    ));
-    assert_results(
-        &results(&output),
-        &[
-            ("signal own child", "ok"),
-            // The process outside has no number in the launch's PID namespace.
-            ("signal outside", "ESRCH"),
-            ("socket", "EPERM"),
-            ("ptrace", "EPERM"),
-        ],
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("child ended by 15"));
-    assert_eq!(
-        outside.try_wait().unwrap(),
-        None,
-        "the process outside lives"
-    );
-    outside.kill().unwrap();
-    outside.wait().unwrap();
+        let pid = outside.id().to_string();
+        let program = format!("{PRELUDE}\n{code}");
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &[PYTHON, "-I", "-c", &program, &pid],
+        ));
+        assert_results(
+            &results(&output),
+            &[
+                ("signal 0 own child", "ok"),
+                ("signal own child", "ok"),
+                // The process outside has no number in the launch's PID namespace: refused, not
+                // "gone".
+                ("signal outside", "EPERM"),
+                ("signal 0 outside", "EPERM"),
+                ("tgkill outside", "EPERM"),
+                ("sigqueue outside", "EPERM"),
+                ("signal past any process", "EPERM"),
+                ("signal a group that is none", "ESRCH"),
+                ("socket", "EPERM"),
+                ("ptrace", "EPERM"),
+            ],
+        );
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("child ended by 15"),
+            "as {user:?}: {output:?}"
+        );
+        assert_eq!(
+            outside.try_wait().unwrap(),
+            None,
+            "the process outside lives, as {user:?}"
+        );
+        outside.kill().unwrap();
+        outside.wait().unwrap();
+    }
 }
 
 /// The tools that change permissions and times as they go (issue 47's acceptance): `git init`,
