@@ -586,3 +586,79 @@ git log --format=%s";
         assert_eq!(entries(&parent.0), ["beside", "w"], "as {user:?}");
     }
 }
+
+/// The self-test proves the opt-ins it is given (`sandbox-check --write W --processes`, no
+/// program), as a program's launch with them has them (its supervisor included): the lines say
+/// which opt-ins it had, a process starts, the self-test's own process outside the launch cannot
+/// be signalled (`EPERM`), W is written, its modes and times changed, and nothing beside it is.
+#[test]
+fn the_self_test_proves_the_opt_ins_it_is_given() {
+    for user in users() {
+        let (parent, write, beside) = workspace("self-test", user);
+        let before = file_state(&beside);
+        let canonical = write.canonicalize().unwrap();
+        let self_test = |json: bool| {
+            let mut command = as_user(user);
+            if json {
+                command.arg("--json");
+            }
+            command
+                .arg("--write")
+                .arg(&write)
+                .arg("--processes")
+                .stdin(Stdio::null())
+                .env_remove(SCRATCH_VARIABLE);
+            run(command)
+        };
+        let output = self_test(false);
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        let named = format!("opt-ins: write {}, processes", canonical.display());
+        for line in [
+            named.as_str(),
+            "[ok  ] start a process (the processes opt-in): expected works, worked",
+            "[ok  ] send signal 0 to the self-test's own process, outside the launch: expected denied, EPERM (Operation not permitted)",
+            "[ok  ] write, rename and remove in the write folder: expected works, worked",
+            "[ok  ] create a file beside the write folder: expected denied, EACCES (Permission denied)",
+            "[ok  ] create a FIFO in the write folder: expected denied, EACCES (Permission denied)",
+            "[ok  ] change a file's mode and times in the write folder: expected works, worked",
+            "verdict: this machine confines programs: every attempt went as required.",
+        ] {
+            assert!(lines.contains(&line), "as {user:?}, no {line:?} in {lines:#?}");
+        }
+        // EXDEV or a permission error: the kernel's order of checks, not the project's.
+        assert!(
+            lines.iter().any(|l| l.starts_with(
+                "[ok  ] hard-link the canary into the write folder: expected denied, "
+            )),
+            "{lines:#?}"
+        );
+        // The common attempts the opt-in turns around are the opt-in's now.
+        assert!(!lines.iter().any(|l| l.contains("] start a process: ")));
+        assert!(!lines.iter().any(|l| l.contains("signal 0 to the parent")));
+
+        let output = self_test(true);
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            first["opt_ins"],
+            serde_json::json!([format!("write {}", canonical.display()), "processes"]),
+            "{text}"
+        );
+
+        assert_eq!(entries(&write), Vec::<String>::new(), "as {user:?}");
+        assert_eq!(entries(&parent.0), ["beside", "w"], "as {user:?}");
+        assert_eq!(file_state(&beside), before, "as {user:?}");
+    }
+    // A folder that can never be written is a mistake of the command line, as for a program.
+    let mut command = sandbox_check();
+    command.args(["--write", "/"]).stdin(Stdio::null());
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(64), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder\n"
+    );
+}
