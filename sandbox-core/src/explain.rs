@@ -123,6 +123,76 @@ pub struct Rule {
     pub rule: String,
     /// Why the sandbox refuses it.
     pub reason: String,
+    /// The opt-in that lifts the rule, if one does (`clone` of a process: the processes
+    /// opt-in).
+    pub opt_in: Option<OptIn>,
+}
+
+/// An opt-in that would allow what was refused: a widening of the launch only the application
+/// may choose (docs/sandbox.md, "Every opt-in"). An explanation names it, and never suggests it:
+/// neither its command line nor `--suggest`'s profile adds one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum OptIn {
+    /// `--processes`, `Policy::allow_processes`: the program may start processes and signal
+    /// them.
+    Processes,
+    /// `--write FOLDER`, `Policy::allow_write`: the program may write beneath the folder.
+    Write(PathBuf),
+    /// A change of permissions or times: made by the launch's supervisor beneath a write folder
+    /// or in the scratch folder; an explained launch has no supervisor.
+    Metadata,
+    /// `local_socket_pairs = true` under `[allow]` in a profile,
+    /// `Policy::allow_local_socket_pairs`.
+    LocalSocketPairs,
+}
+
+impl OptIn {
+    /// The flag, or what stands for it: `--processes`, `--write /home/me/project`.
+    pub fn flag(&self) -> String {
+        match self {
+            OptIn::Processes => "--processes".to_owned(),
+            OptIn::Write(folder) => format!("--write {}", shown(folder)),
+            OptIn::Metadata => "--write FOLDER or --scratch".to_owned(),
+            OptIn::LocalSocketPairs => "[allow] local_socket_pairs = true".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for OptIn {
+    /// The flag, the library's call, and what it lets the program do.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let flag = self.flag();
+        match self {
+            OptIn::Processes => write!(
+                f,
+                "{flag} (Policy::allow_processes) lets the program start processes, confined as it is"
+            ),
+            OptIn::Write(_) => write!(
+                f,
+                "{flag} (Policy::allow_write) lets the program write beneath that folder"
+            ),
+            OptIn::Metadata => write!(
+                f,
+                "{flag} (Policy::allow_write, Policy::with_scratch): the supervisor makes the change beneath that folder; an explained launch has none, so run it without --explain"
+            ),
+            OptIn::LocalSocketPairs => write!(
+                f,
+                "{flag} in a profile (Policy::allow_local_socket_pairs) lets the program make a connected pair of Unix sockets"
+            ),
+        }
+    }
+}
+
+/// Something the program was refused that an opt-in would allow ([`Explanation::opt_ins`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptInAllows {
+    /// What: `create in /home/me/project`, `clone`.
+    pub what: String,
+    /// Why the launch refused it without the opt-in.
+    pub why: String,
+    /// The opt-in.
+    pub opt_in: OptIn,
 }
 
 /// A refused system call and how often it happened.
@@ -360,6 +430,9 @@ pub struct Explanation {
     /// How the program ended, where the backend knows it: `None` for an explanation built by
     /// hand.
     pub outcome: Option<Outcome>,
+    /// The launch's write folders ([`Policy::allow_write`](crate::Policy::allow_write)): a write
+    /// refused beneath one is not one the write opt-in would allow.
+    pub write_folders: Vec<PathBuf>,
 }
 
 /// Which refusal came last: an index into [`Explanation::files`] or [`Explanation::calls`].
@@ -396,11 +469,18 @@ pub const MAX_DISTINCT: usize = 256;
 
 /// Why no path grants writing, and what does instead: a scratch folder, for the CLI and for
 /// the library alike.
-const WRITING: &str = "a confined program writes no file but /dev/null and its own scratch \
-                       folder, and creates, removes and renames none elsewhere; no path grants \
-                       it: give it a scratch folder as its TMPDIR (sandbox-check --scratch, \
-                       Command::scratch, Policy::with_scratch) or hand data back through the \
-                       standard streams";
+const WRITING: &str = "a confined program writes no file but /dev/null, its own scratch \
+                       folder and the write folders the application names, and creates, removes \
+                       and renames none elsewhere; no path grants it, and this folder may be no \
+                       write folder (/, a top-level or system folder, the home folder, or one \
+                       holding the canary or the temporary folder): give it a scratch folder as \
+                       its TMPDIR (sandbox-check --scratch, Command::scratch, \
+                       Policy::with_scratch) or a folder of its own to write (--write, \
+                       Policy::allow_write), or hand data back through the standard streams";
+/// Why a write was refused in a folder that could be a write folder: the default, which the
+/// write opt-in widens.
+const WRITING_DEFAULT: &str = "a confined program writes no file but /dev/null, its scratch \
+                               folder and the write folders the application names";
 /// Why nothing grants device ioctls.
 const IOCTL: &str = "Landlock's device-ioctl right is granted on no path; no flag grants it";
 /// Why no flag allows a call the table refuses.
@@ -417,6 +497,7 @@ impl Explanation {
             last: None,
             cause: None,
             outcome: None,
+            write_folders: Vec::new(),
         }
     }
 
@@ -672,12 +753,41 @@ impl Explanation {
     }
 
     /// What was refused that no policy allows, and why, each once: writing, creating and
-    /// removing by folder, and every call the refusal table refused.
+    /// removing by folder, and every call the refusal table refused; less what an opt-in would
+    /// allow ([`Explanation::opt_ins`]). [`Explanation::never_beside`] with nothing kept clear.
     pub fn never(&self) -> Vec<Never> {
+        self.never_beside(&[])
+    }
+
+    /// What an opt-in the application names would allow, each once: a call whose rows the
+    /// opt-in lifts (`clone` of a process: `--processes`), and a write refused in a folder that
+    /// may be a write folder (`--write FOLDER`): none at or beneath one of the launch's write
+    /// folders (the write opt-in does not allow what was refused there), none that is `/`, a
+    /// top-level or system folder, the home folder, a secret or a process's folder, and none
+    /// that covers a path of `keep_clear` (the canary, the temporary folder). Never suggested:
+    /// [`Explanation::learnt`] adds no opt-in.
+    pub fn opt_ins(&self, keep_clear: &[&Path]) -> Vec<OptInAllows> {
+        self.sorted(keep_clear).1
+    }
+
+    /// [`Explanation::never`], where a write in a folder covering a path of `keep_clear` is one
+    /// no policy allows rather than one a write folder would ([`Explanation::opt_ins`]).
+    pub fn never_beside(&self, keep_clear: &[&Path]) -> Vec<Never> {
+        self.sorted(keep_clear).0
+    }
+
+    /// What no policy allows and what an opt-in would.
+    fn sorted(&self, keep_clear: &[&Path]) -> (Vec<Never>, Vec<OptInAllows>) {
         let mut never: Vec<Never> = Vec::new();
+        let mut opt_ins: Vec<OptInAllows> = Vec::new();
         let mut push = |what: String, why: String| {
             if !never.iter().any(|n| n.what == what) {
                 never.push(Never { what, why });
+            }
+        };
+        let mut allow = |what: String, why: String, opt_in: OptIn| {
+            if !opt_ins.iter().any(|o| o.what == what) {
+                opt_ins.push(OptInAllows { what, why, opt_in });
             }
         };
         for file in &self.files {
@@ -686,6 +796,30 @@ impl Explanation {
                 continue;
             }
             let resolved = &file.access.resolved;
+            let folder = resolved.parent().unwrap_or(resolved);
+            if right != Right::Ioctl {
+                let what = format!("{right} in {}", shown(folder));
+                if let Some(write) = self.write_folders.iter().find(|w| folder.starts_with(w)) {
+                    push(
+                        what,
+                        format!(
+                            "beneath the write folder {} the program makes, writes and removes \
+                             files, folders and links, but no device, socket or FIFO node, and \
+                             nothing across its edge; no flag allows more",
+                            shown(write)
+                        ),
+                    );
+                    continue;
+                }
+                if may_be_write_folder(folder, keep_clear) {
+                    allow(
+                        what,
+                        WRITING_DEFAULT.to_owned(),
+                        OptIn::Write(folder.to_path_buf()),
+                    );
+                    continue;
+                }
+            }
             let what = match right {
                 Right::Ioctl => format!("ioctl on {}", shown(resolved)),
                 _ => format!(
@@ -702,13 +836,40 @@ impl Explanation {
         }
         for call in &self.calls {
             let reasons: Vec<&str> = call.rules.iter().map(|r| r.reason.as_str()).collect();
-            push(
-                call.name.clone(),
-                format!("{}; {TABLE}", reasons.join("; or ")),
-            );
+            let why = reasons.join("; or ");
+            // Only where every row that may have refused it is one the same opt-in lifts.
+            let lifted = call.rules.first().and_then(|first| {
+                let opt_in = first.opt_in.clone()?;
+                call.rules
+                    .iter()
+                    .all(|r| r.opt_in.as_ref() == Some(&opt_in))
+                    .then_some(opt_in)
+            });
+            match lifted {
+                Some(opt_in) => allow(call.name.clone(), why, opt_in),
+                None => push(call.name.clone(), format!("{why}; {TABLE}")),
+            }
         }
-        never
+        (never, opt_ins)
     }
+}
+
+/// Whether a write refused in `folder` is one a write folder there would allow, judged by the
+/// name alone (the explainer runs unconfined for the program and looks nothing up): not `/`, a
+/// top-level or system folder ([`crate::opt_in::refused_by_name`]), the home folder, a secret,
+/// a folder of `/proc` or `/sys`, nor one that covers a path of `keep_clear`.
+fn may_be_write_folder(folder: &Path, keep_clear: &[&Path]) -> bool {
+    let printable = folder
+        .to_str()
+        .is_some_and(|text| !text.chars().any(char::is_control));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    printable
+        && folder.is_absolute()
+        && crate::opt_in::refused_by_name(folder).is_none()
+        && home.as_deref() != Some(folder)
+        && !is_secret(folder)
+        && !too_wide(folder)
+        && !keep_clear.iter().any(|kept| kept.starts_with(folder))
 }
 
 /// `path` for a terminal: what the program named is its choice, so control characters (which
@@ -867,11 +1028,19 @@ impl fmt::Display for Report<'_> {
                 )?;
             }
         }
-        for never in this.never() {
+        let (never, opt_ins) = this.sorted(self.keep_clear);
+        for never in never {
             writeln!(
                 f,
                 "explain: no policy allows: {}: {}",
                 never.what, never.why
+            )?;
+        }
+        for allows in opt_ins {
+            writeln!(
+                f,
+                "explain: an opt-in allows: {}: {}; {} (an opt-in only the application names: never suggested)",
+                allows.what, allows.why, allows.opt_in
             )?;
         }
         Ok(())
@@ -1198,6 +1367,102 @@ mod tests {
             .starts_with("explain: nothing could be seen:"));
     }
 
+    /// What an opt-in allows is named apart, never suggested: a call whose rows the processes
+    /// opt-in lifts, a write in a folder that may be a write folder; not a write beneath a write
+    /// folder of the launch, in a system or top-level folder, or covering what is kept clear.
+    #[test]
+    fn an_opt_in_is_named_never_suggested_and_only_where_it_would_allow() {
+        let mut report = Explanation::new(Seen::Everything);
+        report.write_folders = vec![PathBuf::from("/srv/work/w")];
+        report.files = vec![
+            refused(Right::Create, "/srv/work/other/new"),
+            refused(Right::Write, "/srv/work/other/old"),
+            refused(Right::Create, "/srv/work/w/fifo"),
+            refused(Right::Create, "/etc/x"),
+            refused(Right::Remove, "/opt/x"),
+            refused(Right::Create, "/var/tmp/kept/x"),
+            refused(Right::Read, "/srv/work/in"),
+        ];
+        let row = |reason: &str, opt_in: Option<OptIn>| Rule {
+            rule: format!("`{reason}`"),
+            reason: reason.to_owned(),
+            opt_in,
+        };
+        report.add_call(
+            "clone".into(),
+            "EPERM".into(),
+            vec![row("a new process", Some(OptIn::Processes))],
+        );
+        report.add_call(
+            "socket".into(),
+            "EPERM".into(),
+            vec![row("a new socket", None)],
+        );
+        // Two rows, one the opt-in does not lift: no opt-in allows it for certain.
+        report.add_call(
+            "kill".into(),
+            "EPERM".into(),
+            vec![
+                row("a signal", Some(OptIn::Processes)),
+                row("another", None),
+            ],
+        );
+        let kept = [Path::new("/var/tmp/kept/canary")];
+        let opt_ins = report.opt_ins(&kept);
+        let named: Vec<(&str, String)> = opt_ins
+            .iter()
+            .map(|o| (o.what.as_str(), o.opt_in.flag()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (
+                    "create in /srv/work/other",
+                    "--write /srv/work/other".to_owned()
+                ),
+                (
+                    "write in /srv/work/other",
+                    "--write /srv/work/other".to_owned()
+                ),
+                ("clone", "--processes".to_owned()),
+            ]
+        );
+        let never: Vec<String> = report
+            .never_beside(&kept)
+            .into_iter()
+            .map(|n| n.what)
+            .collect();
+        assert_eq!(
+            never,
+            [
+                "create in /srv/work/w",
+                "create in /etc",
+                "remove in /opt",
+                "create in /var/tmp/kept",
+                "socket",
+                "kill"
+            ]
+        );
+        assert!(report
+            .never_beside(&kept)
+            .iter()
+            .any(|n| n.why.starts_with("beneath the write folder /srv/work/w ")));
+        // The suggestion is the read alone.
+        assert_eq!(
+            report.learnt(&kept).grants,
+            [Remedy::Read(PathBuf::from("/srv/work/in"))]
+        );
+        let text = report.report(&kept, false).to_string();
+        assert!(
+            text.contains(
+                "explain: an opt-in allows: clone: a new process; --processes \
+                 (Policy::allow_processes) lets the program start processes, confined as it is \
+                 (an opt-in only the application names: never suggested)\n"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn a_call_is_counted_once_per_refusal_and_said_by_name() {
         let mut report = Explanation::new(Seen::Everything);
@@ -1205,6 +1470,7 @@ mod tests {
             vec![Rule {
                 rule: "`socket` when always".to_owned(),
                 reason: "no network".to_owned(),
+                opt_in: None,
             }]
         };
         report.add_call("socket".into(), "EPERM".into(), rule());

@@ -662,3 +662,126 @@ fn the_self_test_proves_the_opt_ins_it_is_given() {
         "sandbox-check: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder\n"
     );
 }
+
+/// `--explain` names the opt-in that would allow a refusal, and `--suggest` never learns one
+/// (issue 47.3): a fork names `--processes`, a file made in a folder beside W names `--write` of
+/// that folder, a FIFO made in W names none (W is a write folder already), and the learnt
+/// profile keeps the one write folder the command line named, no other, and no processes. A
+/// launch with `--processes` cannot be explained yet, and says so.
+#[test]
+fn explain_names_the_opt_ins_and_suggest_never_learns_one() {
+    for user in users() {
+        let (parent, write, _) = workspace("explain", user);
+        let other = parent.0.join("other");
+        std::fs::create_dir(&other).unwrap();
+        if let Some(uid) = user {
+            std::os::unix::fs::chown(&other, Some(uid), Some(uid)).unwrap();
+        }
+        let learnt = parent.0.join("learnt.toml");
+        let code = r#"
+import os, sys
+W, O = sys.argv[1], sys.argv[2]
+for f in (lambda: os.mkfifo(W + "/fifo"), lambda: open(O + "/new", "w"), os.fork):
+    try:
+        f()
+    except OSError as e:
+        print(e.errno)
+"#;
+        let mut command = as_user(user);
+        command
+            .arg("--explain")
+            .arg("--suggest")
+            .arg(&learnt)
+            .args(["--read", "/usr", "--write"])
+            .arg(&write)
+            .args(["--", PYTHON, "-I", "-c", code])
+            .arg(&write)
+            .arg(&other)
+            .stdin(Stdio::null())
+            .env_remove(SCRATCH_VARIABLE);
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "13\n13\n1\n");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        let (w, o) = (write.canonicalize().unwrap(), other.canonicalize().unwrap());
+        let expected = [
+            format!(
+                "explain: no policy allows: create in {w}: beneath the write folder {w} the \
+                 program makes, writes and removes files, folders and links, but no device, \
+                 socket or FIFO node, and nothing across its edge; no flag allows more",
+                w = w.display()
+            ),
+            format!(
+                "explain: an opt-in allows: create in {o}: a confined program writes no file but \
+                 /dev/null, its scratch folder and the write folders the application names; \
+                 --write {o} (Policy::allow_write) lets the program write beneath that folder \
+                 (an opt-in only the application names: never suggested)",
+                o = o.display()
+            ),
+        ];
+        for line in &expected {
+            assert!(
+                lines.contains(&line.as_str()),
+                "as {user:?}: {line}\n{lines:#?}"
+            );
+        }
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("explain: an opt-in allows: clone: ")
+                    && l.contains("; --processes (Policy::allow_processes) ")),
+            "{lines:#?}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.starts_with("explain: suggested:")),
+            "{lines:#?}"
+        );
+        // The learnt profile: the one write folder named, no other, no processes; the opt-ins
+        // are said in its comments.
+        let profile = std::fs::read_to_string(&learnt).unwrap();
+        assert!(
+            profile.contains(&format!("write = [{:?}]", w.to_str().unwrap())),
+            "{profile}"
+        );
+        assert!(
+            !profile
+                .lines()
+                .any(|l| !l.starts_with('#') && l.contains("processes")),
+            "{profile}"
+        );
+        assert!(
+            profile.contains(&format!(
+                "# Refused; an opt-in would allow it, which only the application names (not added): create in {o}: --write {o}\n",
+                o = o.display()
+            )),
+            "{profile}"
+        );
+        assert!(
+            profile.contains("(not added): clone: --processes\n"),
+            "{profile}"
+        );
+        assert_eq!(entries(&other), Vec::<String>::new());
+        assert_eq!(entries(&write), Vec::<String>::new());
+    }
+    let mut command = sandbox_check();
+    command
+        .args([
+            "--explain",
+            "--processes",
+            "--read",
+            "/usr",
+            "--",
+            "/usr/bin/true",
+        ])
+        .stdin(Stdio::null());
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(97), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox: refused: explaining: a launch with --processes cannot be explained yet: the \
+         program runs as a child of the launch's process 1, which the tracer does not follow; \
+         explain it without --processes (its forks are then named), or run it without \
+         --explain\n"
+    );
+}
