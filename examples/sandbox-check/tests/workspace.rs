@@ -303,6 +303,8 @@ fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
         .output()
         .unwrap();
     assert!(done.status.success(), "{done:?}");
+    // Its report names the opt-in, as --json does.
+    assert_eq!(done.opt_ins, [format!("write {}", canonical.display())]);
     assert_eq!(std::fs::read(write.join("from-library")).unwrap(), b"l");
     // Its permission and time changes beneath W are made, as the command line's are.
     use std::os::unix::fs::MetadataExt;
@@ -784,4 +786,38 @@ for f in (lambda: os.mkfifo(W + "/fifo"), lambda: open(O + "/new", "w"), os.fork
          explain it without --processes (its forks are then named), or run it without \
          --explain\n"
     );
+}
+
+/// The library's launch with the processes opt-in has what the command line's has: the program
+/// starts a process, a signal to a process outside the launch is `EPERM` and the process lives,
+/// and the report names the opt-in.
+#[test]
+fn the_library_s_launch_with_processes_refuses_a_signal_outside() {
+    let mut outside = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")));
+    let code = "import os, sys\n\
+child = os.fork()\n\
+if child == 0:\n    os._exit(7)\n\
+_, status = os.waitpid(child, 0)\n\
+print(os.WEXITSTATUS(status))\n\
+try:\n    os.kill(int(sys.argv[1]), 0)\nexcept OSError as e:\n    print(e.errno)\n";
+    let done = sandbox
+        .command(PYTHON)
+        .args(["-I", "-c", code])
+        .arg(outside.id().to_string())
+        .read("/usr")
+        .processes()
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(String::from_utf8_lossy(&done.stdout), "7\n1\n", "{done:?}");
+    assert_eq!(done.opt_ins, ["processes"]);
+    assert_eq!(
+        outside.try_wait().unwrap(),
+        None,
+        "the process outside lives"
+    );
+    outside.kill().unwrap();
+    outside.wait().unwrap();
 }
