@@ -524,8 +524,8 @@ attempt("ptrace", lambda: syscall(PTRACE, 16, child, 0, 0))
 }
 
 /// The tools that change permissions and times as they go (issue 47's acceptance): `git init`,
-/// `add` and `commit`, and `python3 -m venv`, beneath W, as this user and an ordinary one; the
-/// file beside W stays as it was.
+/// `add` and `commit`, `make` running a recipe's shell, and `python3 -m venv`, beneath W, as
+/// this user and an ordinary one; the file beside W stays as it was.
 #[test]
 fn git_and_a_virtual_environment_work_in_the_write_folder() {
     for user in users() {
@@ -547,6 +547,22 @@ git log --format=%s";
         ));
         assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
         assert_eq!(String::from_utf8_lossy(&output.stdout), "m\n");
+
+        // make runs a recipe's shell, which writes in W.
+        std::fs::write(
+            write.join("Makefile"),
+            "all:\n\t@echo made > out\n\t@cat out\n",
+        )
+        .unwrap();
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &["/usr/bin/make", "-s", "-C", w],
+        ));
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "made\n");
+        assert_eq!(std::fs::read(write.join("out")).unwrap(), b"made\n");
 
         let venv = format!("{w}/venv");
         let output = run(processes(
