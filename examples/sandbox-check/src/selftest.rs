@@ -161,21 +161,23 @@ fn launch(
         args.push("--json".into());
     }
     let policy = with_opt_ins(policy, opt_ins)?;
-    let status = if opt_ins.write.is_empty() && !opt_ins.processes {
+    for folder in policy.write_paths() {
+        args.push("--write".into());
+        args.push(folder.into());
+    }
+    if opt_ins.processes {
+        args.push("--processes".into());
+        args.push("--inner-outside".into());
+        args.push(std::process::id().to_string().into());
+    }
+    // A backend without a supervisor (macOS) refuses the opt-ins by name itself.
+    let supervised = !policy.write_paths().is_empty() || policy.processes();
+    let status = if supervised && backend.broker().is_some() {
+        launch_supervised(backend, &policy, &canary, &exe, &args)?
+    } else {
         sandbox_core::raw::launch_command(backend, &policy, &canary, &exe, &args)?
             .stdin(Stdio::null())
             .status()?
-    } else {
-        for folder in policy.write_paths() {
-            args.push("--write".into());
-            args.push(folder.into());
-        }
-        if opt_ins.processes {
-            args.push("--processes".into());
-            args.push("--inner-outside".into());
-            args.push(std::process::id().to_string().into());
-        }
-        launch_supervised(backend, &policy, &canary, &exe, &args)?
     };
     drop(readable);
     drop(canary);
