@@ -3,8 +3,10 @@
 //!
 //! The filter is installed after Landlock and before the refusal table's filter, on the launcher's
 //! one thread. It answers "notify" for `open`, `openat`, `openat2` and `creat` of this
-//! architecture, and for the permission and time calls (`chmod` ... `utimensat`, which the table
-//! lets past only in a launch with a scratch folder); "refuse" for a `seccomp` call asking for a
+//! architecture, for the permission and time calls (`chmod` ... `utimensat`, which the table
+//! lets past only in a launch with a scratch folder or write folders), and, only in a launch with
+//! the processes opt-in, for the signal calls (`kill` ... `rt_tgsigqueueinfo`, whose number the
+//! supervisor checks names a process of the launch); "refuse" for a `seccomp` call asking for a
 //! listener of its own; and "allow" for everything else, so the refusal table still decides every
 //! other call (the kernel takes the strictest answer of all filters: an errno or a kill beats a
 //! notification). It reads the call number, and the flags of `seccomp` alone, so the kernel's
