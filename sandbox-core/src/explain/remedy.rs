@@ -177,7 +177,8 @@ impl fmt::Display for OptIn {
     }
 }
 
-/// Something the program was refused that an opt-in would allow ([`Explanation::opt_ins`]).
+/// Something the program was refused that an opt-in would allow
+/// ([`Explanation::opt_ins`](super::Explanation::opt_ins)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptInAllows {
     /// What: `create in /home/me/project`, `clone`.
