@@ -319,7 +319,7 @@ mod launch {
         if run.explain {
             // Supervised as a run without --explain is: the tracer only watches.
             let console = console(run)?;
-            let on_open = supervisor(run, &policy, console.as_ref())?;
+            let on_open = supervisor(backend, run, &policy, console.as_ref())?;
             let supervised = on_open.is_some();
             // The traced launch reports on the same typed channel as the forked one, so that a
             // real refusal is `refused` in the report and a program that exits 97 is `exited`.
@@ -417,7 +417,7 @@ mod launch {
         let console = console(run)?;
         let (relays, streams) = crate::relay::Relays::for_streams(cap.is_some() || run.grants.ask)
             .map_err(Refused::Relay)?;
-        let on_open = supervisor(run, &policy, console.as_ref())?;
+        let on_open = supervisor(backend, run, &policy, console.as_ref())?;
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
         crate::signals::block().map_err(Refused::Signals)?;
@@ -531,8 +531,10 @@ mod launch {
 
     /// The supervisor's function, where the launch has one: with grant flags, and with write
     /// folders, whose permission and time changes the supervisor makes (it then refuses every
-    /// open its flags do not grant, as the kernel would).
+    /// open its flags do not grant, as the kernel would), or the processes opt-in, whose signals
+    /// it answers. A backend without a supervisor (macOS) refuses those opt-ins by name itself.
     fn supervisor(
+        backend: &dyn Backend,
         run: &Run,
         policy: &Policy,
         console: Option<&std::sync::Arc<crate::terminal::Console>>,
@@ -545,7 +547,8 @@ mod launch {
         >,
         Stop,
     > {
-        if !run.grants.any() && policy.write_paths().is_empty() {
+        let opted_in = !policy.write_paths().is_empty() || policy.processes();
+        if !(run.grants.any() || opted_in && backend.broker().is_some()) {
             return Ok(None);
         }
         let asker = console.cloned().map(|console| -> crate::grants::Asker {

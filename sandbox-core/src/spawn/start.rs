@@ -45,12 +45,15 @@ impl<'b> Sandbox<'b> {
         // that explaining changes nothing the program gets.
         let broker = match &self.on_open {
             // A launch with write folders gets the backend's supervisor where it has one, for
-            // the permission and time changes it makes beneath them; it grants no open.
-            None if !policy.write_paths().is_empty() => self.backend.broker().map(|broker| {
-                let refuse: Arc<crate::grant::OnOpen> =
-                    Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
-                (broker, refuse)
-            }),
+            // the permission and time changes it makes beneath them, and so does one with the
+            // processes opt-in, for its signals; it grants no open. Explained or not.
+            None if !policy.write_paths().is_empty() || policy.processes() => {
+                self.backend.broker().map(|broker| {
+                    let refuse: Arc<crate::grant::OnOpen> =
+                        Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
+                    (broker, refuse)
+                })
+            }
             None => None,
             Some(on_open) => match self.backend.broker() {
                 Some(broker) => Some((broker, Arc::clone(on_open))),
@@ -87,6 +90,7 @@ impl<'b> Sandbox<'b> {
                 .start_served(server, policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.opt_ins = crate::opt_in::named(policy);
                     (running, report)
                 });
         }
@@ -104,6 +108,7 @@ impl<'b> Sandbox<'b> {
                 .start_forked(policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.opt_ins = crate::opt_in::named(policy);
                     (running, report)
                 });
         }
@@ -160,6 +165,7 @@ impl<'b> Sandbox<'b> {
             waited: false,
             started,
             unenforced,
+            opt_ins: crate::opt_in::named(policy),
             launcher,
             scratch: None,
             _canary: canary,
@@ -284,6 +290,7 @@ impl<'b> Sandbox<'b> {
             started,
             // Set by `start`, which read them.
             unenforced: Vec::new(),
+            opt_ins: Vec::new(),
             // A fork of this application's own executable, or of its server.
             launcher: std::env::current_exe().unwrap_or_default(),
             scratch: None,
