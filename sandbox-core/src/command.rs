@@ -117,6 +117,7 @@ fn copy_error(error: &PolicyError) -> PolicyError {
             path: path.clone(),
             problem: problem.clone(),
         },
+        PolicyError::Host(e) => PolicyError::Host(e.clone()),
     }
 }
 

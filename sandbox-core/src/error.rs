@@ -19,6 +19,9 @@ use crate::check::Observed;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PolicyError {
+    /// A destination given to [`Policy::allow_host`](crate::Policy::allow_host) is not one.
+    #[error(transparent)]
+    Host(crate::net::HostError),
     /// The path is relative; the launcher runs in another directory, so only absolute paths mean
     /// the same thing to both.
     #[error("{}: the path is relative; give an absolute path", path.display())]
@@ -164,6 +167,12 @@ pub enum WireError {
     /// `--allow` names nothing this build knows how to allow.
     #[error("--allow {value:?}: this launcher can allow only local-socket-pairs")]
     UnknownAllowance {
+        /// The value given.
+        value: OsString,
+    },
+    /// `--host` or `--max-connections` is not a destination or a number.
+    #[error("--host or --max-connections {value:?}: not HOST:PORT or a number")]
+    Host {
         /// The value given.
         value: OsString,
     },
@@ -357,6 +366,10 @@ pub enum Refusal {
     /// which this build cannot yet hold.
     #[error("the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")")]
     ProcessesUnavailable,
+    /// The policy lets the program reach hosts ([`Policy::allow_host`](crate::Policy::allow_host)),
+    /// which only Linux's backend holds.
+    #[error("the policy lets the program reach hosts, but only the Linux backend can give it a network where nothing else is reachable, so the opt-in is refused; run the program without --allow-host (docs/sandbox.md, \"Network by host\")")]
+    HostsUnavailable,
     /// The canary is not a regular file the launcher can see.
     #[error("the canary {}", canary.display())]
     Canary {

@@ -555,6 +555,9 @@ fn sequence(
     if request.policy.processes() && !cfg!(target_os = "linux") {
         return Err(Refusal::ProcessesUnavailable);
     }
+    if !request.policy.hosts().is_empty() && !cfg!(target_os = "linux") {
+        return Err(Refusal::HostsUnavailable);
+    }
     request.policy = request
         .policy
         .allow_exec(&launcher)
@@ -735,7 +738,13 @@ fn sequence(
         crate::sys::dup_onto(fd, target).map_err(Refusal::Descriptors)?;
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
-    let Launch { request, env, .. } = launch;
+    let Launch {
+        request, mut env, ..
+    } = launch;
+    // The proxy's address, where the backend made one (`net`), over the caller's variables.
+    let proxy = crate::net::proxy_env();
+    env.retain(|(name, _)| !proxy.iter().any(|(p, _)| p == name));
+    env.extend(proxy);
     // With the processes opt-in, process 1 starts the program as process 2 and stays its init.
     #[cfg(target_os = "linux")]
     if crate::opt_in::processes::is_init() {

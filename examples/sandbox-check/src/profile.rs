@@ -25,6 +25,15 @@ pub enum NotMade {
     /// A flag's path cannot go into the policy.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The `--net-log` file cannot be opened for appending.
+    #[error("--net-log {}: cannot be opened for appending; name a file you may write", path.display())]
+    NetLog {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The policy and the scratch folder's bound, from the profile and the flags.
@@ -115,6 +124,24 @@ pub fn effective(
     }
     if settings.processes {
         policy = policy.allow_processes();
+    }
+    for host in &settings.allow_host {
+        policy = policy.allow_host(host)?;
+    }
+    if let Some(max) = settings.max_connections {
+        policy = policy.with_max_connections(max);
+    }
+    #[cfg(unix)]
+    if let Some(path) = &settings.net_log {
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|source| NotMade::NetLog {
+                path: path.clone(),
+                source,
+            })?;
+        policy = policy.with_net_log(log);
     }
     let mut limits: Limits = *policy.limits();
     if let Some(bytes) = settings.memory {

@@ -40,7 +40,9 @@ pub fn run(run: &Run) -> ExitCode {
 /// cannot be made (the report then says why the launch was refused).
 fn opt_ins(run: &Run) -> Vec<String> {
     let reported = run.json || run.report.is_some();
-    let named = !run.settings.write.is_empty() || run.settings.processes;
+    let named = !run.settings.write.is_empty()
+        || run.settings.processes
+        || !run.settings.allow_host.is_empty();
     if !reported || !named && run.settings.policy.is_none() {
         return Vec::new();
     }
