@@ -134,6 +134,10 @@ pub(crate) fn build_request(
         .arg(LAUNCH_FLAG)
         .args(wire::encode(&request))
         .env(LAUNCHER_MARK, "1");
+    // The proxy's log, under the number the request names (`net`).
+    if let Some(log) = request.policy.net_log_shared() {
+        crate::sys::pass_shared_descriptor(&mut command, log);
+    }
     if backend.confines_at_creation() {
         let launch = launch_seen_from_parent(&request, &exe).map_err(CommandError::CurrentExe)?;
         backend
@@ -599,6 +603,13 @@ fn sequence(
             let mut keep: Vec<i32> = launch_status().into_iter().collect();
             keep.extend(program_streams().into_iter().map(|(_, fd)| fd));
             keep.extend(request.supervisor);
+            // The proxy's log, close-on-exec: the program never holds it.
+            keep.extend(
+                request
+                    .policy
+                    .net_log()
+                    .map(|fd| std::os::fd::AsRawFd::as_raw_fd(&fd)),
+            );
             crate::fds::close_inherited_but(&keep)?;
             // The backend's `confine` sends the supervisor what it needs over it; the program
             // never holds it (closed below, before `exec`, and close-on-exec besides).

@@ -255,10 +255,22 @@ impl Policy {
 
     /// Appends one JSON line for each connection the proxy decides to `log` (a file opened for
     /// appending): the destination, `allowed` or `refused`, and why.
+    ///
+    /// The policy keeps its own copy of the descriptor, numbered 10 or above and close-on-exec,
+    /// clear of the numbers a launch puts its own descriptors at; an error where no copy can be
+    /// made (the process has no descriptor left).
     #[cfg(unix)]
-    pub fn with_net_log(mut self, log: std::fs::File) -> Self {
-        self.net_log = Some(crate::net::NetLog(Arc::new(log.into())));
-        self
+    pub fn with_net_log(mut self, log: std::fs::File) -> std::io::Result<Self> {
+        let copy = nix::fcntl::fcntl(&log, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(10))?;
+        let copy = crate::sys::take_descriptor(copy)?;
+        self.net_log = Some(crate::net::NetLog(Arc::new(copy.into())));
+        Ok(self)
+    }
+
+    /// The log's descriptor, shared, for the launcher's command to inherit.
+    #[cfg(unix)]
+    pub(crate) fn net_log_shared(&self) -> Option<Arc<std::os::fd::OwnedFd>> {
+        self.net_log.as_ref().map(|log| Arc::clone(&log.0))
     }
 
     /// Where the proxy logs its decisions ([`Policy::with_net_log`]), if anywhere.

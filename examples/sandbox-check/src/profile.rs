@@ -141,7 +141,10 @@ pub fn effective(
                 path: path.clone(),
                 source,
             })?;
-        policy = policy.with_net_log(log);
+        policy = policy.with_net_log(log).map_err(|source| NotMade::NetLog {
+            path: path.clone(),
+            source,
+        })?;
     }
     let mut limits: Limits = *policy.limits();
     if let Some(bytes) = settings.memory {

@@ -58,6 +58,8 @@ const PROCESSES: &str = "processes";
 const HOST: &str = "--host";
 /// The bound on the launch's connections ([`Policy::with_max_connections`]).
 const MAX_CONNECTIONS: &str = "--max-connections";
+/// The descriptor the proxy logs its decisions to ([`Policy::with_net_log`]).
+const NET_LOG: &str = "--net-log";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -136,6 +138,11 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     for host in request.policy.hosts() {
         pair(HOST, OsStr::new(&host.to_string()));
     }
+    #[cfg(unix)]
+    if let Some(fd) = request.policy.net_log() {
+        use std::os::fd::AsRawFd;
+        pair(NET_LOG, OsStr::new(&fd.as_raw_fd().to_string()));
+    }
     if !request.policy.hosts().is_empty() {
         let max = request.policy.max_connections().to_string();
         pair(MAX_CONNECTIONS, OsStr::new(&max));
@@ -211,6 +218,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(ALLOW) => ALLOW,
             Some(HOST) => HOST,
             Some(MAX_CONNECTIONS) => MAX_CONNECTIONS,
+            Some(NET_LOG) => NET_LOG,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -254,6 +262,16 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
                 policy = policy
                     .allow_host(&value.to_string_lossy())
                     .map_err(|_| WireError::Host { value })?
+            }
+            #[cfg(unix)]
+            NET_LOG => {
+                let fd = parse_descriptor(NET_LOG, value.clone())?;
+                policy = crate::sys::take_descriptor(fd)
+                    .and_then(|log| policy.clone().with_net_log(log))
+                    .map_err(|_| WireError::Number {
+                        key: NET_LOG,
+                        value,
+                    })?;
             }
             MAX_CONNECTIONS => {
                 let max = value
