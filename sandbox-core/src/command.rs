@@ -181,6 +181,13 @@ impl<'b> Command<'b> {
         self
     }
 
+    /// Lets the program reach `host` (`HOST[:PORT]`) through the launch's proxy
+    /// ([`Policy::allow_host`]).
+    pub fn host(mut self, host: &str) -> Self {
+        self.policy = self.policy.and_then(|p| p.allow_host(host));
+        self
+    }
+
     /// Replaces the policy so far with `policy`; later calls of [`Command::read`] add to it.
     pub fn policy(mut self, policy: &Policy) -> Self {
         self.policy = Ok(policy.clone());

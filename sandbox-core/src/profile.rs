@@ -7,6 +7,7 @@
 //! read_optional = ["/etc/ld.so.cache"] # what it may read where it exists (looked for only)
 //! exec = ["/usr/bin/python3"]    # what it may execute
 //! write = ["/home/me/project"]   # folders it may write beneath (Policy::allow_write)
+//! hosts = ["pypi.org", "127.0.0.1:8080"] # TCP destinations, port 443 by default (Policy::allow_host)
 //! env = { LANG = "C.UTF-8" }     # variables it gets, over the locale and time zone
 //!
 //! [limits]                       # each of `Limits`; a size takes "64M", a number, or "none"
@@ -233,6 +234,9 @@ struct File {
     exec: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     write: Vec<PathBuf>,
+    /// [`Policy::allow_host`], `HOST[:PORT]` each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hosts: Vec<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     env: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -393,6 +397,12 @@ impl Profile {
             read_optional: Vec::new(),
             exec: self.policy.exec_paths().to_vec(),
             write: self.policy.write_paths().to_vec(),
+            hosts: self
+                .policy
+                .hosts()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             env: self.env.clone(),
             limits: Some(FileLimits {
                 open_files: value(limits.open_files),
@@ -583,6 +593,15 @@ impl Profile {
                 .map_err(|source| ProfileError::Path {
                     file: file.to_path_buf(),
                     key: "write",
+                    source,
+                })?;
+        }
+        for host in &parsed.hosts {
+            policy = policy
+                .allow_host(host)
+                .map_err(|source| ProfileError::Path {
+                    file: file.to_path_buf(),
+                    key: "hosts",
                     source,
                 })?;
         }

@@ -133,6 +133,9 @@ pub struct Finished {
     /// files refused without asking it ([`Sandbox::ask_routine`](crate::Sandbox::ask_routine)).
     /// At most [`REFUSALS_LISTED`](crate::grant::REFUSALS_LISTED); empty without a function.
     pub grants_refused: Vec<crate::OpenRequest>,
+    /// The destinations the program could reach ([`Policy::allow_host`](crate::Policy::allow_host)),
+    /// through the launch's proxy; empty for a launch without the opt-in.
+    pub hosts: Vec<crate::net::Host>,
 }
 
 impl std::fmt::Debug for Finished {
@@ -148,6 +151,7 @@ impl std::fmt::Debug for Finished {
             .field("explanation", &self.explanation)
             .field("unenforced", &self.unenforced)
             .field("grants_refused", &self.grants_refused)
+            .field("hosts", &self.hosts)
             .finish()
     }
 }

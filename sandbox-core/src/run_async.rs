@@ -283,6 +283,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             ending,
             grants_refused: self.grants_refused.listed(),
+            hosts: self.hosts.clone(),
         })
     }
 }

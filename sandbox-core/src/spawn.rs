@@ -359,6 +359,7 @@ impl<'b> Sandbox<'b> {
                 .start_served(server, policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.hosts = policy.hosts().to_vec();
                     (running, report)
                 });
         }
@@ -376,6 +377,7 @@ impl<'b> Sandbox<'b> {
                 .start_forked(policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.hosts = policy.hosts().to_vec();
                     (running, report)
                 });
         }
@@ -424,6 +426,7 @@ impl<'b> Sandbox<'b> {
         // The launcher runs, and its end of the channel left this process with the command.
         let refusals = crate::grant::Refusals::default();
         let running = Running {
+            hosts: policy.hosts().to_vec(),
             grants_refused: refusals.clone(),
             stdin: pipes.stdin,
             stdout: pipes.stdout,
@@ -548,6 +551,8 @@ impl<'b> Sandbox<'b> {
         let running = Running {
             // A forked launch has no supervisor: nothing is refused for a function.
             grants_refused: crate::grant::Refusals::default(),
+            // Set by `start`, which has the policy.
+            hosts: Vec::new(),
             stdin: Some(ChildStdin::from(stdin_writer)),
             stdout: Some(ChildStdout::from(stdout_reader)),
             stderr: Some(ChildStderr::from(stderr_reader)),
@@ -772,6 +777,8 @@ pub struct Running {
     pub(crate) scratch: Option<crate::scratch::Scratch>,
     /// What the supervisor refused, for [`Finished::grants_refused`].
     pub(crate) grants_refused: crate::grant::Refusals,
+    /// The destinations the program could reach, for [`Finished::hosts`].
+    pub(crate) hosts: Vec<crate::net::Host>,
     // Declared last, so it goes after the child has been waited for.
     _canary: Canary,
 }
@@ -895,6 +902,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             ending,
             grants_refused: self.grants_refused.listed(),
+            hosts: self.hosts.clone(),
         })
     }
 
@@ -979,6 +987,7 @@ impl Running {
             // Killed before the program started: the timeout, whatever its status says.
             ending: crate::run::Ending::TimedOut,
             grants_refused: self.grants_refused.listed(),
+            hosts: self.hosts.clone(),
         })
     }
 }

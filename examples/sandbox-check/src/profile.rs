@@ -133,7 +133,9 @@ pub fn effective(
     }
     #[cfg(unix)]
     if let Some(path) = &settings.net_log {
+        // Readable too: --explain reads this launch's lines back through the same descriptor.
         let log = std::fs::OpenOptions::new()
+            .read(true)
             .append(true)
             .create(true)
             .open(path)

@@ -370,3 +370,107 @@ server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()
 "#;
+
+#[test]
+fn explain_names_each_refused_destination_and_the_flag_suggest_learns_none() {
+    for user in users() {
+        let (p, q) = (Server::start("from P"), Server::start("from Q"));
+        let folder = shared_folder("net-explain");
+        if let Some(uid) = user {
+            std::os::unix::fs::chown(&folder.0, Some(uid), Some(uid)).unwrap();
+        }
+        let learnt = folder.0.join("learnt.toml");
+        let code = r#"
+P, Q = int(sys.argv[1]), int(sys.argv[2])
+report("urllib P", get(f"http://127.0.0.1:{P}/"))
+report("urllib Q", get(f"http://127.0.0.1:{Q}/"))
+"#;
+        let flags = vec![
+            "--explain".to_owned(),
+            format!("--suggest={}", learnt.display()),
+            format!("--allow-host=127.0.0.1:{}", p.port),
+        ];
+        let output = confined(
+            user,
+            &flags,
+            &[],
+            code,
+            &[p.port.to_string(), q.port.to_string()],
+        );
+        assert_results(
+            &results(&output),
+            &[("urllib P", "body:from P"), ("urllib Q", "HTTP403")],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let named = format!(
+            "explain: the proxy refused 127.0.0.1:{q} (not allowed); --allow-host 127.0.0.1:{q} would allow it\n",
+            q = q.port
+        );
+        assert!(stderr.contains(&named), "{stderr}");
+        assert!(
+            !stderr.contains(&format!("127.0.0.1:{} (", p.port)),
+            "{stderr}"
+        );
+        // The profile keeps the host the command line gave, and learns none.
+        let profile = std::fs::read_to_string(&learnt).unwrap();
+        assert!(
+            profile.contains(&format!("hosts = [\"127.0.0.1:{}\"]", p.port)),
+            "{profile}"
+        );
+        let entries: Vec<&str> = profile.lines().filter(|l| !l.starts_with('#')).collect();
+        assert!(
+            !entries.iter().any(|l| l.contains(&q.port.to_string())),
+            "{profile}"
+        );
+        assert_eq!(q.taken(), 0);
+    }
+}
+
+#[test]
+fn a_profiles_hosts_are_the_launchs_and_the_report_names_them() {
+    let p = Server::start("from P");
+    let folder = shared_folder("net-profile");
+    let profile = folder.0.join("net.toml");
+    std::fs::write(
+        &profile,
+        format!("read = [\"/usr\"]\nhosts = [\"localhost:{}\"]\n", p.port),
+    )
+    .unwrap();
+    let output = run({
+        let mut command = sandbox_check();
+        command
+            .arg("--json")
+            .arg("--policy")
+            .arg(&profile)
+            .args(["--", PYTHON, "-I", "-c"])
+            .arg(format!(
+                "{PRELUDE}\n{NET}\nreport('read', get('http://localhost:{}/'))",
+                p.port
+            ))
+            .stdin(Stdio::null());
+        command
+    });
+    assert_results(&results(&output), &[("read", "body:from P")]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: serde_json::Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        report["opt_ins"],
+        serde_json::json!([format!("host localhost:{}", p.port)])
+    );
+    // A destination that is not one is refused by name, with the file.
+    std::fs::write(&profile, "read = [\"/usr\"]\nhosts = [\"a b\"]\n").unwrap();
+    let output = run({
+        let mut command = sandbox_check();
+        command
+            .arg("--policy")
+            .arg(&profile)
+            .args(["--", "/usr/bin/true"]);
+        command
+    });
+    assert_eq!(output.status.code(), Some(64), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("hosts: \"a b\": is not a host name or an address"),
+        "{stderr}"
+    );
+}
