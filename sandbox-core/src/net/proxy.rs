@@ -243,6 +243,17 @@ impl Request {
 /// resolved here, keeping the addresses outside the local network and those on the list by
 /// address.
 fn addresses(destination: &Host, allowed: &[Host]) -> Result<Vec<SocketAddr>, Refused> {
+    addresses_with(destination, allowed, |name, port| {
+        std::net::ToSocketAddrs::to_socket_addrs(&(name, port)).map(Iterator::collect)
+    })
+}
+
+/// [`addresses`], with `resolve` for the system's resolver.
+fn addresses_with(
+    destination: &Host,
+    allowed: &[Host],
+    resolve: impl FnOnce(&str, u16) -> io::Result<Vec<SocketAddr>>,
+) -> Result<Vec<SocketAddr>, Refused> {
     if !allowed.contains(destination) {
         return Err(Refused::NotAllowed);
     }
@@ -256,10 +267,8 @@ fn addresses(destination: &Host, allowed: &[Host]) -> Result<Vec<SocketAddr>, Re
             SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), port),
         ]);
     }
-    let resolved: Vec<SocketAddr> =
-        std::net::ToSocketAddrs::to_socket_addrs(&(destination.name(), port))
-            .map_err(|e| Refused::Unreachable(e.to_string()))?
-            .collect();
+    let resolved =
+        resolve(destination.name(), port).map_err(|e| Refused::Unreachable(e.to_string()))?;
     let by_address = |address: IpAddr| {
         allowed
             .iter()
@@ -384,6 +393,48 @@ mod tests {
             addresses(&Host::parse("127.0.0.1:80").unwrap(), &allowed).unwrap(),
             vec!["127.0.0.1:80".parse().unwrap()]
         );
+    }
+
+    /// DNS rebinding: a name on the list that resolves inside the network reaches only what
+    /// the list names by address; its public addresses are kept.
+    #[test]
+    fn a_name_leading_inside_reaches_only_addresses_allowed_by_address() {
+        let resolver = |list: &'static [&'static str]| {
+            move |_: &str, port: u16| -> io::Result<Vec<SocketAddr>> {
+                Ok(list
+                    .iter()
+                    .map(|a| SocketAddr::new(a.parse().unwrap(), port))
+                    .collect())
+            }
+        };
+        let host = Host::parse("api.example:443").unwrap();
+        let allowed = hosts(&["api.example"]);
+        for inside in [
+            &["127.0.0.1"][..],
+            &["10.0.0.5"],
+            &["169.254.169.254"],
+            &["::1"],
+            &["fe80::1"],
+        ] {
+            assert_eq!(
+                addresses_with(&host, &allowed, resolver(inside)),
+                Err(Refused::Internal(inside[0].parse().unwrap())),
+                "{inside:?}"
+            );
+        }
+        assert_eq!(
+            addresses_with(&host, &allowed, resolver(&["10.0.0.5", "93.184.216.34"])),
+            Ok(vec!["93.184.216.34:443".parse().unwrap()])
+        );
+        let allowed = hosts(&["api.example", "10.0.0.5:443"]);
+        assert_eq!(
+            addresses_with(&host, &allowed, resolver(&["10.0.0.5"])),
+            Ok(vec!["10.0.0.5:443".parse().unwrap()])
+        );
+        // `localhost` is never asked of the resolver.
+        let local = Host::parse("localhost:8080").unwrap();
+        let never = |_: &str, _: u16| -> io::Result<Vec<SocketAddr>> { panic!("resolved") };
+        assert!(addresses_with(&local, std::slice::from_ref(&local), never).is_ok());
     }
 
     #[test]
