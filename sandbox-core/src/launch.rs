@@ -135,6 +135,7 @@ pub(crate) fn build_request(
         .args(wire::encode(&request))
         .env(LAUNCHER_MARK, "1");
     // The proxy's log, under the number the request names (`net`).
+    #[cfg(unix)]
     if let Some(log) = request.policy.net_log_shared() {
         crate::sys::pass_shared_descriptor(&mut command, log);
     }

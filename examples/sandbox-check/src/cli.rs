@@ -265,6 +265,8 @@ pub struct Settings {
     /// The bound on the launch's connections (`--max-connections`).
     pub max_connections: Option<u32>,
     /// Where the proxy's decisions go (`--net-log`).
+    // Only Unix launches have a proxy to log.
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub net_log: Option<PathBuf>,
     /// The memory bound in bytes, instead of the default.
     pub memory: Option<u64>,

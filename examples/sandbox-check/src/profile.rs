@@ -26,6 +26,8 @@ pub enum NotMade {
     #[error(transparent)]
     Policy(#[from] PolicyError),
     /// The `--net-log` file cannot be opened for appending.
+    // Only Unix launches have a proxy to log.
+    #[cfg_attr(not(unix), allow(dead_code))]
     #[error("--net-log {}: cannot be opened for appending; name a file you may write", path.display())]
     NetLog {
         /// The file.
