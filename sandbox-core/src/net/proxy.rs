@@ -5,7 +5,7 @@
 //! through it untouched), and a request with an absolute `http://` URI is passed on with its
 //! target in origin form and `Connection: close`. Each destination is checked against the list
 //! before anything is resolved or connected; names are resolved here, never by the program, and
-//! an address of the network's inside ([`is_internal`](super::is_internal)) is reached through a
+//! an address of the network's inside ([`super::is_internal`]) is reached through a
 //! name only where that literal address is on the list too. Bounds: the request's head (16 KiB,
 //! read within 10 s), the connection to the destination (10 s), a tunnel idle for 5 minutes,
 //! and the number of connections of the launch ([`Config::max_connections`]).
