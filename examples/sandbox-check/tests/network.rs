@@ -474,3 +474,65 @@ fn a_profiles_hosts_are_the_launchs_and_the_report_names_them() {
         "{stderr}"
     );
 }
+
+/// The library, with `sandbox-check` executed as the launcher (the request on its command line,
+/// the log's descriptor inherited): `Finished::hosts` names the destinations, the program reads
+/// the allowed one, and the log has both decisions.
+#[test]
+fn the_library_reaches_a_host_and_finished_names_it() {
+    use sandbox_core::{Policy, RunOptions, Sandbox};
+    let (p, q) = (Server::start("from P"), Server::start("from Q"));
+    let folder = shared_folder("net-library");
+    let log_path = folder.0.join("net.log");
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&log_path)
+        .unwrap();
+    let policy = Policy::new()
+        .allow_read("/usr")
+        .unwrap()
+        .allow_host(&format!("127.0.0.1:{}", p.port))
+        .unwrap()
+        .with_net_log(log)
+        .unwrap();
+    let code = format!(
+        "{PRELUDE}\n{NET}\nreport('P', get('http://127.0.0.1:{}/'))\nreport('Q', get('http://127.0.0.1:{}/'))",
+        p.port, q.port
+    );
+    let done = Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")))
+        .run(&policy, PYTHON, ["-I", "-c", &code], &RunOptions::new())
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "P=body:from P\nQ=HTTP403\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(
+        done.hosts,
+        vec![sandbox_core::net::Host::parse(&format!("127.0.0.1:{}", p.port)).unwrap()]
+    );
+    let decisions: Vec<String> = std::fs::read_to_string(&log_path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            format!(
+                "{} {}",
+                v["decision"].as_str().unwrap(),
+                v["destination"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        vec![
+            format!("allowed 127.0.0.1:{}", p.port),
+            format!("refused 127.0.0.1:{}", q.port)
+        ]
+    );
+    assert_eq!(q.taken(), 0);
+}
