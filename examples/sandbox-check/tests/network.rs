@@ -536,3 +536,36 @@ fn the_library_reaches_a_host_and_finished_names_it() {
     );
     assert_eq!(q.taken(), 0);
 }
+
+/// With `--processes` too, a child the program starts reaches the host through the same proxy
+/// (the variables are inherited), and the launch's PID namespace is made inside its network.
+#[test]
+fn a_child_of_the_program_reaches_the_host_with_processes() {
+    for user in users() {
+        let (p, q) = (Server::start("from P"), Server::start("from Q"));
+        let code = r#"
+import subprocess
+P, Q = int(sys.argv[1]), int(sys.argv[2])
+child = NET + f"\nreport('child P', get('http://127.0.0.1:{P}/'))\nreport('child Q', get('http://127.0.0.1:{Q}/'))"
+subprocess.run([sys.executable, "-I", "-c", PRELUDE + child], check=True)
+"#;
+        let code = format!("PRELUDE = {PRELUDE:?}\nNET = {NET:?}\n{code}");
+        let flags = vec![
+            "--processes".to_owned(),
+            "--exec=/usr/bin".to_owned(),
+            format!("--allow-host=127.0.0.1:{}", p.port),
+        ];
+        let output = confined(
+            user,
+            &flags,
+            &[],
+            &code,
+            &[p.port.to_string(), q.port.to_string()],
+        );
+        assert_results(
+            &results(&output),
+            &[("child P", "body:from P"), ("child Q", "HTTP403")],
+        );
+        assert_eq!(q.taken(), 0);
+    }
+}
