@@ -132,6 +132,10 @@ def udp():
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.sendto(b"x", ("127.0.0.1", Q))
 attempt("UDP datagram to Q", udp)
+def fast_open():
+    s = socket.socket()
+    s.sendto(b"GET / HTTP/1.0\r\n\r\n", socket.MSG_FASTOPEN, ("127.0.0.1", Q))
+attempt("TCP Fast Open to Q", fast_open)
 attempt("Unix socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
 def listen():
     s = socket.socket()
@@ -161,6 +165,8 @@ report("urllib P ignoring the proxy", get(f"http://127.0.0.1:{P}/", direct))
                 ("CONNECT Q", "HTTP/1.1 403 Forbidden"),
                 // The seccomp table: no datagram, Unix or listening socket.
                 ("UDP datagram to Q", "EPERM"),
+                // A connect by `sendto`, which Landlock's rule covers as well.
+                ("TCP Fast Open to Q", "EACCES"),
                 ("Unix socket", "EPERM"),
                 ("listen", "EPERM"),
                 ("urllib P ignoring the proxy", "EACCES"),

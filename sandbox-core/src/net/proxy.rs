@@ -8,7 +8,8 @@
 //! an address of the network's inside ([`super::is_internal`]) is reached through a
 //! name only where that literal address is on the list too. Bounds: the request's head (16 KiB,
 //! read within 10 s), the connection to the destination (10 s), a tunnel idle for 5 minutes,
-//! and the number of connections of the launch ([`Config::max_connections`]).
+//! the requests of the launch ([`Config::max_connections`]) and the connections open at once
+//! ([`MAX_OPEN`]).
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -23,6 +24,9 @@ use super::{is_internal, split_host_port, Host};
 pub const MAX_HEAD: usize = 16 * 1024;
 /// How long the proxy waits for a request's head, and for a destination to answer a connect.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// How many connections the proxy serves at once for a launch, each on a thread of its own
+/// (two for a tunnel); one opened past it is refused as past the launch's bound.
+pub const MAX_OPEN: u32 = 64;
 /// How long a tunnel may carry nothing either way before the proxy closes it.
 pub const IDLE: Duration = Duration::from_secs(300);
 
@@ -75,7 +79,10 @@ impl Refused {
 
 struct Shared {
     config: Config,
+    /// The requests the launch has made, each decided once.
     count: AtomicU32,
+    /// The connections being served now, each on a thread of its own.
+    open: AtomicU32,
     log: Mutex<Option<File>>,
 }
 
@@ -86,6 +93,7 @@ pub fn serve(listener: TcpListener, mut config: Config) -> io::Result<()> {
     let shared = Arc::new(Shared {
         config,
         count: AtomicU32::new(0),
+        open: AtomicU32::new(0),
         log: Mutex::new(log),
     });
     std::thread::Builder::new()
@@ -93,19 +101,33 @@ pub fn serve(listener: TcpListener, mut config: Config) -> io::Result<()> {
         .spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                let shared = Arc::clone(&shared);
-                let _ignored = std::thread::Builder::new()
+                // Past the bound every connection is refused here, one at a time, so that the
+                // threads the proxy starts for a launch are bounded too: a program opening
+                // connections it never writes to waits its turn rather than costing a thread.
+                if shared.open.fetch_add(1, Ordering::Relaxed) >= MAX_OPEN {
+                    shared.open.fetch_sub(1, Ordering::Relaxed);
+                    let _ignored = connection(&shared, stream, true);
+                    continue;
+                }
+                let worker = Arc::clone(&shared);
+                let spawned = std::thread::Builder::new()
                     .name("proxy connection".into())
                     .spawn(move || {
-                        let _ignored = connection(&shared, stream);
+                        let _ignored = connection(&worker, stream, false);
+                        worker.open.fetch_sub(1, Ordering::Relaxed);
                     });
+                if spawned.is_err() {
+                    // No thread: the connection went with the closure, unanswered.
+                    shared.open.fetch_sub(1, Ordering::Relaxed);
+                }
             }
         })?;
     Ok(())
 }
 
-/// One request: read, decided, logged, and then a tunnel or a refusal.
-fn connection(shared: &Shared, mut client: TcpStream) -> io::Result<()> {
+/// One request: read, decided, logged, and then a tunnel or a refusal; `over`, a connection
+/// opened while [`MAX_OPEN`] are, is refused whatever it asks.
+fn connection(shared: &Shared, mut client: TcpStream, over: bool) -> io::Result<()> {
     client.set_read_timeout(Some(TIMEOUT))?;
     client.set_write_timeout(Some(TIMEOUT))?;
     let (head, rest) = read_head(&mut client)?;
@@ -114,7 +136,7 @@ fn connection(shared: &Shared, mut client: TcpStream) -> io::Result<()> {
     };
     let destination = request.destination.to_string();
     let count = shared.count.fetch_add(1, Ordering::Relaxed);
-    let decided = if count >= shared.config.max_connections {
+    let decided = if over || count >= shared.config.max_connections {
         Err(Refused::Limit(shared.config.max_connections))
     } else {
         addresses(&request.destination, &shared.config.hosts).and_then(|addresses| {
