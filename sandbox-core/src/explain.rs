@@ -405,6 +405,10 @@ const WRITING: &str = "a confined program writes no file but /dev/null and its o
 const IOCTL: &str = "Landlock's device-ioctl right is granted on no path; no flag grants it";
 /// Why no flag allows a call the table refuses.
 const TABLE: &str = "the refusal table applies to every launch; no flag changes it";
+/// Why a call a row refuses unless the policy opts in is refused: the opt-in the row names
+/// (`--allow-host`, `--processes`) lifts it, within what the rows after it still refuse.
+const TABLE_OPT_IN: &str = "the refusal table applies to every launch without the opt-in its \
+                            rule names, which lifts it only as far as the rows after it allow";
 
 impl Explanation {
     /// An empty explanation of a run seen as `seen`.
@@ -702,9 +706,14 @@ impl Explanation {
         }
         for call in &self.calls {
             let reasons: Vec<&str> = call.rules.iter().map(|r| r.reason.as_str()).collect();
+            let opt_in = call
+                .rules
+                .iter()
+                .any(|r| r.rule.contains("opt in to") || r.rule.contains("opts in to"));
+            let tail = if opt_in { TABLE_OPT_IN } else { TABLE };
             push(
                 call.name.clone(),
-                format!("{}; {TABLE}", reasons.join("; or ")),
+                format!("{}; {tail}", reasons.join("; or ")),
             );
         }
         never
