@@ -7,8 +7,12 @@ use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use crate::error::{CanaryError, CommandError, MalformedReport, Refusal};
-use crate::explain::{ExplainError, Explanation};
+use crate::error::command::CommandError;
+use crate::error::policy::CanaryError;
+use crate::error::refusal::Refusal;
+use crate::error::report::MalformedReport;
+use crate::explain::tracer::ExplainError;
+use crate::explain::Explanation;
 
 /// What [`Sandbox::run`](crate::Sandbox::run) gives the program and how long and how loud it may be.
 ///

@@ -12,7 +12,7 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
 use std::time::Duration;
 
 use crate::backend::{Backend, BackendError, Support};
-use crate::error::CommandError;
+use crate::error::command::CommandError;
 use crate::explain::Explanation;
 use crate::policy::Policy;
 use crate::run::{Finished, RunOptions, SpawnError};
