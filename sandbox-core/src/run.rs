@@ -140,6 +140,10 @@ pub struct Finished {
     /// The destinations the program could reach ([`Policy::allow_host`](crate::Policy::allow_host)),
     /// through the launch's proxy; empty for a launch without the opt-in.
     pub hosts: Vec<crate::net::Host>,
+    /// The opt-ins the launch had, in words ([`crate::opt_in::named`]), as `sandbox-check
+    /// --json` reports them: `write /w`, `write-then-execute /w/bin`, `processes`; empty for a
+    /// launch without any.
+    pub opt_ins: Vec<String>,
 }
 
 impl std::fmt::Debug for Finished {
@@ -156,6 +160,7 @@ impl std::fmt::Debug for Finished {
             .field("unenforced", &self.unenforced)
             .field("grants_refused", &self.grants_refused)
             .field("hosts", &self.hosts)
+            .field("opt_ins", &self.opt_ins)
             .finish()
     }
 }

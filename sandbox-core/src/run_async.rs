@@ -285,6 +285,7 @@ impl Running {
             ending,
             grants_refused: self.grants_refused.listed(),
             hosts: self.hosts.clone(),
+            opt_ins: self.opt_ins.clone(),
         })
     }
 }
