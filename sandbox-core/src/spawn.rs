@@ -57,7 +57,7 @@ pub struct Sandbox<'b> {
     launcher: Option<&'b Path>,
     env: Vec<(OsString, OsString)>,
     dir: Option<std::path::PathBuf>,
-    server: Option<&'b crate::server::Server>,
+    server: Option<&'b crate::platform::server::Server>,
     on_open: Option<Arc<crate::grant::OnOpen>>,
     ask_routine: bool,
 }
@@ -175,7 +175,7 @@ impl<'b> Sandbox<'b> {
     /// assert_eq!(done.stdout, b"served\n");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
+    pub fn with_server(mut self, server: &'b crate::platform::server::Server) -> Self {
         self.server = Some(server);
         self
     }

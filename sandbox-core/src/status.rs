@@ -16,7 +16,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::check::Observed;
+use crate::backend::check::Observed;
 use crate::error::backend::{BackendError, CheckFailure};
 use crate::error::limit::LimitError;
 use crate::error::policy::PolicyError;
@@ -276,7 +276,7 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
     Ok(match r.s()?.as_str() {
         "version" => WireError::Version {
             found: r.o()?,
-            expected: crate::wire::FORMAT,
+            expected: crate::backend::wire::FORMAT,
         },
         "unknown-key" => WireError::UnknownKey { key: r.o()? },
         "missing-value" => WireError::MissingValue {
