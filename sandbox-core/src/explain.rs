@@ -36,7 +36,7 @@ use std::path::Path;
 
 pub use paths::{is_secret, shown, SECRET_NAMES};
 pub use refusal::{CallRefusal, FileRefusal, PathRight, Right, Rule};
-pub use remedy::{Because, Learnt, Remedy, Withheld};
+pub use remedy::{Because, Learnt, OptIn, OptInAllows, Remedy, Withheld};
 pub use report::Report;
 pub use tracer::{ExplainError, Tracer};
 
@@ -101,6 +101,9 @@ pub struct Explanation {
     /// How the program ended, where the backend knows it: `None` for an explanation built by
     /// hand.
     pub outcome: Option<Outcome>,
+    /// The launch's write folders ([`Policy::allow_write`](crate::Policy::allow_write)): a write
+    /// refused beneath one is not one the write opt-in would allow.
+    pub write_folders: Vec<std::path::PathBuf>,
 }
 
 /// Which refusal came last: an index into [`Explanation::files`] or [`Explanation::calls`].
@@ -146,6 +149,7 @@ impl Explanation {
             last: None,
             cause: None,
             outcome: None,
+            write_folders: Vec::new(),
         }
     }
 
@@ -549,6 +553,102 @@ mod tests {
             .starts_with("explain: nothing could be seen:"));
     }
 
+    /// What an opt-in allows is named apart, never suggested: a call whose rows the processes
+    /// opt-in lifts, a write in a folder that may be a write folder; not a write beneath a write
+    /// folder of the launch, in a system or top-level folder, or covering what is kept clear.
+    #[test]
+    fn an_opt_in_is_named_never_suggested_and_only_where_it_would_allow() {
+        let mut report = Explanation::new(Seen::Everything);
+        report.write_folders = vec![PathBuf::from("/srv/work/w")];
+        report.files = vec![
+            refused(Right::Create, "/srv/work/other/new"),
+            refused(Right::Write, "/srv/work/other/old"),
+            refused(Right::Create, "/srv/work/w/fifo"),
+            refused(Right::Create, "/etc/x"),
+            refused(Right::Remove, "/opt/x"),
+            refused(Right::Create, "/var/tmp/kept/x"),
+            refused(Right::Read, "/srv/work/in"),
+        ];
+        let row = |reason: &str, opt_in: Option<OptIn>| Rule {
+            rule: format!("`{reason}`"),
+            reason: reason.to_owned(),
+            opt_in,
+        };
+        report.add_call(
+            "clone".into(),
+            "EPERM".into(),
+            vec![row("a new process", Some(OptIn::Processes))],
+        );
+        report.add_call(
+            "socket".into(),
+            "EPERM".into(),
+            vec![row("a new socket", None)],
+        );
+        // Two rows, one the opt-in does not lift: no opt-in allows it for certain.
+        report.add_call(
+            "kill".into(),
+            "EPERM".into(),
+            vec![
+                row("a signal", Some(OptIn::Processes)),
+                row("another", None),
+            ],
+        );
+        let kept = [Path::new("/var/tmp/kept/canary")];
+        let opt_ins = report.opt_ins(&kept);
+        let named: Vec<(&str, String)> = opt_ins
+            .iter()
+            .map(|o| (o.what.as_str(), o.opt_in.flag()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (
+                    "create in /srv/work/other",
+                    "--write /srv/work/other".to_owned()
+                ),
+                (
+                    "write in /srv/work/other",
+                    "--write /srv/work/other".to_owned()
+                ),
+                ("clone", "--processes".to_owned()),
+            ]
+        );
+        let never: Vec<String> = report
+            .never_beside(&kept)
+            .into_iter()
+            .map(|n| n.what)
+            .collect();
+        assert_eq!(
+            never,
+            [
+                "create in /srv/work/w",
+                "create in /etc",
+                "remove in /opt",
+                "create in /var/tmp/kept",
+                "socket",
+                "kill"
+            ]
+        );
+        assert!(report
+            .never_beside(&kept)
+            .iter()
+            .any(|n| n.why.starts_with("beneath the write folder /srv/work/w ")));
+        // The suggestion is the read alone.
+        assert_eq!(
+            report.learnt(&kept).grants,
+            [Remedy::Read(PathBuf::from("/srv/work/in"))]
+        );
+        let text = report.report(&kept, false).to_string();
+        assert!(
+            text.contains(
+                "explain: an opt-in allows: clone: a new process; --processes \
+                 (Policy::allow_processes) lets the program start processes, confined as it is \
+                 (an opt-in only the application names: never suggested)\n"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn a_call_is_counted_once_per_refusal_and_said_by_name() {
         let mut report = Explanation::new(Seen::Everything);
@@ -556,6 +656,7 @@ mod tests {
             vec![Rule {
                 rule: "`socket` when always".to_owned(),
                 reason: "no network".to_owned(),
+                opt_in: None,
             }]
         };
         report.add_call("socket".into(), "EPERM".into(), rule());

@@ -145,6 +145,11 @@ impl Running {
         match self.never {}
     }
 
+    /// The opt-ins the launch had, in words.
+    pub fn opt_ins(&self) -> &[String] {
+        match self.never {}
+    }
+
     /// Waits for the program to end.
     pub fn wait(&mut self) -> io::Result<ExitStatus> {
         match self.never {}

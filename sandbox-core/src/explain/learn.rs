@@ -1,21 +1,28 @@
 //! What a run teaches: the smallest grants that allow what a policy can allow, what is withheld
 //! and why, and what no policy allows.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::paths::{is_process_folder, is_secret, shown, too_wide};
 use super::refusal::{PathRight, Right};
-use super::remedy::{Because, Learnt, Remedy, Withheld};
+use super::remedy::{Because, Learnt, OptIn, OptInAllows, Remedy, Withheld};
 use super::{Explanation, Last, Never, Outcome};
 
 /// Why no path grants writing, and what does instead: a scratch folder, for the CLI and for
 /// the library alike.
 pub(super) const WRITING: &str =
-    "a confined program writes no file but /dev/null and its own scratch \
-                       folder, and creates, removes and renames none elsewhere; no path grants \
-                       it: give it a scratch folder as its TMPDIR (sandbox-check --scratch, \
-                       Command::scratch, Policy::with_scratch) or hand data back through the \
-                       standard streams";
+    "a confined program writes no file but /dev/null, its own scratch \
+                       folder and the write folders the application names, and creates, removes \
+                       and renames none elsewhere; no path grants it, and this folder may be no \
+                       write folder (/, a top-level or system folder, the home folder, or one \
+                       holding the canary or the temporary folder): give it a scratch folder as \
+                       its TMPDIR (sandbox-check --scratch, Command::scratch, \
+                       Policy::with_scratch) or a folder of its own to write (--write, \
+                       Policy::allow_write), or hand data back through the standard streams";
+/// Why a write was refused in a folder that could be a write folder: the default, which the
+/// write opt-in widens.
+const WRITING_DEFAULT: &str = "a confined program writes no file but /dev/null, its scratch \
+                               folder and the write folders the application names";
 /// Why nothing grants device ioctls.
 const IOCTL: &str = "Landlock's device-ioctl right is granted on no path; no flag grants it";
 /// Why no flag allows a call the table refuses.
@@ -150,12 +157,41 @@ impl Explanation {
     }
 
     /// What was refused that no policy allows, and why, each once: writing, creating and
-    /// removing by folder, and every call the refusal table refused.
+    /// removing by folder, and every call the refusal table refused; less what an opt-in would
+    /// allow ([`Explanation::opt_ins`]). [`Explanation::never_beside`] with nothing kept clear.
     pub fn never(&self) -> Vec<Never> {
+        self.never_beside(&[])
+    }
+
+    /// What an opt-in the application names would allow, each once: a call whose rows the
+    /// opt-in lifts (`clone` of a process: `--processes`), and a write refused in a folder that
+    /// may be a write folder (`--write FOLDER`): none at or beneath one of the launch's write
+    /// folders (the write opt-in does not allow what was refused there), none that is `/`, a
+    /// top-level or system folder, the home folder, a secret or a process's folder, and none
+    /// that covers a path of `keep_clear` (the canary, the temporary folder). Never suggested:
+    /// [`Explanation::learnt`] adds no opt-in.
+    pub fn opt_ins(&self, keep_clear: &[&Path]) -> Vec<OptInAllows> {
+        self.sorted(keep_clear).1
+    }
+
+    /// [`Explanation::never`], where a write in a folder covering a path of `keep_clear` is one
+    /// no policy allows rather than one a write folder would ([`Explanation::opt_ins`]).
+    pub fn never_beside(&self, keep_clear: &[&Path]) -> Vec<Never> {
+        self.sorted(keep_clear).0
+    }
+
+    /// What no policy allows and what an opt-in would.
+    pub(super) fn sorted(&self, keep_clear: &[&Path]) -> (Vec<Never>, Vec<OptInAllows>) {
         let mut never: Vec<Never> = Vec::new();
+        let mut opt_ins: Vec<OptInAllows> = Vec::new();
         let mut push = |what: String, why: String| {
             if !never.iter().any(|n| n.what == what) {
                 never.push(Never { what, why });
+            }
+        };
+        let mut allow = |what: String, why: String, opt_in: OptIn| {
+            if !opt_ins.iter().any(|o| o.what == what) {
+                opt_ins.push(OptInAllows { what, why, opt_in });
             }
         };
         for file in &self.files {
@@ -164,6 +200,30 @@ impl Explanation {
                 continue;
             }
             let resolved = &file.access.resolved;
+            let folder = resolved.parent().unwrap_or(resolved);
+            if right != Right::Ioctl {
+                let what = format!("{right} in {}", shown(folder));
+                if let Some(write) = self.write_folders.iter().find(|w| folder.starts_with(w)) {
+                    push(
+                        what,
+                        format!(
+                            "beneath the write folder {} the program makes, writes and removes \
+                             files, folders and links, but no device, socket or FIFO node, and \
+                             nothing across its edge; no flag allows more",
+                            shown(write)
+                        ),
+                    );
+                    continue;
+                }
+                if may_be_write_folder(folder, keep_clear) {
+                    allow(
+                        what,
+                        WRITING_DEFAULT.to_owned(),
+                        OptIn::Write(folder.to_path_buf()),
+                    );
+                    continue;
+                }
+            }
             let what = match right {
                 Right::Ioctl => format!("ioctl on {}", shown(resolved)),
                 _ => format!(
@@ -180,11 +240,38 @@ impl Explanation {
         }
         for call in &self.calls {
             let reasons: Vec<&str> = call.rules.iter().map(|r| r.reason.as_str()).collect();
-            push(
-                call.name.clone(),
-                format!("{}; {TABLE}", reasons.join("; or ")),
-            );
+            let why = reasons.join("; or ");
+            // Only where every row that may have refused it is one the same opt-in lifts.
+            let lifted = call.rules.first().and_then(|first| {
+                let opt_in = first.opt_in.clone()?;
+                call.rules
+                    .iter()
+                    .all(|r| r.opt_in.as_ref() == Some(&opt_in))
+                    .then_some(opt_in)
+            });
+            match lifted {
+                Some(opt_in) => allow(call.name.clone(), why, opt_in),
+                None => push(call.name.clone(), format!("{why}; {TABLE}")),
+            }
         }
-        never
+        (never, opt_ins)
     }
+}
+
+/// Whether a write refused in `folder` is one a write folder there would allow, judged by the
+/// name alone (the explainer runs unconfined for the program and looks nothing up): not `/`, a
+/// top-level or system folder ([`crate::opt_in::refused_by_name`]), the home folder, a secret,
+/// a folder of `/proc` or `/sys`, nor one that covers a path of `keep_clear`.
+fn may_be_write_folder(folder: &Path, keep_clear: &[&Path]) -> bool {
+    let printable = folder
+        .to_str()
+        .is_some_and(|text| !text.chars().any(char::is_control));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    printable
+        && folder.is_absolute()
+        && crate::opt_in::refused_by_name(folder).is_none()
+        && home.as_deref() != Some(folder)
+        && !is_secret(folder)
+        && !too_wide(folder)
+        && !keep_clear.iter().any(|kept| kept.starts_with(folder))
 }

@@ -96,6 +96,9 @@ pub struct Rule {
     pub rule: String,
     /// Why the sandbox refuses it.
     pub reason: String,
+    /// The opt-in that lifts the rule, if one does (`clone` of a process: the processes
+    /// opt-in).
+    pub opt_in: Option<super::remedy::OptIn>,
 }
 
 /// A refused system call and how often it happened.

@@ -120,3 +120,71 @@ impl fmt::Display for Because {
         }
     }
 }
+
+/// An opt-in that would allow what was refused: a widening of the launch only the application
+/// may choose (docs/sandbox.md, "Every opt-in"). An explanation names it, and never suggests it:
+/// neither its command line nor `--suggest`'s profile adds one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum OptIn {
+    /// `--processes`, `Policy::allow_processes`: the program may start processes and signal
+    /// them.
+    Processes,
+    /// `--write FOLDER`, `Policy::allow_write`: the program may write beneath the folder.
+    Write(PathBuf),
+    /// A change of permissions or times: made by the launch's supervisor beneath a write folder
+    /// or in the scratch folder; an explained launch has no supervisor.
+    Metadata,
+    /// `local_socket_pairs = true` under `[allow]` in a profile,
+    /// `Policy::allow_local_socket_pairs`.
+    LocalSocketPairs,
+}
+
+impl OptIn {
+    /// The flag, or what stands for it: `--processes`, `--write /home/me/project`.
+    pub fn flag(&self) -> String {
+        match self {
+            OptIn::Processes => "--processes".to_owned(),
+            OptIn::Write(folder) => format!("--write {}", shown(folder)),
+            OptIn::Metadata => "--write FOLDER or --scratch".to_owned(),
+            OptIn::LocalSocketPairs => "[allow] local_socket_pairs = true".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for OptIn {
+    /// The flag, the library's call, and what it lets the program do.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let flag = self.flag();
+        match self {
+            OptIn::Processes => write!(
+                f,
+                "{flag} (Policy::allow_processes) lets the program start processes, confined as it is"
+            ),
+            OptIn::Write(_) => write!(
+                f,
+                "{flag} (Policy::allow_write) lets the program write beneath that folder"
+            ),
+            OptIn::Metadata => write!(
+                f,
+                "{flag} (Policy::allow_write, Policy::with_scratch): the supervisor makes the change beneath that folder; an explained launch has none, so run it without --explain"
+            ),
+            OptIn::LocalSocketPairs => write!(
+                f,
+                "{flag} in a profile (Policy::allow_local_socket_pairs) lets the program make a connected pair of Unix sockets"
+            ),
+        }
+    }
+}
+
+/// Something the program was refused that an opt-in would allow
+/// ([`Explanation::opt_ins`](super::Explanation::opt_ins)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptInAllows {
+    /// What: `create in /home/me/project`, `clone`.
+    pub what: String,
+    /// Why the launch refused it without the opt-in.
+    pub why: String,
+    /// The opt-in.
+    pub opt_in: OptIn,
+}

@@ -139,11 +139,19 @@ impl fmt::Display for Report<'_> {
                 )?;
             }
         }
-        for never in this.never() {
+        let (never, opt_ins) = this.sorted(self.keep_clear);
+        for never in never {
             writeln!(
                 f,
                 "explain: no policy allows: {}: {}",
                 never.what, never.why
+            )?;
+        }
+        for allows in opt_ins {
+            writeln!(
+                f,
+                "explain: an opt-in allows: {}: {}; {} (an opt-in only the application names: never suggested)",
+                allows.what, allows.why, allows.opt_in
             )?;
         }
         Ok(())

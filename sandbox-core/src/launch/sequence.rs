@@ -27,8 +27,9 @@ pub(super) fn sequence(
     crate::opt_in::check_launch(&request.policy, &request.canary, &launcher)
         .map_err(|(path, problem)| Refusal::WriteFolder { path, problem })?;
     // Only Linux's backend holds the opt-in (`opt_in::processes`); elsewhere it is refused by
-    // name, never a launch that is silently weaker.
-    if request.policy.processes() && !cfg!(target_os = "linux") {
+    // name, never a launch that is silently weaker: by macOS's backend in its own words
+    // (`MacosError::ProcessesUnavailable`), here on every other system.
+    if request.policy.processes() && !cfg!(any(target_os = "linux", target_os = "macos")) {
         return Err(Refusal::ProcessesUnavailable);
     }
     request.policy = request

@@ -118,6 +118,8 @@ pub struct Running {
     pub(crate) waited: bool,
     pub(crate) started: Instant,
     pub(crate) unenforced: Vec<crate::Unenforced>,
+    /// The opt-ins the launch's policy had, in words ([`Finished::opt_ins`]).
+    pub(crate) opt_ins: Vec<String>,
     /// The executable started as the launcher, for the error of one that never answered.
     pub(crate) launcher: std::path::PathBuf,
     /// The scratch folder a [`Command`](crate::Command) made for this launch alone; removed
@@ -138,6 +140,12 @@ impl Running {
     /// The bounds of the policy's limits this machine does not enforce for this launch, and why.
     pub fn unenforced(&self) -> &[crate::Unenforced] {
         &self.unenforced
+    }
+
+    /// The opt-ins the launch had, in words ([`crate::opt_in::named`]): `write /w`,
+    /// `write-then-execute /w/bin`, `processes`; empty for a launch without any.
+    pub fn opt_ins(&self) -> &[String] {
+        &self.opt_ins
     }
 
     /// What the sandbox refused the program, once it has ended, if it was started by
@@ -245,6 +253,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             ending,
             grants_refused: self.grants_refused.listed(),
+            opt_ins: self.opt_ins.clone(),
         }
     }
 

@@ -44,8 +44,9 @@ impl<'b> Sandbox<'b> {
         // with a function, and a supervised launch cannot also be traced.
         let broker = match &self.on_open {
             // A launch with write folders gets the backend's supervisor where it has one, for
-            // the permission and time changes it makes beneath them; it grants no open.
-            None if !explain && !policy.write_paths().is_empty() => {
+            // the permission and time changes it makes beneath them, and so does one with the
+            // processes opt-in, for its signals; it grants no open.
+            None if !explain && (!policy.write_paths().is_empty() || policy.processes()) => {
                 self.backend.broker().map(|broker| {
                     let refuse: Arc<crate::grant::OnOpen> =
                         Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
@@ -87,6 +88,7 @@ impl<'b> Sandbox<'b> {
                 .start_served(server, policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.opt_ins = crate::opt_in::named(policy);
                     (running, report)
                 });
         }
@@ -104,6 +106,7 @@ impl<'b> Sandbox<'b> {
                 .start_forked(policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.opt_ins = crate::opt_in::named(policy);
                     (running, report)
                 });
         }
@@ -160,6 +163,7 @@ impl<'b> Sandbox<'b> {
             waited: false,
             started,
             unenforced,
+            opt_ins: crate::opt_in::named(policy),
             launcher,
             scratch: None,
             _canary: canary,
@@ -287,6 +291,7 @@ impl<'b> Sandbox<'b> {
             started,
             // Set by `start`, which read them.
             unenforced: Vec::new(),
+            opt_ins: Vec::new(),
             // A fork of this application's own executable, or of its server.
             launcher: std::env::current_exe().unwrap_or_default(),
             scratch: None,
