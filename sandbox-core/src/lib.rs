@@ -99,6 +99,7 @@ mod fork;
 pub mod grant;
 mod launch;
 mod limits;
+pub mod net;
 mod observed;
 pub mod opt_in;
 #[cfg(unix)]
