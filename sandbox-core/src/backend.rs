@@ -48,7 +48,7 @@ use check::{Context, Outcome};
 /// before confining it (a Unix `pre_exec` hook), since the launcher is confined before it could.
 #[cfg(unix)]
 pub fn apply_bounds(limits: &crate::Limits) -> Result<(), LimitError> {
-    crate::cgroup::enter(limits)?;
+    crate::platform::cgroup::enter(limits)?;
     crate::limits::apply(limits)
 }
 

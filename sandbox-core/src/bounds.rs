@@ -9,7 +9,7 @@ use crate::limits::{Limits, Unenforced};
 /// only by the resource limits. A backend's [`Backend::support`](crate::Backend::support) reports
 /// it among its facts.
 pub fn bounds_fact() -> Fact {
-    crate::cgroup::fact()
+    crate::platform::cgroup::fact()
 }
 
 /// Whether [`Limits::memory`] is enforced on this machine (a cgroup v2 memory controller the
@@ -17,14 +17,14 @@ pub fn bounds_fact() -> Fact {
 /// limits, which leave memory files and kernel memory out: a caller that asked for a bound can
 /// refuse to run without one.
 pub fn memory_is_bounded() -> bool {
-    crate::cgroup::memory_bounded()
+    crate::platform::cgroup::memory_bounded()
 }
 
 /// The bounds of `limits` that are asked for and that this machine does not enforce: memory
 /// without a cgroup memory controller this application may write, tasks without a `pids` one.
 /// The resource limits (descriptors, signals, locked memory, CPU time) hold on every Unix.
 pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
-    crate::cgroup::unenforced(limits)
+    crate::platform::cgroup::unenforced(limits)
 }
 
 /// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
@@ -50,5 +50,5 @@ pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
 /// its canary is dropped, which removes the launch's cgroup. Always `false` where no cgroup
 /// bounds memory.
 pub fn killed_at_memory_bound(launcher: u32) -> bool {
-    crate::cgroup::killed_at_memory_bound(launcher)
+    crate::platform::cgroup::killed_at_memory_bound(launcher)
 }

@@ -170,7 +170,7 @@ impl Drop for Canary {
         let _ignored = std::fs::remove_file(&self.path);
         // The canary goes once the child has been waited for, which is when the launch's cgroup
         // can go too (`cgroup.rs`).
-        crate::cgroup::sweep_all();
+        crate::platform::cgroup::sweep_all();
     }
 }
 

@@ -114,7 +114,7 @@ fn forked_request(
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     supervisor: Option<i32>,
-) -> Result<crate::wire::Request, crate::error::command::CommandError> {
+) -> Result<crate::backend::wire::Request, crate::error::command::CommandError> {
     let extras = crate::launch::parent::Extras {
         launcher: None,
         status: Some(STATUS_FD),
@@ -205,7 +205,7 @@ pub(crate) enum StreamsFrom {
 /// standard streams `from` the moment said.
 pub(crate) fn fork_request(
     backend: &dyn Backend,
-    request: crate::wire::Request,
+    request: crate::backend::wire::Request,
     streams: [Option<OwnedFd>; 3],
     from: StreamsFrom,
 ) -> Result<Forked, SpawnError> {
@@ -216,7 +216,7 @@ pub(crate) fn fork_request(
 /// child puts at [`SUPERVISOR_FD`](crate::pipes::SUPERVISOR_FD) and this process closes.
 fn fork_supervised(
     backend: &dyn Backend,
-    request: crate::wire::Request,
+    request: crate::backend::wire::Request,
     streams: [Option<OwnedFd>; 3],
     supervisor: Option<OwnedFd>,
 ) -> Result<Forked, SpawnError> {
@@ -225,7 +225,7 @@ fn fork_supervised(
 
 fn fork_with(
     backend: &dyn Backend,
-    request: crate::wire::Request,
+    request: crate::backend::wire::Request,
     streams: [Option<OwnedFd>; 3],
     from: StreamsFrom,
     supervisor: Option<OwnedFd>,
@@ -246,7 +246,7 @@ fn fork_with(
     let _ignored = io::stdout().flush();
     // On Linux, created inside its cgroup v2 where there is one to make: a lone launch then
     // waits for no grace period (cgroup/ahead.rs).
-    let forked = crate::cgroup::fork_launcher(request.policy.limits());
+    let forked = crate::platform::cgroup::fork_launcher(request.policy.limits());
     match forked.map_err(SpawnError::Fork)? {
         crate::sys::ForkSide::Child => {
             // A launcher started by `exec` runs none of this process's signal handlers; nor

@@ -100,6 +100,7 @@ pub mod grant;
 mod launch;
 mod limits;
 pub mod net;
+mod observed;
 pub mod opt_in;
 #[cfg(unix)]
 mod pipes;
@@ -137,11 +138,6 @@ mod test_backend;
 #[cfg(unix)]
 mod threads;
 
-// The launch sequence names these as it did before they moved under `backend`.
-use backend::{check, identity, phases, wire};
-// The system's mechanisms, by the names the rest of the crate calls them.
-use platform::{cgroup, server};
-
 #[doc(inline)]
 pub use backend::Backend;
 #[cfg(unix)]
@@ -154,9 +150,9 @@ pub use error::server::ServerError;
 pub use grant::{Access, Grant, OpenRequest};
 pub use launch::launcher::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};
+pub use platform::server::Server;
 pub use policy::Policy;
 pub use run::{Ending, Finished, RunOptions, SpawnError};
-pub use server::Server;
 #[cfg(unix)]
 pub use spawn::running::Running;
 #[cfg(unix)]

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::identity::{Identity, Kind};
+use crate::backend::identity::{Identity, Kind};
 use crate::Policy;
 
 /// Folders beneath which no write folder may lie: the system's programs, libraries and
@@ -212,7 +212,7 @@ pub use attempts::WRITE;
 
 /// There are no write folders without a platform to confine them on.
 #[cfg(not(unix))]
-pub const WRITE: &[crate::check::ScratchAttempt] = &[];
+pub const WRITE: &[crate::backend::check::ScratchAttempt] = &[];
 
 #[cfg(unix)]
 mod attempts {
@@ -222,7 +222,7 @@ mod attempts {
 
     use nix::sys::stat::{mknod, Mode, SFlag};
 
-    use crate::check::{Expect, ScratchAttempt};
+    use crate::backend::check::{Expect, ScratchAttempt};
 
     /// What a launch with a write folder tries in its first one, after the common attempts:
     /// writing, renaming and removing inside works; a file beside the folder cannot be made, and
@@ -345,21 +345,24 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn unconfined_every_write_attempt_that_must_be_refused_works_and_the_folder_is_left_as_found() {
-        use crate::check::Expect;
+        use crate::backend::check::Expect;
         let parent = std::env::temp_dir().join(format!("sandbox-opt-in-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&parent);
         let folder = parent.join("w");
         std::fs::create_dir_all(&folder).unwrap();
         let canary = parent.join("canary");
         std::fs::write(&canary, b"canary").unwrap();
-        let outcomes = crate::check::run_scratch(WRITE, &folder, &canary);
+        let outcomes = crate::backend::check::run_scratch(WRITE, &folder, &canary);
         assert_eq!(outcomes.len(), WRITE.len());
         for outcome in &outcomes {
             match outcome.expect {
                 Expect::Works => assert!(outcome.passed(), "{}", outcome.name),
                 // Nothing confines this process: each refusal the check needs is seen to work.
                 _ => assert!(
-                    matches!(outcome.observed(), Some(crate::check::Observed::Worked)),
+                    matches!(
+                        outcome.observed(),
+                        Some(crate::backend::check::Observed::Worked)
+                    ),
                     "{}: {}",
                     outcome.name,
                     outcome.happened()

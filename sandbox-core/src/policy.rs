@@ -11,8 +11,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::backend::identity::Identity;
 use crate::error::policy::PolicyError;
-use crate::identity::Identity;
 use crate::limits::Limits;
 use crate::scratch::ScratchGrant;
 
@@ -491,7 +491,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn each_path_keeps_the_identity_of_what_it_led_to_when_added() {
-        use crate::identity::Kind;
+        use crate::backend::identity::Kind;
         use std::os::unix::fs::MetadataExt;
 
         let dir = std::env::temp_dir().join(format!("sandbox-policy-id-{}", std::process::id()));

@@ -108,7 +108,7 @@ pub(crate) enum Kind {
     /// Spawned, followed and reaped by a thread of its own ([`spawn_traced`]).
     Traced(Traced),
     /// A child of the launch server, which waits for it and kills it on request.
-    Served(crate::server::Served),
+    Served(crate::platform::server::Served),
     /// A fork of this process that runs the launch sequence itself, no launcher executed
     /// (a launch from a single-threaded process: `Sandbox::start`).
     Forked(crate::fork::Forked),

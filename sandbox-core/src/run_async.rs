@@ -21,7 +21,6 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::ExitStatus;
-use std::time::Instant;
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -29,9 +28,9 @@ use tokio::net::unix::pipe;
 
 use crate::policy::Policy;
 use crate::process::{Kind, Process};
-use crate::run::collect;
-use crate::run::{Finished, RunOptions, SpawnError};
+use crate::run::{collect, Finished, RunOptions, SpawnError};
 use crate::spawn::running::{outcome, Running};
+use crate::spawn::watch::{Cap, Watch};
 use crate::spawn::{Sandbox, POLL};
 
 impl Sandbox<'_> {
@@ -139,15 +138,9 @@ impl Sandbox<'_> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let called = Instant::now();
-        let args = collect(args);
-        let (running, report) = self.start(policy, program.as_ref(), args, options.explain)?;
-        // The launch's own bound; the program's timeout counts from its start (`outcome`).
-        let deadline = options
-            .launch_bound()
-            .and_then(|t| called.checked_add(t))
-            .map(tokio::time::Instant::from_std);
-        let report = match deadline {
+        let (running, report, deadline) =
+            self.start_run(policy, program.as_ref(), args, options)?;
+        let report = match deadline.map(tokio::time::Instant::from_std) {
             Some(deadline) => match tokio::time::timeout_at(deadline, read_report(report)).await {
                 Ok(report) => report,
                 Err(_elapsed) => return running.timed_out_before_start(),
@@ -208,32 +201,22 @@ impl Running {
         let mut stdout = receiver(self.stdout.take().map(OwnedFd::from))?;
         let mut stderr = receiver(self.stderr.take().map(OwnedFd::from))?;
         let pidfd = pidfd(&mut self.process);
-        let deadline = options
-            .timeout
-            .map(|t| tokio::time::Instant::from_std(self.started + t));
 
-        let mut kept = Kept::new(options.output_cap);
+        let cap = Cap::new(options.output_cap);
+        let mut watch = Watch::new(self.started, options.timeout);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let mut out_buffer = vec![0u8; 64 * 1024];
         let mut err_buffer = vec![0u8; 64 * 1024];
         let mut written = 0;
         let mut timed_out = false;
-        let mut killed = false;
-        let mut killed_for = None;
         let mut status = None;
         // Until the program has ended and both streams are read to their end; the program can
         // start no process, so nothing else holds the streams once it is gone.
         while status.is_none() || stdout.is_some() || stderr.is_some() {
-            if status.is_none() && !killed && (timed_out || kept.capped) {
-                // Not yet reaped, so the process ID is still this child's.
-                let _ignored = self.process.kill();
-                killed = true;
-                killed_for = Some(if timed_out {
-                    crate::run::KilledFor::Timeout
-                } else {
-                    crate::run::KilledFor::Cap
-                });
+            if status.is_none() {
+                watch.kill_if_due(&mut self.process, timed_out, cap.capped());
             }
+            let deadline = watch.deadline().map(tokio::time::Instant::from_std);
             tokio::select! {
                 result = write_some(stdin.as_mut(), &options.input[written..]), if stdin.is_some() => {
                     match result {
@@ -247,12 +230,12 @@ impl Running {
                     }
                 }
                 result = read_some(stdout.as_mut(), &mut out_buffer), if stdout.is_some() => {
-                    if !kept.take(result, &out_buffer, &mut out) {
+                    if !keep(&cap, result, &out_buffer, &mut out) {
                         stdout = None;
                     }
                 }
                 result = read_some(stderr.as_mut(), &mut err_buffer), if stderr.is_some() => {
-                    if !kept.take(result, &err_buffer, &mut err) {
+                    if !keep(&cap, result, &err_buffer, &mut err) {
                         stderr = None;
                     }
                 }
@@ -261,67 +244,29 @@ impl Running {
                     // Its input goes with it.
                     stdin = None;
                 }
-                () = sleep_until(deadline), if deadline.is_some() && !killed && status.is_none() => {
+                () = sleep_until(deadline), if deadline.is_some() && status.is_none() => {
                     timed_out = true;
                 }
             }
         }
-        self.waited = true;
         let Some(status) = status else {
             unreachable!("the loop ends only with the status")
         };
-        let ending =
-            crate::run::Ending::of(status, killed_for, || self.process.killed_at_memory_bound());
-        Ok(Finished {
-            status,
-            stdout: out,
-            stderr: err,
-            capped: kept.capped,
-            // Only a kill the library made and the program died of.
-            timed_out: ending == crate::run::Ending::TimedOut,
-            elapsed: self.started.elapsed(),
-            explanation: self.process.explanation().cloned(),
-            unenforced: self.unenforced.clone(),
-            ending,
-            grants_refused: self.grants_refused.listed(),
-            hosts: self.hosts.clone(),
-            opt_ins: self.opt_ins.clone(),
-        })
+        let ending = watch.ending(status, &self.process);
+        let elapsed = self.started.elapsed();
+        Ok(self.finished(status, (out, err), cap.capped(), ending, elapsed))
     }
 }
 
-/// The output kept across both streams, up to the cap.
-struct Kept {
-    cap: Option<usize>,
-    total: usize,
-    capped: bool,
-}
-
-impl Kept {
-    fn new(cap: Option<usize>) -> Self {
-        Self {
-            cap,
-            total: 0,
-            capped: false,
+/// Keeps in `kept` what `cap` leaves of a read into `buffer`. Whether the stream goes on (not at
+/// its end, nor failed); past the cap, the loop's next turn kills the program.
+fn keep(cap: &Cap, read: io::Result<usize>, buffer: &[u8], kept: &mut Vec<u8>) -> bool {
+    match read {
+        Ok(0) | Err(_) => false,
+        Ok(n) => {
+            cap.keep(&buffer[..n], kept);
+            true
         }
-    }
-
-    /// Keeps in `kept` what the cap leaves of a read into `buffer`; past it, sets `capped` and
-    /// drops the rest. Whether the stream goes on (not at its end, nor failed).
-    fn take(&mut self, read: io::Result<usize>, buffer: &[u8], kept: &mut Vec<u8>) -> bool {
-        let n = match read {
-            Ok(0) | Err(_) => return false,
-            Ok(n) => n,
-        };
-        let room = self
-            .cap
-            .map_or(n, |cap| cap.saturating_sub(self.total).min(n));
-        self.total = self.total.saturating_add(n);
-        kept.extend_from_slice(&buffer[..room]);
-        if room < n {
-            self.capped = true;
-        }
-        true
     }
 }
 
@@ -329,17 +274,12 @@ impl Kept {
 /// (`crate::status::settled`).
 async fn read_report(report: OwnedFd) -> io::Result<Vec<u8>> {
     let mut receiver = pipe::Receiver::from_owned_fd(report)?;
-    let mut bytes = Vec::new();
+    let mut reading = crate::status::Reading::default();
     let mut buffer = [0u8; 4096];
     loop {
-        match receiver.read(&mut buffer).await {
-            Ok(0) => return Ok(bytes),
-            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-        if crate::status::settled(&bytes) {
-            return Ok(bytes);
+        let read = receiver.read(&mut buffer).await;
+        if let Some(report) = reading.take(read, &buffer) {
+            return report;
         }
     }
 }

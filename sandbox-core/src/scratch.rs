@@ -22,7 +22,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::identity::Identity;
+use crate::backend::identity::Identity;
 
 /// The prefix of every scratch folder's name: `sandbox-scratch-<pid>-<start>-<random>`, where
 /// `<pid>` and `<start>` (its start time, in clock ticks since boot) say which process made it,
@@ -428,7 +428,7 @@ mod tests {
             identity: Identity {
                 device: 1,
                 inode: 2,
-                kind: crate::identity::Kind::Folder,
+                kind: crate::backend::identity::Kind::Folder,
             },
             bound: Bound::DEFAULT,
             home,

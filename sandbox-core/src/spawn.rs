@@ -8,6 +8,7 @@
 
 pub(crate) mod running;
 mod start;
+pub(crate) mod watch;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
@@ -57,7 +58,7 @@ pub struct Sandbox<'b> {
     launcher: Option<&'b Path>,
     env: Vec<(OsString, OsString)>,
     dir: Option<std::path::PathBuf>,
-    server: Option<&'b crate::server::Server>,
+    server: Option<&'b crate::platform::server::Server>,
     on_open: Option<Arc<crate::grant::OnOpen>>,
     ask_routine: bool,
 }
@@ -176,7 +177,7 @@ impl<'b> Sandbox<'b> {
     /// assert_eq!(done.stdout, b"served\n");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_server(mut self, server: &'b crate::server::Server) -> Self {
+    pub fn with_server(mut self, server: &'b crate::platform::server::Server) -> Self {
         self.server = Some(server);
         self
     }
@@ -298,17 +299,34 @@ impl<'b> Sandbox<'b> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let called = Instant::now();
-        // The launch has a bound of its own, so that a launch that hangs before it executes the
-        // program (a canary on a file system that does not answer, a stopped launcher) is
-        // killed; the program's timeout counts from its start (`outcome`).
-        let deadline = options.launch_bound().and_then(|t| called.checked_add(t));
-        let (running, report) =
-            self.start(policy, program.as_ref(), collect(args), options.explain)?;
+        let (running, report, deadline) =
+            self.start_run(policy, program.as_ref(), args, options)?;
         match read_report_until(report, deadline) {
             Some(report) => outcome(running, report)?.finish(options),
             None => running.timed_out_before_start(),
         }
+    }
+
+    /// The start of a run, blocking or async: the launch, the channel of its report, and the
+    /// instant the launch's own bound runs out. The launch has a bound of its own, so that a
+    /// launch that hangs before it executes the program (a canary on a file system that does
+    /// not answer, a stopped launcher) is killed; the program's timeout counts from its start
+    /// (`outcome`).
+    pub(crate) fn start_run<I, S>(
+        &self,
+        policy: &Policy,
+        program: &Path,
+        args: I,
+        options: &RunOptions,
+    ) -> Result<(Running, OwnedFd, Option<Instant>), SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let called = Instant::now();
+        let deadline = options.launch_bound().and_then(|t| called.checked_add(t));
+        let (running, report) = self.start(policy, program, collect(args), options.explain)?;
+        Ok((running, report, deadline))
     }
 }
 
@@ -317,10 +335,10 @@ fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::R
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use std::os::fd::AsFd;
     let mut file = std::fs::File::from(report);
-    let mut bytes = Vec::new();
     let Some(deadline) = deadline else {
         return Some(crate::status::read_from(file));
     };
+    let mut reading = crate::status::Reading::default();
     let mut buffer = [0u8; 4096];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -337,14 +355,9 @@ fn read_report_until(report: OwnedFd, deadline: Option<Instant>) -> Option<io::R
             Err(e) => return Some(Err(e.into())),
         }
         // Readable or closed: this read does not block.
-        match file.read(&mut buffer) {
-            Ok(0) => return Some(Ok(bytes)),
-            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Some(Err(e)),
-        }
-        if crate::status::settled(&bytes) {
-            return Some(Ok(bytes));
+        let read = file.read(&mut buffer);
+        if let Some(report) = reading.take(read, &buffer) {
+            return Some(report);
         }
     }
 }

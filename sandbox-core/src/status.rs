@@ -16,7 +16,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::check::Observed;
+use crate::backend::check::Observed;
 use crate::error::backend::{BackendError, CheckFailure};
 use crate::error::limit::LimitError;
 use crate::error::policy::PolicyError;
@@ -42,18 +42,38 @@ pub(crate) fn settled(bytes: &[u8]) -> bool {
 
 /// Reads a report from `from` to its end, or only until it is [`settled`].
 pub(crate) fn read_from(mut from: impl io::Read) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    let mut reading = Reading::default();
     let mut buffer = [0u8; 4096];
     loop {
-        match from.read(&mut buffer) {
-            Ok(0) => return Ok(bytes),
-            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+        let read = from.read(&mut buffer);
+        if let Some(report) = reading.take(read, &buffer) {
+            return report;
         }
-        if settled(&bytes) {
-            return Ok(bytes);
+    }
+}
+
+/// A report as it is read, one read at a time, whichever way the reads are waited for (blocking,
+/// polled against a deadline, or awaited): where it ends is decided here once.
+#[derive(Debug, Default)]
+pub(crate) struct Reading {
+    bytes: Vec<u8>,
+}
+
+impl Reading {
+    /// Takes the result of one read into `buffer`: the whole report once the channel has ended
+    /// or the report is [`settled`], the error of a failed read, `None` while more may come.
+    pub(crate) fn take(
+        &mut self,
+        read: io::Result<usize>,
+        buffer: &[u8],
+    ) -> Option<io::Result<Vec<u8>>> {
+        match read {
+            Ok(0) => return Some(Ok(std::mem::take(&mut self.bytes))),
+            Ok(n) => self.bytes.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return None,
+            Err(e) => return Some(Err(e)),
         }
+        settled(&self.bytes).then(|| Ok(std::mem::take(&mut self.bytes)))
     }
 }
 
@@ -303,7 +323,7 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
     Ok(match r.s()?.as_str() {
         "version" => WireError::Version {
             found: r.o()?,
-            expected: crate::wire::FORMAT,
+            expected: crate::backend::wire::FORMAT,
         },
         "unknown-key" => WireError::UnknownKey { key: r.o()? },
         "missing-value" => WireError::MissingValue {

@@ -56,17 +56,12 @@ pub struct Attempt {
     pub run: fn(&Context) -> io::Result<()>,
 }
 
-/// What an attempt did, when that was not what it had to do.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Observed {
-    /// A denied action worked.
-    Worked,
-    /// A denied action failed, but not with a permission error, so nothing was proved.
-    OtherError(io::Error),
-    /// An action that must work was refused or failed.
-    Failed(io::Error),
-}
+// A value the errors carry too, so it sits below them and this module.
+pub use crate::observed::Observed;
+
+/// The first argument of a launcher copy that exits at once with status 0. The enforcement check
+/// tries to start one; it must be refused.
+pub const EXIT_FLAG: &str = "--sandbox-exit";
 
 impl fmt::Display for Observed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -451,7 +446,7 @@ mod attempts {
 
     fn start_process(c: &Context) -> io::Result<()> {
         Command::new(&c.launcher)
-            .arg(crate::wire::EXIT_FLAG)
+            .arg(crate::backend::check::EXIT_FLAG)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

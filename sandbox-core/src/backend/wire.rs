@@ -10,8 +10,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use crate::backend::identity::Identity;
 use crate::error::wire::WireError;
-use crate::identity::Identity;
 use crate::policy::Policy;
 use crate::scratch::ScratchGrant;
 
@@ -22,9 +22,10 @@ pub const LAUNCH_FLAG: &str = "--sandbox-launch";
 /// re-executing (macOS): the copy goes straight to the enforcement check.
 pub const CONFINED_FLAG: &str = "--sandbox-confined";
 
-/// The first argument of a launcher copy that exits at once with status 0. The enforcement check
-/// tries to start one; it must be refused.
-pub const EXIT_FLAG: &str = "--sandbox-exit";
+// The enforcement check's own flag, defined with the attempt that uses it (the check sits below
+// the wire, which carries the policy the check is run for).
+#[doc(inline)]
+pub use crate::backend::check::EXIT_FLAG;
 
 /// The format this build writes and reads. Parent and launcher are the same executable, so a
 /// mismatch means something else wrote the arguments. Format 2 added each path's identity.

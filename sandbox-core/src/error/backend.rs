@@ -1,6 +1,6 @@
 //! A backend's own error, and an enforcement check that failed.
 
-use crate::check::Observed;
+use crate::observed::Observed;
 
 /// A backend's own error: why it cannot confine this system, or why confining failed.
 ///

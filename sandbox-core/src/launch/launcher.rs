@@ -6,13 +6,14 @@ use std::ffi::OsString;
 #[cfg(unix)]
 use std::sync::atomic::Ordering;
 
+use crate::backend::check::EXIT_FLAG;
+#[cfg(unix)]
+use crate::backend::wire::Request;
+use crate::backend::wire::{self, CONFINED_FLAG, LAUNCH_FLAG};
 use crate::backend::Backend;
 #[cfg(not(unix))]
 use crate::backend::Launch;
 use crate::error::refusal::Refusal;
-#[cfg(unix)]
-use crate::wire::Request;
-use crate::wire::{self, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG};
 
 use super::refuse::refuse;
 #[cfg(unix)]
@@ -98,7 +99,7 @@ fn run(
     _stage: Stage,
     args: std::env::ArgsOs,
 ) -> Result<std::convert::Infallible, Refusal> {
-    let mut phases = crate::phases::Phases::from_env();
+    let mut phases = crate::backend::phases::Phases::from_env();
     phases.enter("decode")?;
     let request = wire::decode(args)?;
     let launcher = std::env::current_exe().map_err(Refusal::CurrentExe)?;
@@ -124,7 +125,7 @@ fn run(
     stage: Stage,
     args: std::env::ArgsOs,
 ) -> Result<std::convert::Infallible, Refusal> {
-    let mut phases = crate::phases::Phases::from_env();
+    let mut phases = crate::backend::phases::Phases::from_env();
     let args: Vec<OsString> = args.collect();
     if let Some(fd) = wire::peek_status(&args) {
         STATUS.store(fd, Ordering::Relaxed);
@@ -151,7 +152,7 @@ pub(crate) fn run_forked(backend: &dyn Backend, request: ForkedRequest) -> ! {
         ForkedRequest::Encoded(args) => wire::peek_status(args),
     };
     forked_start(status);
-    let mut phases = crate::phases::Phases::from_env();
+    let mut phases = crate::backend::phases::Phases::from_env();
     // A decoded request has nothing left to decode, but the phase is still entered, so that a
     // fault injected there refuses here as it does in a launcher.
     let outcome = phases

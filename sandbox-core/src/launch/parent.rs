@@ -5,13 +5,13 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[cfg(unix)]
+use crate::backend::wire::CONFINED_FLAG;
+use crate::backend::wire::{self, Request, LAUNCH_FLAG};
 use crate::backend::{Backend, Launch, Support};
 use crate::canary::Canary;
 use crate::error::command::CommandError;
 use crate::policy::Policy;
-#[cfg(unix)]
-use crate::wire::CONFINED_FLAG;
-use crate::wire::{self, Request, LAUNCH_FLAG};
 
 use super::temp_dir_of;
 #[cfg(unix)]

@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::backend::wire::{Request, CONFINED_FLAG};
 use crate::backend::{Backend, Launch, Support};
 use crate::error::refusal::Refusal;
-use crate::wire::{Request, CONFINED_FLAG};
 
 use super::refuse::{announce, launch_status, program_streams};
 use super::{running_executable, temp_dir_of, Stage};
@@ -17,7 +17,7 @@ pub(super) fn sequence(
     backend: &dyn Backend,
     stage: Stage,
     mut request: Request,
-    mut phases: crate::phases::Phases,
+    mut phases: crate::backend::phases::Phases,
 ) -> Result<std::convert::Infallible, Refusal> {
     use std::os::unix::process::CommandExt;
 
@@ -182,20 +182,21 @@ pub(super) fn sequence(
     let mut outcomes = backend.verify(&launch.check_context());
     if let Some(scratch) = launch.request.policy.scratch() {
         let canary = &launch.request.canary;
-        outcomes.extend(crate::check::run_scratch(
-            crate::check::SCRATCH,
+        outcomes.extend(crate::backend::check::run_scratch(
+            crate::backend::check::SCRATCH,
             &scratch.path,
             canary,
         ));
     }
     if let Some(write) = launch.request.policy.write_paths().first() {
-        outcomes.extend(crate::check::run_scratch(
+        outcomes.extend(crate::backend::check::run_scratch(
             crate::opt_in::WRITE,
             write,
             &launch.request.canary,
         ));
     }
-    if let Some(failure) = crate::check::first_failure_counting(&outcomes, backend.refusal_errors())
+    if let Some(failure) =
+        crate::backend::check::first_failure_counting(&outcomes, backend.refusal_errors())
     {
         return Err(failure.into());
     }

@@ -75,13 +75,16 @@ pub(crate) fn set_oom_score(score: i16) -> std::io::Result<()> {
 /// itself a link is opened a second time, through the link; a folder found then is refused.
 pub(crate) fn resolve_path(
     path: &std::path::Path,
-) -> Result<(std::path::PathBuf, crate::identity::Identity), crate::error::policy::PolicyError> {
+) -> Result<
+    (std::path::PathBuf, crate::backend::identity::Identity),
+    crate::error::policy::PolicyError,
+> {
     use nix::fcntl::{open, OFlag};
     use nix::sys::stat::Mode;
     use std::os::fd::{AsFd, AsRawFd};
 
+    use crate::backend::identity::{Identity, Kind};
     use crate::error::policy::PolicyError;
-    use crate::identity::{Identity, Kind};
 
     let unreadable = |source: std::io::Error| PolicyError::Unreadable {
         path: path.to_path_buf(),

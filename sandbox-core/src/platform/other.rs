@@ -79,9 +79,12 @@ pub(crate) fn set_oom_score(_score: i16) -> std::io::Result<()> {
 /// identity is recorded but not what decides.
 pub(crate) fn resolve_path(
     path: &std::path::Path,
-) -> Result<(std::path::PathBuf, crate::identity::Identity), crate::error::policy::PolicyError> {
+) -> Result<
+    (std::path::PathBuf, crate::backend::identity::Identity),
+    crate::error::policy::PolicyError,
+> {
+    use crate::backend::identity::Identity;
     use crate::error::policy::PolicyError;
-    use crate::identity::Identity;
     let unreadable = |source| PolicyError::Unreadable {
         path: path.to_path_buf(),
         source,

@@ -3,7 +3,6 @@
 
 use std::io::{self, Read, Write};
 use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,8 +10,9 @@ use std::time::{Duration, Instant};
 use crate::canary::Canary;
 use crate::explain::Explanation;
 use crate::process::Process;
-use crate::run::{Finished, RunOptions, SpawnError};
+use crate::run::{Ending, Finished, RunOptions, SpawnError};
 
+use super::watch::{Cap, Watch};
 use super::POLL;
 
 /// The first look for an exit once the program has closed its output (or in
@@ -58,15 +58,12 @@ pub(crate) fn outcome(
     })
 }
 
-/// Reads `stream` to its end into `kept`, keeping no more than `cap` bytes across every stream
-/// that shares `total`; past it, `capped` is set, `wake` told (the first time), and the rest is
-/// read and dropped.
+/// Reads `stream` to its end into `kept`, keeping what `cap` leaves across every stream that
+/// shares it; past it, `wake` is told (the first time), and the rest is read and dropped.
 pub(super) fn collect_capped(
     mut stream: Box<dyn Read + Send>,
     kept: &mut Vec<u8>,
-    cap: Option<usize>,
-    total: &AtomicUsize,
-    capped: &AtomicBool,
+    cap: &Cap,
     wake: &mpsc::Sender<()>,
 ) {
     let mut buffer = [0u8; 64 * 1024];
@@ -77,10 +74,7 @@ pub(super) fn collect_capped(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => return,
         };
-        let before = total.fetch_add(n, Ordering::Relaxed);
-        let room = cap.map_or(n, |cap| cap.saturating_sub(before).min(n));
-        kept.extend_from_slice(&buffer[..room]);
-        if room < n && !capped.swap(true, Ordering::Relaxed) {
+        if cap.keep(&buffer[..n], kept) {
             // The waiter kills the program now, not at its next look.
             let _ignored = wake.send(());
         }
@@ -186,15 +180,13 @@ impl Running {
             })
         });
         let (events, wake) = mpsc::channel::<()>();
-        let total = Arc::new(AtomicUsize::new(0));
-        let capped = Arc::new(AtomicBool::new(false));
+        let cap = Arc::new(Cap::new(options.output_cap));
         let collect = |stream: Option<Box<dyn Read + Send>>| {
-            let (total, capped, events) = (total.clone(), capped.clone(), events.clone());
-            let cap = options.output_cap;
+            let (cap, events) = (cap.clone(), events.clone());
             std::thread::spawn(move || {
                 let mut kept = Vec::new();
                 if let Some(stream) = stream {
-                    collect_capped(stream, &mut kept, cap, &total, &capped, &events);
+                    collect_capped(stream, &mut kept, &cap, &events);
                 }
                 let _ignored = events.send(());
                 kept
@@ -204,11 +196,7 @@ impl Running {
         let stderr = collect(self.stderr.take().map(|s| Box::new(s) as _));
         drop(events);
 
-        // A timeout too long to add to an instant is no timeout.
-        let deadline = options.timeout.and_then(|t| self.started.checked_add(t));
-        let mut timed_out = false;
-        let mut killed = false;
-        let mut killed_for = None;
+        let mut watch = Watch::new(self.started, options.timeout);
         let mut streams_open = true;
         let mut pause = EXIT_POLL_FIRST;
         let status = loop {
@@ -216,21 +204,10 @@ impl Running {
                 break status;
             }
             let now = Instant::now();
-            if !killed && deadline.is_some_and(|d| now >= d) {
-                timed_out = true;
-            }
-            if !killed && (timed_out || capped.load(Ordering::Relaxed)) {
-                // Not yet reaped, so the process ID is still this child's.
-                let _ignored = self.process.kill();
-                killed = true;
-                killed_for = Some(if timed_out {
-                    crate::run::KilledFor::Timeout
-                } else {
-                    crate::run::KilledFor::Cap
-                });
-            }
-            let wait = deadline
-                .filter(|_| !killed)
+            let timed_out = watch.deadline().is_some_and(|d| now >= d);
+            watch.kill_if_due(&mut self.process, timed_out, cap.capped());
+            let wait = watch
+                .deadline()
                 .map_or(POLL, |d| d.saturating_duration_since(now).min(POLL));
             if streams_open {
                 // Woken when a stream ends or passes the cap.
@@ -243,22 +220,36 @@ impl Running {
                 pause = (pause * 2).min(POLL);
             }
         };
-        self.waited = true;
         let elapsed = self.started.elapsed();
         if let Some(writer) = writer {
             let _ignored = writer.join();
         }
         let join = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
-        let ending =
-            crate::run::Ending::of(status, killed_for, || self.process.killed_at_memory_bound());
-        Ok(Finished {
+        let output = (join(stdout), join(stderr));
+        let ending = watch.ending(status, &self.process);
+        Ok(self.finished(status, output, cap.capped(), ending, elapsed))
+    }
+
+    /// The run's result once the program has ended with `status` (and been reaped): what was
+    /// kept of its `stdout` and `stderr`, whether they passed the cap, its `ending` and the time
+    /// it ran.
+    pub(crate) fn finished(
+        &mut self,
+        status: ExitStatus,
+        (stdout, stderr): (Vec<u8>, Vec<u8>),
+        capped: bool,
+        ending: Ending,
+        elapsed: Duration,
+    ) -> Finished {
+        self.waited = true;
+        Finished {
             status,
-            stdout: join(stdout),
-            stderr: join(stderr),
-            capped: capped.load(Ordering::Relaxed),
+            stdout,
+            stderr,
+            capped,
             // Only a kill the library made and the program died of: a program that exited as
             // the deadline passed ran to its end.
-            timed_out: ending == crate::run::Ending::TimedOut,
+            timed_out: ending == Ending::TimedOut,
             elapsed,
             explanation: self.process.explanation().cloned(),
             unenforced: self.unenforced.clone(),
@@ -266,7 +257,7 @@ impl Running {
             grants_refused: self.grants_refused.listed(),
             hosts: self.hosts.clone(),
             opt_ins: self.opt_ins.clone(),
-        })
+        }
     }
 
     /// Kills the program (SIGKILL). Wait for it afterwards.
@@ -337,22 +328,10 @@ impl Running {
         // Not yet reaped, so the process ID is still the launch's.
         let _ignored = self.process.kill();
         let status = self.process.wait().map_err(SpawnError::Wait)?;
-        self.waited = true;
-        Ok(Finished {
-            status,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            capped: false,
-            timed_out: true,
-            elapsed: self.started.elapsed(),
-            explanation: self.process.explanation().cloned(),
-            unenforced: self.unenforced.clone(),
-            // Killed before the program started: the timeout, whatever its status says.
-            ending: crate::run::Ending::TimedOut,
-            grants_refused: self.grants_refused.listed(),
-            hosts: self.hosts.clone(),
-            opt_ins: self.opt_ins.clone(),
-        })
+        let elapsed = self.started.elapsed();
+        // Killed before the program started: the timeout, whatever its status says.
+        let ending = Ending::TimedOut;
+        Ok(self.finished(status, (Vec::new(), Vec::new()), false, ending, elapsed))
     }
 }
 

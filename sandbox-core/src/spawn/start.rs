@@ -225,7 +225,7 @@ impl<'b> Sandbox<'b> {
     /// [`Sandbox::start`] through the launch server.
     fn start_served(
         &self,
-        server: &crate::server::Server,
+        server: &crate::platform::server::Server,
         policy: &Policy,
         program: &Path,
         args: Vec<OsString>,
@@ -251,7 +251,7 @@ impl<'b> Sandbox<'b> {
         args: Vec<OsString>,
         canary: &Canary,
         parent: u32,
-    ) -> Result<crate::wire::Request, SpawnError> {
+    ) -> Result<crate::backend::wire::Request, SpawnError> {
         Ok(crate::launch::parent::request(
             self.backend,
             policy,
@@ -273,10 +273,13 @@ impl<'b> Sandbox<'b> {
     /// [`Running`] of the process `start` makes of `request` and them, with the report it reads.
     fn start_child(
         &self,
-        request: crate::wire::Request,
+        request: crate::backend::wire::Request,
         canary: Canary,
         started: Instant,
-        start: impl FnOnce(crate::wire::Request, [OwnedFd; 3]) -> Result<(Process, OwnedFd), SpawnError>,
+        start: impl FnOnce(
+            crate::backend::wire::Request,
+            [OwnedFd; 3],
+        ) -> Result<(Process, OwnedFd), SpawnError>,
     ) -> Result<(Running, OwnedFd), SpawnError> {
         let (stdin, stdin_writer) = status_pipe().map_err(SpawnError::Spawn)?;
         let (stdout_reader, stdout) = status_pipe().map_err(SpawnError::Spawn)?;

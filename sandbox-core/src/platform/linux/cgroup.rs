@@ -33,15 +33,12 @@ use crate::fact::Fact;
 use crate::limits::Limits;
 use hierarchies::Hierarchies;
 
-mod ahead;
+pub(crate) mod ahead;
 mod hierarchies;
-mod parked;
+pub(crate) mod parked;
 
-pub(crate) use ahead::{
-    forget_inherited as forget_inherited_ahead, fork_launcher, fork_parked,
-    remove_emptied as remove_emptied_ahead,
-};
-pub(crate) use parked::park;
+// Every system's name for it (`platform/other` has its own): the launch's fork, in its cgroup.
+pub(crate) use ahead::fork_launcher;
 
 /// The start of every launch's cgroup name; the rest is the launcher's process ID.
 pub const PREFIX: &str = "sandbox-";

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
 
-use crate::identity::Identity;
+use crate::backend::identity::Identity;
 use crate::scratch::{Bound, FolderRisk, KeeperRef, Scratch, ScratchError, Usage, PREFIX};
 
 /// What keeps a folder's mount: the keeper, ended and reaped when dropped.

@@ -39,10 +39,10 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::process::ExitStatus;
 
+use crate::backend::wire::{self, Request};
 use crate::backend::Backend;
 use crate::error::server::ServerError;
 use crate::sys::ForkSide;
-use crate::wire::{self, Request};
 
 mod message;
 mod serve;

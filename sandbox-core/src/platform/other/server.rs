@@ -34,7 +34,7 @@ impl Server {
     #[cfg(unix)]
     pub(crate) fn launch(
         &self,
-        _request: &crate::wire::Request,
+        _request: &crate::backend::wire::Request,
         _stdio: [std::os::fd::OwnedFd; 3],
         _status: std::os::fd::OwnedFd,
     ) -> std::io::Result<Served> {

@@ -5,10 +5,10 @@ use std::io::{self, Read};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
+use crate::backend::wire::{self};
 use crate::backend::Backend;
 use crate::launch::launcher::ForkedRequest;
 use crate::sys::ForkSide;
-use crate::wire::{self};
 
 use super::message::{
     send_all, send_message, split, EXITED, EXITED_AT_MEMORY_BOUND, KILL, LAUNCH, LAUNCH_FDS,
@@ -30,7 +30,7 @@ struct Underway {
 /// The server's side: never returns, and runs none of the application's code.
 pub(super) fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
     crate::platform::syscalls::reset_signal_handlers();
-    crate::cgroup::forget_inherited_ahead();
+    crate::platform::cgroup::ahead::forget_inherited();
     std::panic::set_hook(Box::new(|_| crate::sys::exit_now(1)));
     if nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).is_err()
         || std::os::unix::process::parent_id() != app
@@ -117,7 +117,7 @@ pub(super) fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
                 // not reaped, no other launch's sweep takes the cgroup that counted the kill
                 // (a launcher's own `sandbox-<pid>`, where none was made ahead).
                 let at_bound = launches.iter().any(|l| l.pid == ended)
-                    && crate::cgroup::killed_at_memory_bound(ended.unsigned_abs());
+                    && crate::platform::cgroup::killed_at_memory_bound(ended.unsigned_abs());
                 let Ok(Some((pid, raw))) = crate::sys::wait_raw(ended, true) else {
                     break;
                 };
@@ -131,7 +131,7 @@ pub(super) fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
                     } else {
                         EXITED
                     };
-                    crate::cgroup::remove_emptied_ahead();
+                    crate::platform::cgroup::ahead::remove_emptied();
                     send_message(&mut launch.socket, tag, raw);
                 }
             }
@@ -210,7 +210,7 @@ fn shut_down(launches: &mut Vec<Underway>, pool: &mut Pool) -> ! {
     for launch in launches.drain(..) {
         let _ignored = crate::sys::wait_raw(launch.pid, false);
     }
-    crate::cgroup::remove_emptied_ahead();
+    crate::platform::cgroup::ahead::remove_emptied();
     crate::sys::exit_now(0)
 }
 
@@ -293,7 +293,7 @@ fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::
     // a launcher refuses it.
     let request = wire::decode(args.clone());
     let forked = match &request {
-        Ok(request) => crate::cgroup::fork_launcher(request.policy.limits()),
+        Ok(request) => crate::platform::cgroup::ahead::fork_launcher(request.policy.limits()),
         Err(_) => crate::sys::fork(),
     }?;
     match forked {

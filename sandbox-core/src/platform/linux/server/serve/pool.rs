@@ -3,7 +3,7 @@
 //! A served launch used to fork its child when the request came, and that child then made and
 //! joined its cgroups while the application waited. Instead the server keeps [`PARKED`] children
 //! forked ahead: each ties itself to the server, closes every descriptor but its own socket,
-//! joins its cgroups with no bounds written yet (`cgroup::park`) and waits on that socket. A
+//! joins its cgroups with no bounds written yet (`cgroup::parked::park`) and waits on that socket. A
 //! request is handed whole to one of them (its standard streams and status pipe with
 //! `SCM_RIGHTS`, then its encoded arguments), and the child decodes it and runs the launch
 //! sequence, whose `limits` phase writes the request's bounds into the cgroups it is in. The
@@ -65,7 +65,7 @@ impl Pool {
             return;
         };
         let server = std::process::id();
-        match crate::cgroup::fork_parked() {
+        match crate::platform::cgroup::ahead::fork_parked() {
             Ok(ForkSide::Child) => {
                 drop(server_end);
                 wait_for_request(backend, child_end.into(), server)
@@ -133,9 +133,9 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
     }
     // What `ps` shows until the program's `exec` names it.
     let _ignored = nix::sys::prctl::set_name(PARKED_NAME);
-    crate::cgroup::forget_inherited_ahead();
+    crate::platform::cgroup::ahead::forget_inherited();
     if crate::fds::close_inherited_but(&[socket.as_raw_fd()]).is_err()
-        || crate::cgroup::park().is_err()
+        || crate::platform::cgroup::parked::park().is_err()
     {
         crate::sys::exit_now(1)
     }
