@@ -68,7 +68,8 @@ impl Backend for Started<'_> {
         policy: &Policy,
         program: &std::path::Path,
         launcher: &std::path::Path,
+        supervised: bool,
     ) -> Result<Box<dyn Tracer>, ExplainError> {
-        self.inner.tracer(policy, program, launcher)
+        self.inner.tracer(policy, program, launcher, supervised)
     }
 }

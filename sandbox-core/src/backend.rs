@@ -197,16 +197,19 @@ pub trait Backend: Send + Sync {
 
     /// A watcher for one explained launch ([`RunOptions::explain`](crate::RunOptions::explain))
     /// of `program` under `policy` by the launcher executable `launcher`, which says afterwards
-    /// what the sandbox refused the program. It must not change the launch: the same policy,
-    /// confinement and check. The default: this backend cannot explain, and an explained launch
+    /// what the sandbox refused the program. `supervised`: the launch has this backend's
+    /// [`broker`](Backend::broker) serving it (grants on demand, or write folders), as a launch
+    /// without the tracer would. It must not change the launch: the same policy, confinement,
+    /// supervisor and check. The default: this backend cannot explain, and an explained launch
     /// is refused before anything runs.
     fn tracer(
         &self,
         policy: &Policy,
         program: &std::path::Path,
         launcher: &std::path::Path,
+        supervised: bool,
     ) -> Result<Box<dyn Tracer>, ExplainError> {
-        let _unused = (policy, program, launcher);
+        let _unused = (policy, program, launcher, supervised);
         Err(ExplainError::Unsupported {
             backend: self.name(),
         })

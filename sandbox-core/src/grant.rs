@@ -259,10 +259,6 @@ pub enum GrantError {
         /// The backend's name.
         backend: &'static str,
     },
-    /// An explained launch is traced by a thread of the application, which cannot be combined
-    /// with a supervisor.
-    #[error("a launch cannot be both explained and supervised: run it once without on_open to explain it")]
-    WithExplain,
     /// The socket the launcher and the supervisor share could not be made, or the supervisor's
     /// thread could not start.
     #[error("starting the supervisor")]

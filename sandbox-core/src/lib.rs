@@ -113,6 +113,7 @@ mod process;
 pub mod profile;
 mod provisions;
 pub mod raw;
+pub mod remedy;
 mod run;
 #[cfg(all(unix, feature = "tokio"))]
 mod run_async;

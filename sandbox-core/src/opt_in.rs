@@ -56,7 +56,7 @@ pub enum WriteProblem {
         launcher: PathBuf,
     },
     /// The path lies beneath an exec folder, so the program could execute what it writes.
-    #[error("it lies beneath the exec path {}, so the program could run what it writes there; name the write folder itself with --exec if that is meant", exec.display())]
+    #[error("it lies beneath the exec path {}, so the program could run what it writes there; {} if that is meant", exec.display(), crate::remedy::phrase("name the write folder itself with --exec", "pass the write folder itself to .exec()"))]
     BeneathExec {
         /// The exec folder.
         exec: PathBuf,

@@ -32,5 +32,6 @@ pub use crate::launch::refuse::refuse;
 pub use crate::launch::{REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
 pub use crate::status_channel::{
-    launch_command_reporting, launch_command_reporting_with_env, StatusChannel,
+    launch_command_reporting, launch_command_reporting_on_open, launch_command_reporting_with_env,
+    StatusChannel,
 };

@@ -97,9 +97,10 @@ impl<'b> Sandbox<'b> {
     /// allows go on into the kernel, which decides as without a supervisor.
     ///
     /// Such a launch always executes a launcher (never a fork of this process or of a launch
-    /// server), cannot be explained ([`GrantError::WithExplain`](crate::grant::GrantError)),
-    /// and is refused where the backend cannot widen its confinement while the program runs
-    /// ([`GrantError::Unsupported`](crate::grant::GrantError), macOS).
+    /// server), and is refused where the backend cannot widen its confinement while the program
+    /// runs ([`GrantError::Unsupported`](crate::grant::GrantError), macOS). Explained
+    /// ([`RunOptions::explain`](crate::RunOptions::explain)), it is supervised the same way, and
+    /// the explanation lists what the function refused as any other file refused.
     ///
     /// ```no_run
     /// # struct Example;

@@ -147,10 +147,22 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
                 w.s("limit-cgroup").s(step).p(path).io(source)
             }
         },
-        Refusal::Confine(e) => w
-            .s("confine")
-            .s(e.code().unwrap_or(""))
-            .s(&crate::error::report::one_line(e)),
+        Refusal::Confine(e) => match e.remedy() {
+            None => w
+                .s("confine")
+                .s(e.code().unwrap_or(""))
+                .s(&crate::error::report::one_line(e)),
+            // The remedy typed, and the text without it: the parent names it its own way.
+            Some(remedy) => w
+                .s("confine-remedy")
+                .s(e.code().unwrap_or(""))
+                .s(&e.text_without_remedy())
+                .s(match remedy {
+                    crate::explain::Remedy::Read(_) => "read",
+                    crate::explain::Remedy::Exec(_) => "exec",
+                })
+                .p(remedy.path()),
+        },
         Refusal::Check(CheckFailure { attempt, observed }) => {
             let w = w.s("check").s(attempt);
             match observed {
@@ -255,7 +267,17 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
         }),
         "confine" => {
             let code = Some(r.s()?).filter(|c| !c.is_empty());
-            Refusal::Confine(BackendError::reported(code, r.s()?))
+            Refusal::Confine(BackendError::reported(code, r.s()?, None))
+        }
+        "confine-remedy" => {
+            let code = Some(r.s()?).filter(|c| !c.is_empty());
+            let message = r.s()?;
+            let remedy = match r.s()?.as_str() {
+                "read" => crate::explain::Remedy::Read(r.p()?),
+                "exec" => crate::explain::Remedy::Exec(r.p()?),
+                _ => return Err(MalformedReport),
+            };
+            Refusal::Confine(BackendError::reported(code, message, Some(remedy)))
         }
         "check" => {
             let attempt = intern(&r.s()?);
@@ -482,6 +504,10 @@ mod tests {
                 source: io::Error::other("odd"),
             }),
             Refusal::Confine(BackendError::new(io::Error::other("landlock: too old"))),
+            Refusal::Confine(
+                BackendError::coded("loader", io::Error::other("the loader is not readable"))
+                    .with_remedy(crate::explain::Remedy::Read(PathBuf::from("/usr"))),
+            ),
             Refusal::Panic {
                 message: "a\nb".into(),
             },
@@ -506,6 +532,23 @@ mod tests {
                 std::mem::discriminant(&refusal)
             );
         }
+        // The remedy arrives typed, and the text names it as this process names remedies.
+        let Refusal::Confine(confine) = decode(&encode(&Refusal::Confine(
+            BackendError::coded("loader", io::Error::other("the loader is not readable"))
+                .with_remedy(crate::explain::Remedy::Read(PathBuf::from("/usr"))),
+        )))
+        .unwrap() else {
+            panic!("not confine")
+        };
+        assert_eq!(confine.code(), Some("loader"));
+        assert_eq!(
+            confine.remedy(),
+            Some(&crate::explain::Remedy::Read(PathBuf::from("/usr")))
+        );
+        assert_eq!(
+            one_line(&confine),
+            "the loader is not readable: add .read(\"/usr\")"
+        );
         let Refusal::Exec { source, .. } = decode(&encode(&Refusal::Exec {
             program: "/x".into(),
             source: io::Error::from_raw_os_error(libc::ENOENT),

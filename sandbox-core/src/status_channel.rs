@@ -96,6 +96,60 @@ where
     Ok((command, StatusChannel { report, launcher }))
 }
 
+/// [`launch_command_reporting_with_env`] for a supervised launch: every open the policy does not
+/// allow goes to `on_open` ([`Sandbox::on_open`](crate::Sandbox::on_open)), served by the
+/// backend's supervisor from a thread of this process that starts here and ends with the launch
+/// (or, if the command is never spawned, when it is dropped). For a caller that spawns the
+/// launcher itself and must keep it its own child: `sandbox-check --explain --grant-folder`,
+/// whose tracer spawns it. Refused with [`GrantError::Unsupported`](crate::grant::GrantError)
+/// where the backend has no supervisor.
+pub fn launch_command_reporting_on_open<I, S>(
+    backend: &dyn Backend,
+    policy: &Policy,
+    canary: &Canary,
+    program: impl AsRef<Path>,
+    args: I,
+    env: Vec<(OsString, OsString)>,
+    on_open: std::sync::Arc<crate::grant::OnOpen>,
+) -> Result<(Command, StatusChannel), SpawnError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let broker = backend
+        .broker()
+        .ok_or(crate::grant::GrantError::Unsupported {
+            backend: backend.name(),
+        })?;
+    let (ours, theirs) = crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?;
+    let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
+    let (mut command, request) = crate::launch::parent::build_request(
+        backend,
+        policy,
+        canary,
+        program.as_ref(),
+        collect(args),
+        crate::launch::parent::Extras {
+            launcher: None,
+            status: Some(STATUS_FD),
+            supervisor: Some(crate::pipes::SUPERVISOR_FD),
+            env,
+            dir: None,
+        },
+    )?;
+    crate::sys::pass_descriptor(&mut command, status_writer, STATUS_FD);
+    crate::sys::pass_descriptor(&mut command, theirs, crate::pipes::SUPERVISOR_FD);
+    // Before the spawn is safe: the supervisor's thread waits for what the launcher sends, and
+    // ends when the command's copy of the launcher's end goes with nothing sent.
+    let session =
+        crate::grant::Session::new(request.policy, canary.path(), &request.program, on_open);
+    broker
+        .serve(ours, session)
+        .map_err(crate::grant::GrantError::Start)?;
+    let launcher = std::path::PathBuf::from(command.get_program());
+    Ok((command, StatusChannel { report, launcher }))
+}
+
 /// The read end of the launcher's report channel of a command built by
 /// [`launch_command_reporting`].
 #[derive(Debug)]

@@ -177,7 +177,7 @@ impl Backend for LinuxBackend {
     }
 
     fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
-        Self::apply(launch).map_err(|e| BackendError::coded(e.code(), e))
+        Self::apply(launch).map_err(LinuxError::into_backend_error)
     }
 
     fn verify(&self, context: &Context) -> Vec<Outcome> {
@@ -206,9 +206,11 @@ impl Backend for LinuxBackend {
         policy: &sandbox_core::Policy,
         program: &std::path::Path,
         launcher: &std::path::Path,
+        supervised: bool,
     ) -> Result<Box<dyn sandbox_core::explain::Tracer>, sandbox_core::explain::ExplainError> {
         let explainer = crate::explain::Explainer::for_launcher(policy, program, launcher)
-            .map_err(crate::explain::into_core)?;
+            .map_err(crate::explain::into_core)?
+            .supervised(supervised);
         Ok(Box::new(explainer))
     }
 }

@@ -36,8 +36,9 @@ pub enum LoaderProblem {
         /// The resolved path.
         loader: PathBuf,
     },
-    /// The loader lies outside the policy's read paths.
-    #[error("the loader {} is not under a read path: add --read {}", loader.display(), top_folder(loader).display())]
+    /// The loader lies outside the policy's read paths. The remedy, reading its top folder, is
+    /// [`LinuxError::remedy`]'s: the text is the front end's to phrase.
+    #[error("the loader {} is not under a read path", loader.display())]
     Unreadable {
         /// The resolved path.
         loader: PathBuf,
@@ -191,7 +192,7 @@ pub enum LinuxError {
     },
     /// The processes opt-in could not be held: no PID namespace of the launch's own, or a
     /// kernel without Landlock's signal scope.
-    #[error("the policy lets the program start processes, which needs {needs}; {step} failed, so the opt-in is refused: run the program without --processes (docs/sandbox.md, \"Processes\")")]
+    #[error("the policy lets the program start processes, which needs {needs}; {step} failed, so the opt-in is refused: {} (docs/sandbox.md, \"Processes\")", sandbox_core::remedy::phrase("run the program without --processes", "launch it without .processes() (Policy::allow_processes)"))]
     Processes {
         /// What the opt-in needs.
         needs: &'static str,
@@ -261,6 +262,28 @@ pub enum ScratchProblem {
 }
 
 impl LinuxError {
+    /// The grant that would cure it, where one would: reading the top folder of a program's
+    /// loader that lies outside every read path (`/usr` of `/usr/lib/ld-linux.so.2`).
+    pub fn remedy(&self) -> Option<sandbox_core::explain::Remedy> {
+        match self {
+            LinuxError::Loader {
+                reason: LoaderProblem::Unreadable { loader },
+                ..
+            } => Some(sandbox_core::explain::Remedy::Read(top_folder(loader))),
+            _ => None,
+        }
+    }
+
+    /// As the embedding API carries it: with its code, and its remedy where it has one.
+    pub fn into_backend_error(self) -> sandbox_core::backend::BackendError {
+        let remedy = self.remedy();
+        let error = sandbox_core::backend::BackendError::coded(self.code(), self);
+        match remedy {
+            Some(remedy) => error.with_remedy(remedy),
+            None => error,
+        }
+    }
+
     /// A stable name for what went wrong, one per kind, which reaches the application with the
     /// launcher's refusal ([`sandbox_core::backend::BackendError::code`]) where the error itself
     /// cannot cross the status pipe. Names are never reused for another kind.

@@ -439,14 +439,18 @@ fn a_workbook_folder_granted_lets_the_cell_read_its_files_and_nothing_beside_it(
     let data = read(&book.join("data.csv"), true);
     assert_eq!(data.stdout, "a,b\n1,2\n\n");
     assert_eq!(data.code, Some(0));
-    // Beside the folder: the cell sees the refusal it sees without a grant (a supervised run
-    // is not explained again, so the cell shows Python's error).
+    // Beside the folder: the cell shows what it shows without a grant, `#BLOCKED!` with the
+    // refusal named, now that a supervised run is explained too (issue 46.5; before, the
+    // explained run was refused and the cell showed Python's error, `#PYTHON!`).
     let beside = read(&root.join("secret.csv"), true);
-    assert_eq!(beside.stdout, "#PYTHON!\n");
+    assert_eq!(beside.stdout, "#BLOCKED!\n");
+    assert_eq!(beside.code, Some(3));
+    let secret = root.join("secret.csv").canonicalize().unwrap();
     assert!(
-        beside
-            .stderr
-            .contains("PermissionError: [Errno 13] Permission denied"),
+        beside.stderr.contains(&format!(
+            "python-cell: reading {} was refused",
+            secret.display()
+        )),
         "{}",
         beside.stderr
     );

@@ -163,20 +163,15 @@ pub struct Cli {
     /// would without --ask. It holds no terminal: its standard input, where that is a terminal,
     /// is /dev/null, and its output and errors are relayed through pipes, held while a question
     /// is open, with control characters (escape sequences) shown as text where they go to a
-    /// terminal, so it can neither take your answers nor draw over a question. Linux; not with
-    /// --explain.
-    #[arg(long, requires = "program", conflicts_with = "explain")]
+    /// terminal, so it can neither take your answers nor draw over a question. Linux; with
+    /// --explain, what you refused is listed with what the sandbox refused.
+    #[arg(long, requires = "program")]
     ask: bool,
 
     /// With a program: let it read the files beneath FOLDER that it asks for, one open at a
     /// time, without asking (each read is still granted as a descriptor, never a path right).
-    /// Linux; not with --explain.
-    #[arg(
-        long = "grant-folder",
-        value_name = "FOLDER",
-        requires = "program",
-        conflicts_with = "explain"
-    )]
+    /// Linux; with --explain, what was read through it is not listed as refused.
+    #[arg(long = "grant-folder", value_name = "FOLDER", requires = "program")]
     grant_folder: Vec<PathBuf>,
 
     /// With --ask or --grant-folder: append one JSON line per decision to FILE (the path, read

@@ -10,6 +10,27 @@ use sandbox_core::Policy;
 
 use crate::cli::Run;
 
+/// What an explained launch is: the run, its effective policy, the program found, the canary,
+/// the profile's environment, and whether the launch has a supervisor (grant flags or write
+/// folders), which the tracer must know to read the filters as the launcher installs them.
+#[derive(Debug, Clone, Copy)]
+// Elsewhere there is no tracer to read it: `--explain` is refused there.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub struct Launch<'a> {
+    /// The command line.
+    pub run: &'a Run,
+    /// The effective policy.
+    pub policy: &'a Policy,
+    /// The program, as found.
+    pub program: &'a Path,
+    /// The launch's canary.
+    pub canary: &'a Path,
+    /// The profile's environment, for a learnt profile.
+    pub env: &'a BTreeMap<String, String>,
+    /// Whether the launch has a supervisor.
+    pub supervised: bool,
+}
+
 cfg_if::cfg_if! {
     if #[cfg(target_os = "linux")] {
         use std::ffi::OsString;
@@ -20,17 +41,23 @@ cfg_if::cfg_if! {
         use sandbox_core::explain::{Last, Learnt, Outcome};
         use sandbox_linux::explain::{Explainer, Explanation, Seen};
 
-        /// Spawns `command` (the launch of `run`, under `policy`, of `program`) traced, passes
-        /// on the signals a plain run passes on, and prints the report once it has ended.
+        /// Spawns `command` (the launch `launch` describes) traced, passes on the signals a
+        /// plain run passes on, and prints the report once it has ended and `ended` has run
+        /// (which passes on the last of the program's output).
         pub fn launch(
-            run: &Run,
-            policy: &Policy,
-            program: &Path,
+            launch: Launch<'_>,
             command: Command,
-            canary: &Path,
-            env: &BTreeMap<String, String>,
+            ended: impl FnOnce(),
         ) -> Result<ExitStatus, ExplainFailed> {
-            let explainer = Explainer::new(policy, program)?;
+            let Launch {
+                run,
+                policy,
+                program,
+                canary,
+                env,
+                supervised,
+            } = launch;
+            let explainer = Explainer::new(policy, program)?.supervised(supervised);
             let signals = forwarded();
             signals.thread_block().map_err(ExplainFailed::Signals)?;
             let traced = explainer.spawn(command)?;
@@ -44,7 +71,9 @@ cfg_if::cfg_if! {
                     }
                 })
                 .map_err(ExplainFailed::SignalThread)?;
-            let explained = traced.wait()?;
+            let explained = traced.wait();
+            ended();
+            let explained = explained?;
             let report = &explained.explanation;
             // One suggestion for the printed report, its command line and the learnt profile.
             let kept = crate::profile::kept_clear(canary);
@@ -161,6 +190,22 @@ cfg_if::cfg_if! {
             }
             for path in &run.exec {
                 argv.extend(["--exec".into(), path.clone().into_os_string()]);
+            }
+            for path in &settings.write {
+                argv.extend(["--write".into(), path.clone().into_os_string()]);
+            }
+            if settings.processes {
+                argv.push("--processes".into());
+            }
+            // The grants on demand stay: what was read through them was never refused.
+            if run.grants.ask {
+                argv.push("--ask".into());
+            }
+            for folder in &run.grants.folders {
+                argv.extend(["--grant-folder".into(), folder.clone().into_os_string()]);
+            }
+            if let Some(log) = &run.grants.log {
+                argv.extend(["--grant-log".into(), log.clone().into_os_string()]);
             }
             for grant in grants {
                 argv.extend([grant.flag().into(), grant.path().as_os_str().to_owned()]);
@@ -322,14 +367,11 @@ cfg_if::cfg_if! {
         /// Tracing the program needs ptrace, which only the Linux backend uses; the launch is
         /// refused rather than run without the report that was asked for.
         pub fn launch(
-            run: &Run,
-            _policy: &Policy,
-            _program: &Path,
+            launch: Launch<'_>,
             _command: Command,
-            _canary: &Path,
-            _env: &BTreeMap<String, String>,
+            _ended: impl FnOnce(),
         ) -> Result<ExitStatus, ExplainFailed> {
-            Err(ExplainFailed::Unsupported { json: run.json })
+            Err(ExplainFailed::Unsupported { json: launch.run.json })
         }
 
         /// Why the traced run failed: there is no tracer here.

@@ -40,6 +40,10 @@ mod watch;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A remedy reads as the flag that grants it (`add --read /usr`), in this process's texts and
+    // in its launcher's (set before `handle_args`, which may be that launcher), never as the
+    // library's call.
+    sandbox_core::remedy::set_phrasing(sandbox_core::remedy::Phrasing::Flags);
     // First, before anything else: a launcher run never returns from here.
     sandbox_core::handle_args(&backend::backend());
 

@@ -323,22 +323,73 @@ mod launch {
             // it ends now, or a file of this run's own.
             let proxy_log = crate::explain::proxy_log(&mut policy, run.settings.net_log.as_deref())
                 .map_err(|e| Stop::Usage(sandbox_core::one_line(&e)))?;
+            // Supervised as a run without --explain is: the tracer only watches.
+            let console = console(run)?;
+            let on_open = supervisor(backend, run, &policy, console.as_ref())?;
+            let supervised = on_open.is_some();
             // The traced launch reports on the same typed channel as the forked one, so that a
             // real refusal is `refused` in the report and a program that exits 97 is `exited`.
-            let (command, channel) = sandbox_core::raw::launch_command_reporting_with_env(
-                backend, &policy, &canary, &program, &run.args, env,
-            )
+            let (mut command, channel) = match on_open {
+                None => sandbox_core::raw::launch_command_reporting_with_env(
+                    backend, &policy, &canary, &program, &run.args, env,
+                ),
+                Some(on_open) => sandbox_core::raw::launch_command_reporting_on_open(
+                    backend,
+                    &policy,
+                    &canary,
+                    &program,
+                    &run.args,
+                    env,
+                    std::sync::Arc::new(on_open),
+                ),
+            }
             .map_err(|e| match e {
                 sandbox_core::SpawnError::Command(e) => Refused::Command(e),
+                e @ sandbox_core::SpawnError::Grants(_) => Refused::Launch(e),
                 other => Refused::Report(other),
             })?;
+            // With --ask the program holds no terminal, as in a run without --explain.
+            let relays = match &console {
+                Some(console) => {
+                    let (relays, streams) =
+                        crate::relay::Relays::for_streams(true).map_err(Refused::Relay)?;
+                    let [stdin, stdout, stderr] = streams;
+                    if let Some(fd) = stdin {
+                        command.stdin(fd);
+                    }
+                    if let Some(fd) = stdout {
+                        command.stdout(fd);
+                    }
+                    if let Some(fd) = stderr {
+                        command.stderr(fd);
+                    }
+                    Some(
+                        relays
+                            .start(None, Some(std::sync::Arc::clone(console)))
+                            .map_err(Refused::Relay)?,
+                    )
+                }
+                None => None,
+            };
             let status = crate::explain::launch(
-                run,
-                &policy,
-                &program,
+                crate::explain::Launch {
+                    run,
+                    policy: &policy,
+                    program: &program,
+                    canary: canary.path(),
+                    env: &profile_env,
+                    supervised,
+                },
                 command,
-                canary.path(),
-                &profile_env,
+                // Everything the program wrote is passed on before the report.
+                move || {
+                    if let Some(console) = &console {
+                        console.program_ended();
+                    }
+                    if let Some(relayed) = relays {
+                        relayed.finish();
+                    }
+                },
             )?;
             if let Some(log) = proxy_log {
                 crate::explain::proxy_refusals(run, log);
@@ -372,37 +423,10 @@ mod launch {
         // output and error are relayed whatever they are, to be counted; with --ask, so that the
         // program holds no descriptor of the terminal the questions are put on.
         let cap = run.settings.output_cap;
-        let console = if run.grants.ask {
-            Some(
-                crate::terminal::Console::open()
-                    .map_err(crate::grants::GrantsUnavailable::NoTerminal)?,
-            )
-        } else {
-            None
-        };
+        let console = console(run)?;
         let (relays, streams) = crate::relay::Relays::for_streams(cap.is_some() || run.grants.ask)
             .map_err(Refused::Relay)?;
-        // A launch with write folders gets a supervisor too, which makes permission and time
-        // changes beneath them (and refuses every open its flags do not grant, as the kernel
-        // would); so does one with the processes opt-in, which answers its signals. A backend
-        // without a supervisor (macOS) refuses those opt-ins by name itself.
-        let opted_in = !policy.write_paths().is_empty() || policy.processes();
-        let on_open = if run.grants.any() || opted_in && backend.broker().is_some() {
-            let asker = console.clone().map(|console| -> crate::grants::Asker {
-                Box::new(move |request| console.ask(request))
-            });
-            Some(
-                crate::grants::function(&run.grants, asker).map_err(|e| match e {
-                    // The log's path is the command line's, as `--report`'s is.
-                    crate::grants::GrantsUnavailable::Log(e) => {
-                        Stop::Usage(sandbox_core::one_line(&e))
-                    }
-                    e => e.into(),
-                })?,
-            )
-        } else {
-            None
-        };
+        let on_open = supervisor(backend, run, &policy, console.as_ref())?;
         // Blocked before the fork, so that no signal is lost in between; the launch sequence
         // empties the mask before it executes the program.
         crate::signals::block().map_err(Refused::Signals)?;
@@ -502,6 +526,50 @@ mod launch {
     enum Relays {
         Started(crate::relay::Running),
         Waiting(crate::relay::Relays),
+    }
+
+    /// With `--ask`: the terminal the questions are put on.
+    fn console(run: &Run) -> Result<Option<std::sync::Arc<crate::terminal::Console>>, Stop> {
+        if !run.grants.ask {
+            return Ok(None);
+        }
+        let console = crate::terminal::Console::open()
+            .map_err(crate::grants::GrantsUnavailable::NoTerminal)?;
+        Ok(Some(console))
+    }
+
+    /// The supervisor's function, where the launch has one: with grant flags, and with write
+    /// folders, whose permission and time changes the supervisor makes (it then refuses every
+    /// open its flags do not grant, as the kernel would), or the processes opt-in, whose signals
+    /// it answers. A backend without a supervisor (macOS) refuses those opt-ins by name itself.
+    fn supervisor(
+        backend: &dyn Backend,
+        run: &Run,
+        policy: &Policy,
+        console: Option<&std::sync::Arc<crate::terminal::Console>>,
+    ) -> Result<
+        Option<
+            impl Fn(&sandbox_core::grant::OpenRequest) -> sandbox_core::grant::Grant
+                + Send
+                + Sync
+                + 'static,
+        >,
+        Stop,
+    > {
+        let opted_in = !policy.write_paths().is_empty() || policy.processes();
+        if !(run.grants.any() || opted_in && backend.broker().is_some()) {
+            return Ok(None);
+        }
+        let asker = console.cloned().map(|console| -> crate::grants::Asker {
+            Box::new(move |request| console.ask(request))
+        });
+        crate::grants::function(&run.grants, asker)
+            .map(Some)
+            .map_err(|e| match e {
+                // The log's path is the command line's, as `--report`'s is.
+                crate::grants::GrantsUnavailable::Log(e) => Stop::Usage(sandbox_core::one_line(&e)),
+                e => e.into(),
+            })
     }
 
     /// Refuses a policy that covers the canary, naming the flag and where to move the canary.

@@ -586,23 +586,178 @@ fn a_launch_whose_supervisor_does_not_answer_is_refused_by_the_check() {
     );
 }
 
+/// Explaining a supervised launch changes nothing the program gets: the function is asked as
+/// without the explanation, the file it grants is read, and the explanation names the file it
+/// refused and not the one it granted. (Issue 46.5: it was refused, `GrantError::WithExplain`.)
 #[test]
-fn an_explained_launch_cannot_have_a_function() {
-    let (sandbox, _asked) = sandbox_answering(|_| Grant::ReadOnce);
-    let error = sandbox
+fn an_explained_launch_with_a_function_is_supervised_and_names_what_the_function_refused() {
+    let book = workbook("grant-explained");
+    let (data, secret) = (book.0.join("data.csv"), book.0.join("secret.csv"));
+    let wanted = data.clone();
+    let (sandbox, asked) = sandbox_answering(move |request| {
+        if request.path == wanted {
+            Grant::ReadOnce
+        } else {
+            Grant::Refuse
+        }
+    });
+    let code = format!(
+        "{TRY}\nattempt(lambda: open(sys.argv[1]).read().strip())\nattempt(lambda: open(sys.argv[2]).read())"
+    );
+    let done = sandbox
         .run(
             &usr(),
-            "/usr/bin/true",
-            [""; 0],
-            &RunOptions::new().explain(true),
+            PYTHON,
+            [
+                "-I",
+                "-c",
+                &code,
+                data.to_str().unwrap(),
+                secret.to_str().unwrap(),
+            ],
+            &RunOptions::new()
+                .explain(true)
+                .timeout(Duration::from_secs(60)),
         )
-        .unwrap_err();
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "ok a,b\n1,2\nerrno EACCES\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(
+        asked_within(&asked, &book.0),
+        vec![(data.clone(), Access::Read), (secret.clone(), Access::Read)]
+    );
+    let explanation = done
+        .explanation
+        .expect("an explained launch has an explanation");
+    assert_eq!(explanation.seen, sandbox_core::explain::Seen::Everything);
+    let refused: Vec<&Path> = explanation
+        .files
+        .iter()
+        .map(|file| file.access.resolved.as_path())
+        .collect();
+    let canonical = |path: &Path| path.canonicalize().unwrap();
     assert!(
-        matches!(
-            error,
-            sandbox_core::SpawnError::Grants(sandbox_core::grant::GrantError::WithExplain)
-        ),
-        "{error:?}"
+        refused.contains(&canonical(&secret).as_path())
+            && !refused.contains(&canonical(&data).as_path()),
+        "{refused:?}"
+    );
+    assert!(
+        done.grants_refused
+            .iter()
+            .any(|r| r.path == secret && r.access == Access::Read),
+        "{:?}",
+        done.grants_refused
+    );
+}
+
+/// A launch with a write folder gets the supervisor for the permission changes beneath it,
+/// explained or not: explaining it does not turn a `chmod` that works into a refusal.
+#[test]
+fn an_explained_launch_with_a_write_folder_changes_permissions_beneath_it_as_one_that_is_not() {
+    let book = workbook("grant-explained-write");
+    let file = book.0.join("data.csv");
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let policy = usr().allow_write(&book.0).unwrap();
+    let code = format!("{TRY}\nattempt(lambda: os.chmod(sys.argv[1], 0o600))");
+    for explain in [false, true] {
+        let done = Sandbox::new(&LinuxBackend)
+            .with_launcher(Path::new(LAUNCHER))
+            .run(
+                &policy,
+                PYTHON,
+                ["-I", "-c", &code, file.to_str().unwrap()],
+                &RunOptions::new()
+                    .explain(explain)
+                    .timeout(Duration::from_secs(60)),
+            )
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&done.stdout),
+            "ok None\n",
+            "explained: {explain}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&file).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o7777, 0o600, "explained: {explain}");
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644))
+            .unwrap();
+        if explain {
+            let explanation = done.explanation.expect("an explanation");
+            assert!(
+                !explanation
+                    .calls
+                    .iter()
+                    .any(|call| call.name.contains("chmod")),
+                "{:?}",
+                explanation.calls
+            );
+        }
+    }
+}
+
+/// `--explain` with `--grant-folder` (issue 46.5: refused as a usage error): the folder's file is
+/// read through the grant, the file beside it is refused, the report names that one alone, and
+/// the suggested command keeps the grant.
+#[test]
+fn explain_with_grant_folder_through_the_cli_names_only_what_the_grant_did_not_cover() {
+    let book = workbook("grant-cli-explain");
+    let outside = workbook("grant-cli-explain-outside");
+    let (data, secret) = (book.0.join("data.csv"), outside.0.join("secret.csv"));
+    let code =
+        format!("{TRY}\nfor p in sys.argv[1:]:\n    attempt(lambda: open(p).read().strip())");
+    let out = sandbox_check()
+        .args(["--explain", "--read", "/usr", "--grant-folder"])
+        .arg(&book.0)
+        .args(["--", PYTHON, "-I", "-c", &code])
+        .arg(&data)
+        .arg(&secret)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok a,b\n1,2\nerrno EACCES\n",
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let refused = |path: &Path| {
+        format!(
+            "explain: refused read of {} by ",
+            path.canonicalize().unwrap().display()
+        )
+    };
+    assert!(
+        err.lines().any(|l| l.starts_with(&refused(&secret))),
+        "{err}"
+    );
+    assert!(
+        !err.lines().any(|l| l.starts_with(&refused(&data))),
+        "{err}"
+    );
+    let suggested = err
+        .lines()
+        .find_map(|l| l.strip_prefix("explain: suggested: "))
+        .unwrap_or_else(|| panic!("no suggestion: {err}"));
+    // The folder as the suggestion quotes it (a TMPDIR with a space is quoted whole).
+    let folder = book.0.file_name().unwrap().to_str().unwrap();
+    let grant = suggested
+        .split_once("--grant-folder ")
+        .map(|(_, after)| after);
+    assert!(
+        suggested.starts_with("sandbox-check --read /usr ")
+            && grant.is_some_and(|after| {
+                after
+                    .split(' ')
+                    .next()
+                    .is_some_and(|word| word.contains(folder))
+            }),
+        "{suggested}"
     );
 }
 
@@ -1162,7 +1317,8 @@ fn grant_folder_of_the_root_is_refused_before_anything_runs() {
             .args(["--", PYTHON, "-I", "-c", "print('ran')"])
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
+        // An ordinary user's launch says first that the memory bound is not enforced.
+        let err = without_memory_note(&String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(97), "{err}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "");
         assert!(

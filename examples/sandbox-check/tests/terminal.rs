@@ -557,6 +557,52 @@ fn a_line_typed_before_the_question_does_not_answer_it() {
     assert!(!pty.everything().contains("read: secret"));
 }
 
+/// Issue 46.5: `--ask` with `--explain` (refused as a usage error before): the questions are put
+/// as without `--explain`, the program still holds no stream of the terminal, and the report,
+/// after all of the program's output, names the file refused at the terminal and not the one
+/// allowed.
+#[test]
+fn ask_with_explain_asks_as_without_and_the_report_names_what_was_refused() {
+    let folder = Scratch::new("ask-explain");
+    let (data, secret) = (folder.0.join("data.csv"), folder.0.join("secret.csv"));
+    std::fs::write(&data, "a,b\n").unwrap();
+    std::fs::write(&secret, "no\n").unwrap();
+    let code = "import os, sys\n\
+        print('ttys', [os.isatty(i) for i in range(3)], flush=True)\n\
+        for p in sys.argv[1:]:\n\
+        \x20   try: print('read:', open(p).read().strip(), flush=True)\n\
+        \x20   except OSError as e: print('refused:', e.errno, flush=True)\n";
+    let mut pty = Pty::open();
+    let mut child = spawn_asking(&pty, &["--explain"], code, &[&data, &secret]);
+    refuse_until(&mut pty, asks_about(&data));
+    pty.expect("[n]o ");
+    pty.type_in("o\n");
+    // The next question is the file beside it: Python opens nothing between the two.
+    pty.expect(&format!(" wants to read {}", secret.display()));
+    pty.expect("[n]o ");
+    pty.type_in("n\n");
+    pty.expect("refused: 13");
+    let refused = |path: &std::path::Path| {
+        format!(
+            "explain: refused read of {} by ",
+            path.canonicalize().unwrap().display()
+        )
+    };
+    // The report, after the program's output; its last line is the suggestion.
+    pty.expect(&refused(&secret));
+    pty.expect("explain: suggested: ");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        pty.everything()
+    );
+    let all = pty.everything();
+    assert!(all.contains("ttys [False, False, False]\r\n"), "{all:?}");
+    assert!(all.contains("read: a,b\r\n"), "{all:?}");
+    assert!(!all.contains(&refused(&data)), "{all:?}");
+}
+
 /// Issue 45.4: under `--ask` none of the program's standard streams is the terminal: it cannot
 /// read the answers from its standard error (a terminal opened read-write), nor write to it.
 #[test]

@@ -34,12 +34,25 @@ fn confine_refusal(done: Result<sandbox_core::Finished, SpawnError>) -> (String,
     }
 }
 
+/// The remedy arrives typed, and an application's user reads it as the call that grants it
+/// (issue 46.7: it read `add --read /usr`, `sandbox-check`'s flag), whatever the launcher
+/// executable is (here `sandbox-check` itself, which names remedies as flags in its own texts).
 #[test]
-fn a_program_whose_loader_the_policy_hides_is_refused_as_loader() {
+fn a_program_whose_loader_the_policy_hides_is_refused_as_loader_with_the_call_that_cures_it() {
     let done = sandbox().run(&Policy::new(), "/usr/bin/true", [""; 0], &RunOptions::new());
+    let remedy = match &done {
+        Err(SpawnError::Refused(Refusal::Confine(e))) => e.remedy().cloned(),
+        _ => None,
+    };
     let (code, text) = confine_refusal(done);
     assert_eq!(code, "loader", "{text}");
-    assert!(text.contains("add --read /usr"), "{text}");
+    assert_eq!(
+        remedy,
+        Some(sandbox_core::explain::Remedy::Read("/usr".into())),
+        "{text}"
+    );
+    assert!(text.ends_with(": add .read(\"/usr\")"), "{text}");
+    assert!(!text.contains("--read"), "{text}");
 }
 
 #[test]

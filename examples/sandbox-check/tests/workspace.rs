@@ -225,6 +225,42 @@ fn folders_that_must_never_be_written_are_refused_by_name() {
     drop(parent);
 }
 
+/// Issue 46.7: the refusal of a write folder beneath an exec path, read by an application, names
+/// the call that would be meant (`.exec()`), not the command line's flag, which the command line
+/// still names (above).
+#[test]
+fn a_write_folder_beneath_an_exec_path_is_refused_to_the_library_naming_the_call() {
+    let (_parent, write, _) = workspace("beneath-exec-library", None);
+    let bin = write.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let error = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")))
+        .command("/usr/bin/true")
+        .read("/usr")
+        .exec(&write)
+        .write(&bin)
+        .output()
+        .unwrap_err();
+    let text = sandbox_core::one_line(&error);
+    assert!(
+        matches!(
+            &error,
+            sandbox_core::SpawnError::Refused(sandbox_core::Refusal::WriteFolder {
+                problem: sandbox_core::opt_in::WriteProblem::BeneathExec { .. },
+                ..
+            })
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "so the program could run what it writes there; pass the write folder itself to \
+             .exec() if that is meant"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn an_exec_path_beneath_a_write_folder_is_the_applications_choice_and_the_report_names_it() {
     let (_parent, write, _) = workspace("overlap", None);

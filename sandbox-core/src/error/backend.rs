@@ -9,22 +9,41 @@ use crate::observed::Observed;
 /// refusal made in the launcher crosses the status pipe as its [`code`](BackendError::code) and
 /// its text ([`ReportedError`](crate::raw::ReportedError)): match on the code, which names the
 /// kind the same way on both sides.
+///
+/// One that a grant would cure carries it typed ([`BackendError::remedy`]), across the pipe too:
+/// its text ends with it, named as this process names remedies
+/// ([`crate::remedy::phrasing`]: `add .read("/usr")` for an application, `add --read /usr` for
+/// `sandbox-check`).
 #[derive(Debug)]
 pub struct BackendError {
     code: Option<std::borrow::Cow<'static, str>>,
     source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    remedy: Option<crate::explain::Remedy>,
 }
 
-// Transparent: it reads as the backend's error, and its causes are that error's.
+// Transparent: it reads as the backend's error, and its causes are that error's. With a remedy,
+// the causes are written out here, so that the remedy comes last, after the deepest of them.
 impl std::fmt::Display for BackendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.source.fmt(f)
+        match &self.remedy {
+            None => self.source.fmt(f),
+            Some(remedy) => write!(
+                f,
+                "{}: add {}",
+                super::report::one_line(&*self.source),
+                remedy.phrased()
+            ),
+        }
     }
 }
 
 impl std::error::Error for BackendError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.source()
+        match self.remedy {
+            None => self.source.source(),
+            // Already in the text.
+            Some(_) => None,
+        }
     }
 }
 
@@ -34,6 +53,7 @@ impl BackendError {
         Self {
             code: None,
             source: Box::new(source),
+            remedy: None,
         }
     }
 
@@ -47,16 +67,42 @@ impl BackendError {
         Self {
             code: Some(std::borrow::Cow::Borrowed(code)),
             source: Box::new(source),
+            remedy: None,
         }
     }
 
-    /// The launcher's reported error, with the code it carried.
+    /// With the grant that would cure it (the folder the program's loader lies in, to read),
+    /// which its text names last, as this process names remedies ([`crate::remedy`]).
+    #[must_use]
+    pub fn with_remedy(mut self, remedy: crate::explain::Remedy) -> Self {
+        self.remedy = Some(remedy);
+        self
+    }
+
+    /// The grant that would cure it, where one would: for an application to show in its own
+    /// terms, or to offer.
+    pub fn remedy(&self) -> Option<&crate::explain::Remedy> {
+        self.remedy.as_ref()
+    }
+
+    /// The launcher's reported error, with the code and the remedy it carried.
     #[cfg(unix)]
-    pub(crate) fn reported(code: Option<String>, message: String) -> Self {
+    pub(crate) fn reported(
+        code: Option<String>,
+        message: String,
+        remedy: Option<crate::explain::Remedy>,
+    ) -> Self {
         Self {
             code: code.clone().map(std::borrow::Cow::Owned),
             source: Box::new(super::report::ReportedError { code, message }),
+            remedy,
         }
+    }
+
+    /// Its text without the remedy: what crosses the pipe beside the typed remedy.
+    #[cfg(unix)]
+    pub(crate) fn text_without_remedy(&self) -> String {
+        super::report::one_line(&*self.source)
     }
 
     /// The stable name of the error's kind, where the backend gave one.

@@ -54,7 +54,7 @@ pub enum Refusal {
     },
     /// The policy opts in to processes ([`Policy::allow_processes`](crate::Policy::allow_processes)),
     /// which this build cannot yet hold.
-    #[error("the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")")]
+    #[error("the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; {} (docs/sandbox.md, \"Opt-ins\")", crate::remedy::phrase("run the program without --processes", "launch it without .processes() (Policy::allow_processes)"))]
     ProcessesUnavailable,
     /// The policy lets the program reach hosts ([`Policy::allow_host`](crate::Policy::allow_host)),
     /// which only Linux's backend holds.

@@ -41,12 +41,13 @@ impl<'b> Sandbox<'b> {
             return Err(SpawnError::Unenforceable { missing });
         }
         // Asked before anything is made: a backend without a supervisor refuses every launch
-        // with a function, and a supervised launch cannot also be traced.
+        // with a function. An explained launch gets the same supervisor as one that is not, so
+        // that explaining changes nothing the program gets.
         let broker = match &self.on_open {
             // A launch with write folders gets the backend's supervisor where it has one, for
             // the permission and time changes it makes beneath them, and so does one with the
-            // processes opt-in, for its signals; it grants no open.
-            None if !explain && (!policy.write_paths().is_empty() || policy.processes()) => {
+            // processes opt-in, for its signals; it grants no open. Explained or not.
+            None if !policy.write_paths().is_empty() || policy.processes() => {
                 self.backend.broker().map(|broker| {
                     let refuse: Arc<crate::grant::OnOpen> =
                         Arc::new(|_: &crate::grant::OpenRequest| crate::grant::Grant::Refuse);
@@ -54,7 +55,6 @@ impl<'b> Sandbox<'b> {
                 })
             }
             None => None,
-            Some(_) if explain => return Err(crate::grant::GrantError::WithExplain.into()),
             Some(on_open) => match self.backend.broker() {
                 Some(broker) => Some((broker, Arc::clone(on_open))),
                 None => {
@@ -70,7 +70,9 @@ impl<'b> Sandbox<'b> {
                 Some(path) => path.to_path_buf(),
                 None => std::env::current_exe().map_err(SpawnError::Spawn)?,
             };
-            let tracer = self.backend.tracer(policy, program, &launcher);
+            let tracer = self
+                .backend
+                .tracer(policy, program, &launcher, broker.is_some());
             Some(tracer.map_err(SpawnError::Explain)?)
         } else {
             None

@@ -111,6 +111,9 @@ pub struct Explainer {
     grants: Grants,
     /// What the policy allows beyond the table, as the launcher's filter does.
     opt_ins: crate::filter::OptIns,
+    /// Whether the policy has a scratch folder or write folders, whose permission and time
+    /// changes the table lets past to a supervisor ([`Explainer::supervised`]).
+    folders: bool,
     /// The policy's write folders, for the report.
     write_folders: Vec<std::path::PathBuf>,
 }
@@ -172,8 +175,19 @@ impl Explainer {
             arch,
             grants,
             opt_ins,
+            folders: policy.scratch().is_some() || !policy.write_paths().is_empty(),
             write_folders: policy.write_paths().to_vec(),
         })
+    }
+
+    /// For a launch with a supervisor (grants on demand, or write folders) or without: the
+    /// launcher's refusal table then lets permission and time changes past to the supervisor
+    /// where the policy has a scratch folder or write folders, and a refusal of one is the
+    /// supervisor's, not a row of the table's.
+    #[must_use]
+    pub fn supervised(mut self, supervised: bool) -> Self {
+        self.opt_ins = self.opt_ins.scratch_metadata(supervised && self.folders);
+        self
     }
 
     /// Spawns `command`, built by [`sandbox_core::raw::launch_command`], traced.
