@@ -1162,7 +1162,7 @@ fn grant_folder_of_the_root_is_refused_before_anything_runs() {
             .args(["--", PYTHON, "-I", "-c", "print('ran')"])
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = without_memory_note(&String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(97), "{err}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "");
         assert!(
