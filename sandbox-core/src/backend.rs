@@ -21,7 +21,9 @@ mod wrong_system;
 pub use crate::bounds::{
     bounds_fact, killed_at_memory_bound, memory_is_bounded, required, unenforced,
 };
-pub use crate::error::{BackendError, CheckFailure, LimitError, WireError};
+pub use crate::error::backend::{BackendError, CheckFailure};
+pub use crate::error::limit::LimitError;
+pub use crate::error::wire::WireError;
 pub use crate::fact::Fact;
 pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
 pub use crate::start::ProgramStart;
@@ -35,7 +37,7 @@ pub use wrong_system::WrongSystem;
 #[cfg(target_os = "linux")]
 pub use crate::platform::syscalls::send_with_fds;
 
-use crate::explain::{ExplainError, Tracer};
+use crate::explain::tracer::{ExplainError, Tracer};
 use crate::policy::Policy;
 use check::{Context, Outcome};
 

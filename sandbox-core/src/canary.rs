@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::error::CanaryError;
+use crate::error::policy::CanaryError;
 
 /// A fresh file in the temporary directory, outside every path a policy allows, that the
 /// launcher tries to read and change after confining itself. Those attempts must be refused.

@@ -15,7 +15,8 @@ use crate::limits::Limits;
 use crate::policy::Policy;
 use crate::run::{Finished, RunOptions, SpawnError};
 use crate::scratch::{Bound, Scratch};
-use crate::spawn::{Running, Sandbox};
+use crate::spawn::running::Running;
+use crate::spawn::Sandbox;
 use crate::PolicyError;
 
 /// A confined program to run, built step by step; made by [`Sandbox::command`].

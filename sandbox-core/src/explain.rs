@@ -25,281 +25,22 @@
 //! assert_eq!(explanation.grants()[0].call(), r#"read("/etc/ssl/openssl.cnf")"#);
 //! ```
 
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+mod learn;
+pub(crate) mod paths;
+mod refusal;
+mod remedy;
+mod report;
+pub(crate) mod tracer;
 
-use crate::error::BackendError;
+use std::path::Path;
 
-/// A right a file access needs, in the words a report uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Right {
-    /// Reading a file.
-    Read,
-    /// Listing a folder.
-    List,
-    /// Executing a program.
-    Execute,
-    /// Writing a file.
-    Write,
-    /// Emptying a file (`O_TRUNC`, `truncate`).
-    Truncate,
-    /// Making a file, folder, link or device node.
-    Create,
-    /// Removing or renaming away a file or folder.
-    Remove,
-    /// An `ioctl` on a device.
-    Ioctl,
-}
+pub use paths::{is_secret, shown, SECRET_NAMES};
+pub use refusal::{CallRefusal, FileRefusal, PathRight, Right, Rule};
+pub use remedy::{Because, Learnt, OptIn, OptInAllows, Remedy, Withheld};
+pub use report::Report;
+pub use tracer::{ExplainError, Tracer};
 
-impl Right {
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Right::Read => "read",
-            Right::List => "list",
-            Right::Execute => "execute",
-            Right::Write => "write",
-            Right::Truncate => "truncate",
-            Right::Create => "create",
-            Right::Remove => "remove",
-            Right::Ioctl => "ioctl",
-        }
-    }
-
-    /// The act, for a sentence: `reading`, `listing`.
-    pub fn gerund(self) -> &'static str {
-        match self {
-            Right::Read => "reading",
-            Right::List => "listing",
-            Right::Execute => "executing",
-            Right::Write => "writing",
-            Right::Truncate => "truncating",
-            Right::Create => "creating",
-            Right::Remove => "removing",
-            Right::Ioctl => "an ioctl on",
-        }
-    }
-
-    /// Whether a policy can grant it (`allow_read`, `allow_exec`); nothing grants the others.
-    pub fn grantable(self) -> bool {
-        matches!(self, Right::Read | Right::List | Right::Execute)
-    }
-}
-
-impl fmt::Display for Right {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// One path a refused call needed a right on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathRight {
-    /// The path as the program named it (relative paths stay relative); for a call on a
-    /// descriptor, the descriptor's path.
-    pub named: PathBuf,
-    /// The path resolved: absolute, links followed where the call follows them.
-    pub resolved: PathBuf,
-    /// The right.
-    pub right: Right,
-}
-
-/// A refused file access and how often it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileRefusal {
-    /// The path and the right.
-    pub access: PathRight,
-    /// The call that first asked for it (`openat`, `execve`, `mkdir`).
-    pub call: String,
-    /// How many times.
-    pub count: u64,
-}
-
-/// A rule of the backend's refusal table, in words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
-    /// The rule: `` `clone` when `flags` lacks `CLONE_THREAD` ``.
-    pub rule: String,
-    /// Why the sandbox refuses it.
-    pub reason: String,
-}
-
-/// A refused system call and how often it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallRefusal {
-    /// The call's name, or what stands for it (`number 500`).
-    pub name: String,
-    /// The answer it got: `EPERM`, `ENOSYS`, or `killed`.
-    pub answer: String,
-    /// The rules that refused it: one, unless the arguments cannot tell which.
-    pub rules: Vec<Rule>,
-    /// How many times.
-    pub count: u64,
-    /// Whether it is routine: a call of [`ROUTINE_CALLS`], or one the backend knows a runtime
-    /// makes and goes on without (the C library's probe for the `nscd` cache's socket). Never
-    /// the likeliest cause.
-    pub routine: bool,
-}
-
-/// A grant (a `Policy` method, a flag of `sandbox-check`) that would allow part of what was
-/// refused.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Remedy {
-    /// `Policy::allow_read`, `--read PATH`.
-    Read(PathBuf),
-    /// `Policy::allow_exec`, `--exec PATH`.
-    Exec(PathBuf),
-}
-
-impl Remedy {
-    /// The flag.
-    pub fn flag(&self) -> &'static str {
-        match self {
-            Remedy::Read(_) => "--read",
-            Remedy::Exec(_) => "--exec",
-        }
-    }
-
-    /// The path.
-    pub fn path(&self) -> &Path {
-        match self {
-            Remedy::Read(path) | Remedy::Exec(path) => path,
-        }
-    }
-
-    /// The grant as an application writes it, for a remedy shown to a library's user rather
-    /// than a shell's: `.read("/etc/ssl")` on a [`Command`](crate::Command) (the same name as
-    /// on a `Policy`, `allow_read`, less its prefix).
-    pub fn call(&self) -> String {
-        let method = match self {
-            Remedy::Read(_) => "read",
-            Remedy::Exec(_) => "exec",
-        };
-        format!("{method}({:?})", self.path().display().to_string())
-    }
-}
-
-impl fmt::Display for Remedy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.flag(), self.path().display())
-    }
-}
-
-/// What [`Explanation::learnt`] suggests, and what it would not.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Learnt {
-    /// The grants to add, each path once, none beneath another of the same kind.
-    pub grants: Vec<Remedy>,
-    /// The grants it would not suggest.
-    pub withheld: Vec<Withheld>,
-}
-
-/// A grant [`Explanation::learnt`] would not suggest, and why.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Withheld {
-    /// The grant.
-    pub grant: Remedy,
-    /// Why not.
-    pub because: Because,
-}
-
-/// Why [`Explanation::learnt`] would not suggest a grant.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Because {
-    /// It covers this kept-clear path as a whole.
-    Covers(PathBuf),
-    /// It is no path to copy: a control character, not UTF-8, another process's folder in
-    /// `/proc`.
-    NotAPath,
-    /// It is a file runtimes look for and go on without ([`ROUTINE_FILES`]).
-    Routine,
-    /// It looks like a secret ([`is_secret`]): keys, credentials, keyrings, `.env` files.
-    Secret,
-    /// It is `/`, a top-level folder, or a folder in `/proc` or `/sys`: a grant of it would
-    /// give far more than any one request.
-    TooWide,
-    /// The program only listed this folder: a read grant of it would give every file beneath.
-    Listed,
-    /// The program failed at a refusal these grants do not allow (the likeliest cause, which
-    /// no policy allows or which is itself withheld): they would not get it past it.
-    NotTheCause,
-}
-
-impl fmt::Display for Because {
-    /// Why, in words, for a report line and the learnt profile's comments alike.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Because::Covers(kept) => write!(f, "it covers {} as a whole", shown(kept)),
-            Because::NotAPath => f.write_str("it is no path to copy"),
-            Because::Routine => f.write_str(
-                "most programs look for it and go on without it; add it yourself if this one \
-                 needs it",
-            ),
-            Because::Secret => f.write_str(
-                "it looks like a secret (keys, credentials, a keyring, an .env file); add it \
-                 yourself if this program must read it",
-            ),
-            Because::TooWide => f.write_str(
-                "/, a top-level folder or a folder of /proc or /sys would give far more than \
-                 was asked",
-            ),
-            Because::Listed => f.write_str(
-                "the program only listed it, and a read grant of a folder gives every file \
-                 beneath; add it yourself if the program must list it",
-            ),
-            Because::NotTheCause => f.write_str(
-                "the program failed at a refusal it would not allow, so it would not get the \
-                 program past it",
-            ),
-        }
-    }
-}
-
-/// Paths that look like secrets, by a component's name anywhere in the path: a suggestion
-/// made of what the program asked for never names them (a hostile program asks for them
-/// first).
-pub const SECRET_NAMES: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".netrc",
-    ".pgpass",
-    ".git-credentials",
-    ".password-store",
-    "keyrings",
-    ".env",
-];
-
-/// Whole files and folders of the system that hold secrets.
-const SECRET_PATHS: &[&str] = &[
-    "/etc/shadow",
-    "/etc/gshadow",
-    "/etc/ssh",
-    "/etc/sudoers",
-    "/etc/sudoers.d",
-];
-
-/// Whether `path` looks like a secret: a component named as in [`SECRET_NAMES`] (or `.env.*`),
-/// or one of the system's secret files (`/etc/shadow`, `/etc/ssh`, ...).
-pub fn is_secret(path: &Path) -> bool {
-    SECRET_PATHS.iter().any(|s| path.starts_with(s))
-        || path.components().any(|c| {
-            let name = c.as_os_str().to_string_lossy();
-            SECRET_NAMES.contains(&name.as_ref()) || name.starts_with(".env.")
-        })
-}
-
-/// Whether a grant of `path` as a folder would give far more than one request: `/`, a
-/// top-level folder (`/etc`, `/proc`), or any folder in `/proc` or `/sys`.
-fn too_wide(path: &Path) -> bool {
-    path.components().count() <= 2 || path.starts_with("/proc") || path.starts_with("/sys")
-}
+use report::file_sentence;
 
 /// How the program ended, as far as an explanation tells success from failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -360,6 +101,9 @@ pub struct Explanation {
     /// How the program ended, where the backend knows it: `None` for an explanation built by
     /// hand.
     pub outcome: Option<Outcome>,
+    /// The launch's write folders ([`Policy::allow_write`](crate::Policy::allow_write)): a write
+    /// refused beneath one is not one the write opt-in would allow.
+    pub write_folders: Vec<std::path::PathBuf>,
 }
 
 /// Which refusal came last: an index into [`Explanation::files`] or [`Explanation::calls`].
@@ -394,18 +138,6 @@ pub const ROUTINE_CALLS: &[&str] = &["clone3"];
 /// The most distinct refused file accesses (and calls) an explanation keeps.
 pub const MAX_DISTINCT: usize = 256;
 
-/// Why no path grants writing, and what does instead: a scratch folder, for the CLI and for
-/// the library alike.
-const WRITING: &str = "a confined program writes no file but /dev/null and its own scratch \
-                       folder, and creates, removes and renames none elsewhere; no path grants \
-                       it: give it a scratch folder as its TMPDIR (sandbox-check --scratch, \
-                       Command::scratch, Policy::with_scratch) or hand data back through the \
-                       standard streams";
-/// Why nothing grants device ioctls.
-const IOCTL: &str = "Landlock's device-ioctl right is granted on no path; no flag grants it";
-/// Why no flag allows a call the table refuses.
-const TABLE: &str = "the refusal table applies to every launch; no flag changes it";
-
 impl Explanation {
     /// An empty explanation of a run seen as `seen`.
     pub fn new(seen: Seen) -> Self {
@@ -417,6 +149,7 @@ impl Explanation {
             last: None,
             cause: None,
             outcome: None,
+            write_folders: Vec::new(),
         }
     }
 
@@ -543,391 +276,13 @@ impl Explanation {
     pub fn grants(&self) -> Vec<Remedy> {
         self.learnt(&[]).grants
     }
-
-    /// The grants a profile learnt from this run adds, printed as `sandbox-check --explain`'s
-    /// suggestion and written by `--suggest`: the smallest that allow every refused access a
-    /// policy can allow, and never more than what was asked. Routine files ([`ROUTINE_FILES`])
-    /// are withheld; [`Explanation::learnt_all`] suggests them too.
-    ///
-    /// - A file read is granted as that file, and as its folder only where the program read two
-    ///   entries of it or more, none of them a secret, and the folder is not `/`, a top-level
-    ///   folder, or in `/proc` or `/sys` ([`Because::TooWide`]); a program executed as the
-    ///   program.
-    /// - A folder only listed is withheld ([`Because::Listed`]): a read grant of it would give
-    ///   every file beneath. The files the program then read are suggested as files.
-    /// - A path that looks like a secret ([`is_secret`]) is withheld ([`Because::Secret`]).
-    /// - Nothing that covers a path of `keep_clear` as a whole ([`Because::Covers`]): the
-    ///   application passes the canary, the temporary folder and the user's home, whose grant
-    ///   would defeat the enforcement check or hand over every file the user has. A folder that
-    ///   would cover one is suggested as its files instead.
-    /// - Where the program failed ([`Outcome::Failed`]) at a refusal the grants do not allow
-    ///   (a call the table refuses, a write, a withheld path), every grant is withheld
-    ///   ([`Because::NotTheCause`]): none would get it past where it failed.
-    ///
-    /// What the program named is its choice: the caller must treat every path here as the
-    /// program's request, which is why the rules are on the result and not on what was asked.
-    pub fn learnt(&self, keep_clear: &[&Path]) -> Learnt {
-        self.learn(keep_clear, false)
-    }
-
-    /// [`Explanation::learnt`] with the routine files suggested too (`--explain=all`).
-    pub fn learnt_all(&self, keep_clear: &[&Path]) -> Learnt {
-        self.learn(keep_clear, true)
-    }
-
-    fn learn(&self, keep_clear: &[&Path], routine: bool) -> Learnt {
-        let covers = |grant: &Path| keep_clear.iter().find(|kept| kept.starts_with(grant));
-        let mut by_folder: std::collections::BTreeMap<&Path, Vec<&Path>> = Default::default();
-        let mut grants = Vec::new();
-        let mut withheld = Vec::new();
-        let mut withhold =
-            |grant: Remedy, because: Because| withheld.push(Withheld { grant, because });
-        for file in &self.files {
-            let resolved = file.access.resolved.as_path();
-            if !routine && Self::is_routine(file) {
-                withhold(Remedy::Read(resolved.to_path_buf()), Because::Routine);
-                continue;
-            }
-            match file.access.right {
-                Right::Read => match resolved.parent() {
-                    Some(folder) => {
-                        let files = by_folder.entry(folder).or_default();
-                        if !files.contains(&resolved) {
-                            files.push(resolved);
-                        }
-                    }
-                    None => grants.push(Remedy::Read(resolved.to_path_buf())),
-                },
-                Right::List => withhold(Remedy::Read(resolved.to_path_buf()), Because::Listed),
-                Right::Execute => grants.push(Remedy::Exec(resolved.to_path_buf())),
-                _ => {}
-            }
-        }
-        for (folder, files) in by_folder {
-            // Two files of a folder too wide to grant: the folder is named, its files suggested.
-            if files.len() >= 2 && too_wide(folder) {
-                withhold(Remedy::Read(folder.to_path_buf()), Because::TooWide);
-            }
-            let whole = files.len() >= 2
-                && !too_wide(folder)
-                && covers(folder).is_none()
-                && !files.iter().any(|file| is_secret(file));
-            if whole {
-                grants.push(Remedy::Read(folder.to_path_buf()));
-            } else {
-                grants.extend(files.into_iter().map(|f| Remedy::Read(f.to_path_buf())));
-            }
-        }
-        grants.retain(|g| {
-            let printable = g
-                .path()
-                .to_str()
-                .is_some_and(|text| !text.chars().any(char::is_control));
-            let because = if !printable || is_process_folder(g.path()) {
-                Because::NotAPath
-            } else if is_secret(g.path()) {
-                Because::Secret
-            } else if g.path().components().count() <= 1 {
-                Because::TooWide
-            } else if let Some(kept) = covers(g.path()) {
-                Because::Covers(kept.to_path_buf())
-            } else {
-                return true;
-            };
-            withhold(g.clone(), because);
-            false
-        });
-        grants.sort();
-        grants.dedup();
-        let all = grants.clone();
-        grants.retain(|g| {
-            !all.iter().any(|other| {
-                other != g && other.flag() == g.flag() && g.path().starts_with(other.path())
-            })
-        });
-        // Where the program failed, grants that do not allow where it failed would not get it
-        // past it: suggesting them would widen the policy for nothing.
-        if self.outcome == Some(Outcome::Failed) && !grants.is_empty() {
-            let allowed = |access: &PathRight| {
-                grants.iter().any(|g| match (g, access.right) {
-                    (Remedy::Read(path), Right::Read) => access.resolved.starts_with(path),
-                    (Remedy::Exec(path), Right::Execute) => access.resolved == *path,
-                    _ => false,
-                })
-            };
-            let gets_past = match self.likeliest_cause() {
-                Some(Last::File(i)) => self.files.get(i).is_some_and(|f| allowed(&f.access)),
-                Some(Last::Call(_)) => false,
-                None => true,
-            };
-            if !gets_past {
-                for grant in grants.drain(..) {
-                    withhold(grant, Because::NotTheCause);
-                }
-            }
-        }
-        withheld.sort();
-        withheld.dedup();
-        Learnt { grants, withheld }
-    }
-
-    /// What was refused that no policy allows, and why, each once: writing, creating and
-    /// removing by folder, and every call the refusal table refused.
-    pub fn never(&self) -> Vec<Never> {
-        let mut never: Vec<Never> = Vec::new();
-        let mut push = |what: String, why: String| {
-            if !never.iter().any(|n| n.what == what) {
-                never.push(Never { what, why });
-            }
-        };
-        for file in &self.files {
-            let right = file.access.right;
-            if right.grantable() {
-                continue;
-            }
-            let resolved = &file.access.resolved;
-            let what = match right {
-                Right::Ioctl => format!("ioctl on {}", shown(resolved)),
-                _ => format!(
-                    "{right} in {}",
-                    shown(resolved.parent().unwrap_or(resolved))
-                ),
-            };
-            let why = if right == Right::Ioctl {
-                IOCTL
-            } else {
-                WRITING
-            };
-            push(what, why.to_owned());
-        }
-        for call in &self.calls {
-            let reasons: Vec<&str> = call.rules.iter().map(|r| r.reason.as_str()).collect();
-            push(
-                call.name.clone(),
-                format!("{}; {TABLE}", reasons.join("; or ")),
-            );
-        }
-        never
-    }
-}
-
-/// `path` for a terminal: what the program named is its choice, so control characters (which
-/// could move the cursor or rewrite earlier lines) are shown as `\xNN`.
-pub fn shown(path: &Path) -> String {
-    let mut out = String::new();
-    for c in path.to_string_lossy().chars() {
-        if c.is_control() {
-            out.push_str(&format!("\\x{:02x}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Whether `path` lies in a process's own folder of `/proc` (`/proc/1234/...`).
-fn is_process_folder(path: &Path) -> bool {
-    let mut parts = path.components().skip(1);
-    parts.next().is_some_and(|c| c.as_os_str() == "proc")
-        && parts.next().is_some_and(|c| {
-            c.as_os_str()
-                .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        })
-}
-
-/// `file` as a sentence: `reading /etc/ssl/openssl.cnf was refused`.
-fn file_sentence(file: &FileRefusal) -> String {
-    format!(
-        "{} {} was refused",
-        file.access.right.gerund(),
-        shown(&file.access.resolved)
-    )
-}
-
-/// An explanation as lines for a person ([`Explanation::report`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Report<'a> {
-    explanation: &'a Explanation,
-    keep_clear: &'a [&'a Path],
-    routine: bool,
-}
-
-impl Explanation {
-    /// The explanation as lines starting `explain: `, for standard error, with the suggestion
-    /// of [`Explanation::learnt`] for `keep_clear` (or, where `routine`, of
-    /// [`Explanation::learnt_all`], and the routine lookups listed one by one). `Display` is
-    /// this with nothing kept clear and the routine lookups counted.
-    pub fn report<'a>(&'a self, keep_clear: &'a [&'a Path], routine: bool) -> Report<'a> {
-        Report {
-            explanation: self,
-            keep_clear,
-            routine,
-        }
-    }
-
-    /// What the report suggests: [`Explanation::learnt`] or, where `routine`,
-    /// [`Explanation::learnt_all`].
-    pub fn suggestion(&self, keep_clear: &[&Path], routine: bool) -> Learnt {
-        self.learn(keep_clear, routine)
-    }
-}
-
-impl fmt::Display for Report<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let this = self.explanation;
-        match this.seen {
-            Seen::NotTraced => writeln!(
-                f,
-                "explain: nothing could be seen: the kernel refused to let this process trace the \
-                 program (PTRACE_TRACEME); it ran confined as usual"
-            )?,
-            Seen::NoProgram => writeln!(
-                f,
-                "explain: the launcher ended before it started the program, so there was nothing \
-                 to see; its `sandbox: refused:` line says why"
-            )?,
-            Seen::NotEveryCall => writeln!(
-                f,
-                "explain: some system calls could not be read (PTRACE_GET_SYSCALL_INFO failed), \
-                 so what they were refused is missing below"
-            )?,
-            Seen::Everything if this.is_empty() => writeln!(f, "explain: nothing was refused")?,
-            Seen::Everything => {}
-        }
-        let mut routine = Vec::new();
-        for file in &this.files {
-            if !self.routine && Explanation::is_routine(file) {
-                routine.push(shown(&file.access.resolved));
-                continue;
-            }
-            let a = &file.access;
-            write!(f, "explain: refused {} of {}", a.right, shown(&a.named))?;
-            if a.resolved != a.named {
-                write!(f, " (resolved: {})", shown(&a.resolved))?;
-            }
-            writeln!(f, " by {}, {} time(s)", file.call, file.count)?;
-        }
-        if this.more_files > 0 {
-            writeln!(
-                f,
-                "explain: {} more refused file accesses, past the first {MAX_DISTINCT}, not listed",
-                this.more_files
-            )?;
-        }
-        for call in &this.calls {
-            let rules: Vec<&str> = call.rules.iter().map(|r| r.rule.as_str()).collect();
-            writeln!(
-                f,
-                "explain: refused call {} ({}) by the rule {}, {} time(s)",
-                call.name,
-                call.answer,
-                rules.join(" or "),
-                call.count
-            )?;
-        }
-        if !routine.is_empty() {
-            writeln!(
-                f,
-                "explain: {} routine lookup(s) refused, which most programs go on without, \
-                 neither listed nor suggested (--explain=all does both): {}",
-                routine.len(),
-                routine.join(", ")
-            )?;
-        }
-        match (this.outcome, this.last_sentence()) {
-            (Some(Outcome::Succeeded), _) if !this.is_empty() => writeln!(
-                f,
-                "explain: the program exited 0: it went on past every refusal, and none was \
-                 where it failed"
-            )?,
-            (_, Some(cause)) => writeln!(
-                f,
-                "explain: the likeliest cause: {cause} (the last refusal that is not routine; \
-                 the program went on from the ones before it)"
-            )?,
-            (Some(Outcome::Failed), None) if !this.is_empty() => writeln!(
-                f,
-                "explain: the program failed, and nothing but routine lookups was refused it: \
-                 if it needed one of them, --explain=all lists and suggests them"
-            )?,
-            _ => {}
-        }
-        let learnt = this.learn(self.keep_clear, self.routine);
-        for grant in &learnt.grants {
-            writeln!(f, "explain: a policy can allow: {grant}")?;
-        }
-        for withheld in &learnt.withheld {
-            if withheld.because != Because::Routine {
-                writeln!(
-                    f,
-                    "explain: not suggested: {}: {}",
-                    shown(withheld.grant.path()),
-                    withheld.because
-                )?;
-            }
-        }
-        for never in this.never() {
-            writeln!(
-                f,
-                "explain: no policy allows: {}: {}",
-                never.what, never.why
-            )?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for Explanation {
-    /// The explanation as lines starting `explain: `, for standard error
-    /// ([`Explanation::report`] with nothing kept clear and the routine lookups counted).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.report(&[], false).fmt(f)
-    }
-}
-
-/// A backend's watcher of one launch, from [`Backend::tracer`](crate::Backend::tracer).
-///
-/// [`Sandbox`](crate::Sandbox) calls [`Tracer::prepare`] on the launcher's command, spawns it
-/// from a thread of its own, and calls [`Tracer::follow`] on that same thread, which returns
-/// once the program has ended (a tracer on Linux must be the thread that spawned the child; the
-/// program dies with that thread). `follow` reaps the launcher: nothing else waits for it.
-pub trait Tracer: Send {
-    /// Readies `command`, the launcher's, to be watched (on Linux, a `PTRACE_TRACEME` before its
-    /// `exec`). It must not change what the launcher or the program may do.
-    fn prepare(&self, command: &mut Command);
-
-    /// Watches the launcher spawned as process `pid`, and the program it becomes, to the end;
-    /// reaps it and returns how it ended and what it was refused.
-    fn follow(self: Box<Self>, pid: u32) -> Result<(ExitStatus, Explanation), ExplainError>;
-}
-
-/// Why a launch could not be explained.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ExplainError {
-    /// This backend cannot watch a program.
-    #[error("the {backend} backend cannot explain a launch")]
-    Unsupported {
-        /// The backend's name.
-        backend: &'static str,
-    },
-    /// The backend could not prepare or follow the launch.
-    #[error("the {backend} backend's explanation")]
-    Backend {
-        /// The backend's name.
-        backend: &'static str,
-        /// Its error.
-        #[source]
-        source: BackendError,
-    },
-    /// The thread that spawns and watches the launch ended without an answer (it panicked).
-    #[error("the explaining thread ended without an answer")]
-    Gone,
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
+    use super::learn::WRITING;
     use super::*;
 
     fn refused(right: Right, path: &str) -> FileRefusal {
@@ -1198,6 +553,102 @@ mod tests {
             .starts_with("explain: nothing could be seen:"));
     }
 
+    /// What an opt-in allows is named apart, never suggested: a call whose rows the processes
+    /// opt-in lifts, a write in a folder that may be a write folder; not a write beneath a write
+    /// folder of the launch, in a system or top-level folder, or covering what is kept clear.
+    #[test]
+    fn an_opt_in_is_named_never_suggested_and_only_where_it_would_allow() {
+        let mut report = Explanation::new(Seen::Everything);
+        report.write_folders = vec![PathBuf::from("/srv/work/w")];
+        report.files = vec![
+            refused(Right::Create, "/srv/work/other/new"),
+            refused(Right::Write, "/srv/work/other/old"),
+            refused(Right::Create, "/srv/work/w/fifo"),
+            refused(Right::Create, "/etc/x"),
+            refused(Right::Remove, "/opt/x"),
+            refused(Right::Create, "/var/tmp/kept/x"),
+            refused(Right::Read, "/srv/work/in"),
+        ];
+        let row = |reason: &str, opt_in: Option<OptIn>| Rule {
+            rule: format!("`{reason}`"),
+            reason: reason.to_owned(),
+            opt_in,
+        };
+        report.add_call(
+            "clone".into(),
+            "EPERM".into(),
+            vec![row("a new process", Some(OptIn::Processes))],
+        );
+        report.add_call(
+            "socket".into(),
+            "EPERM".into(),
+            vec![row("a new socket", None)],
+        );
+        // Two rows, one the opt-in does not lift: no opt-in allows it for certain.
+        report.add_call(
+            "kill".into(),
+            "EPERM".into(),
+            vec![
+                row("a signal", Some(OptIn::Processes)),
+                row("another", None),
+            ],
+        );
+        let kept = [Path::new("/var/tmp/kept/canary")];
+        let opt_ins = report.opt_ins(&kept);
+        let named: Vec<(&str, String)> = opt_ins
+            .iter()
+            .map(|o| (o.what.as_str(), o.opt_in.flag()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (
+                    "create in /srv/work/other",
+                    "--write /srv/work/other".to_owned()
+                ),
+                (
+                    "write in /srv/work/other",
+                    "--write /srv/work/other".to_owned()
+                ),
+                ("clone", "--processes".to_owned()),
+            ]
+        );
+        let never: Vec<String> = report
+            .never_beside(&kept)
+            .into_iter()
+            .map(|n| n.what)
+            .collect();
+        assert_eq!(
+            never,
+            [
+                "create in /srv/work/w",
+                "create in /etc",
+                "remove in /opt",
+                "create in /var/tmp/kept",
+                "socket",
+                "kill"
+            ]
+        );
+        assert!(report
+            .never_beside(&kept)
+            .iter()
+            .any(|n| n.why.starts_with("beneath the write folder /srv/work/w ")));
+        // The suggestion is the read alone.
+        assert_eq!(
+            report.learnt(&kept).grants,
+            [Remedy::Read(PathBuf::from("/srv/work/in"))]
+        );
+        let text = report.report(&kept, false).to_string();
+        assert!(
+            text.contains(
+                "explain: an opt-in allows: clone: a new process; --processes \
+                 (Policy::allow_processes) lets the program start processes, confined as it is \
+                 (an opt-in only the application names: never suggested)\n"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn a_call_is_counted_once_per_refusal_and_said_by_name() {
         let mut report = Explanation::new(Seen::Everything);
@@ -1205,6 +656,7 @@ mod tests {
             vec![Rule {
                 rule: "`socket` when always".to_owned(),
                 reason: "no network".to_owned(),
+                opt_in: None,
             }]
         };
         report.add_call("socket".into(), "EPERM".into(), rule());

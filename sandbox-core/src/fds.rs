@@ -8,7 +8,7 @@ use nix::dir::Dir;
 use nix::fcntl::OFlag;
 use nix::sys::stat::Mode;
 
-use crate::error::Refusal;
+use crate::error::refusal::Refusal;
 
 /// Where the process's open descriptors are listed.
 const LISTINGS: &[&str] = &["/proc/self/fd", "/dev/fd"];

@@ -114,15 +114,15 @@ fn forked_request(
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     supervisor: Option<i32>,
-) -> Result<crate::wire::Request, crate::error::CommandError> {
-    let extras = crate::launch::Extras {
+) -> Result<crate::wire::Request, crate::error::command::CommandError> {
+    let extras = crate::launch::parent::Extras {
         launcher: None,
         status: Some(STATUS_FD),
         supervisor,
         env,
         dir: None,
     };
-    crate::launch::request(
+    crate::launch::parent::request(
         backend,
         policy,
         canary,
@@ -253,7 +253,7 @@ fn fork_with(
             // does this copy of it, until its own `exec` resets them anyway.
             crate::sys::default_caught_signals();
             if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
-                crate::launch::refuse_forked_at(
+                crate::launch::refuse::refuse_forked_at(
                     status_writer.as_raw_fd(),
                     &crate::Refusal::Descriptors(e),
                 );
@@ -264,20 +264,23 @@ fn fork_with(
                 if let Err(e) =
                     crate::sys::dup_onto(channel.as_raw_fd(), crate::pipes::SUPERVISOR_FD)
                 {
-                    crate::launch::refuse_forked_at(STATUS_FD, &crate::Refusal::Descriptors(e));
+                    crate::launch::refuse::refuse_forked_at(
+                        STATUS_FD,
+                        &crate::Refusal::Descriptors(e),
+                    );
                 }
             }
             let streams = streams.map(|stream| stream.map(std::os::fd::IntoRawFd::into_raw_fd));
             match from {
                 // Held until `exec`, where they become 0, 1 and 2.
-                StreamsFrom::Exec => crate::launch::set_program_streams(streams),
+                StreamsFrom::Exec => crate::launch::refuse::set_program_streams(streams),
                 // Every stream is above STATUS_FD (`above_status`), so no copy lands on a
                 // stream not yet copied.
                 StreamsFrom::Start => {
                     for (target, fd) in (0..).zip(streams) {
                         let Some(fd) = fd else { continue };
                         if let Err(e) = crate::sys::dup_onto(fd, target) {
-                            crate::launch::refuse_forked_at(
+                            crate::launch::refuse::refuse_forked_at(
                                 STATUS_FD,
                                 &crate::Refusal::Descriptors(e),
                             );
@@ -285,9 +288,9 @@ fn fork_with(
                     }
                 }
             }
-            crate::launch::run_forked(
+            crate::launch::launcher::run_forked(
                 backend,
-                crate::launch::ForkedRequest::Decoded(Box::new(request)),
+                crate::launch::launcher::ForkedRequest::Decoded(Box::new(request)),
             )
         }
         crate::sys::ForkSide::Parent(pid) => {
@@ -412,7 +415,7 @@ impl Drop for Forked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Refusal;
+    use crate::error::refusal::Refusal;
     use crate::test_backend::NeverReached;
 
     /// With another thread alive (this one, beside the harness's), nothing forks: the answer is

@@ -144,14 +144,20 @@ use platform::{cgroup, server};
 pub use backend::Backend;
 #[cfg(unix)]
 pub use command::Command;
-pub use error::{one_line, CommandError, PolicyError, Refusal, ServerError};
+pub use error::command::CommandError;
+pub use error::policy::PolicyError;
+pub use error::refusal::Refusal;
+pub use error::report::one_line;
+pub use error::server::ServerError;
 pub use grant::{Access, Grant, OpenRequest};
-pub use launch::handle_args;
+pub use launch::launcher::handle_args;
 pub use limits::{BestEffort, Limits, Unenforced};
 pub use policy::Policy;
 pub use run::{Ending, Finished, RunOptions, SpawnError};
 pub use server::Server;
 #[cfg(unix)]
-pub use spawn::{Running, Sandbox};
+pub use spawn::running::Running;
+#[cfg(unix)]
+pub use spawn::Sandbox;
 #[cfg(not(unix))]
 pub use spawn_stub::{Running, Sandbox};

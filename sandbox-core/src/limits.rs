@@ -11,7 +11,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-use crate::error::WireError;
+use crate::error::wire::WireError;
 
 /// The bounds on what a confined program may take from the machine. [`Limits::default`] is safe
 /// for running untrusted code; [`Limits::none`] leaves everything as the application has it.
@@ -298,10 +298,10 @@ pub struct Unenforced {
 /// Sets the process-wide limits on the calling process (the launcher, before confinement): the
 /// resource limits, the nice value and the OOM score. The cgroup bounds are `cgroup.rs`'s.
 #[cfg(unix)]
-pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::LimitError> {
+pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::limit::LimitError> {
     use nix::sys::resource::Resource;
 
-    use crate::error::LimitError;
+    use crate::error::limit::LimitError;
 
     let mut resources: Vec<(&'static str, Resource, Option<u64>)> = vec![
         ("RLIMIT_NOFILE", Resource::RLIMIT_NOFILE, limits.open_files),

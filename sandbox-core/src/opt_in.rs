@@ -106,16 +106,8 @@ pub(crate) fn check_write_path(path: &Path, identity: Identity) -> Result<(), cr
             problem,
         })
     };
-    if path == Path::new("/") {
-        return refuse(WriteProblem::Root);
-    }
-    if path.parent() == Some(Path::new("/")) {
-        return refuse(WriteProblem::TopLevel);
-    }
-    if let Some(folder) = SYSTEM_FOLDERS.iter().find(|f| path.starts_with(f)) {
-        return refuse(WriteProblem::System {
-            folder: PathBuf::from(folder),
-        });
+    if let Some(problem) = refused_by_name(path) {
+        return refuse(problem);
     }
     if identity.kind != Kind::Folder {
         return refuse(WriteProblem::NotAFolder);
@@ -128,6 +120,24 @@ pub(crate) fn check_write_path(path: &Path, identity: Identity) -> Result<(), cr
         }
     }
     Ok(())
+}
+
+/// Why `path` (absolute, canonical) can never be a write folder, by its name alone: `/`, a
+/// top-level folder, or a system folder or one beneath it ([`SYSTEM_FOLDERS`]). What an
+/// explanation checks before it names the write opt-in, since it looks nothing up.
+pub fn refused_by_name(path: &Path) -> Option<WriteProblem> {
+    if path == Path::new("/") {
+        return Some(WriteProblem::Root);
+    }
+    if path.parent() == Some(Path::new("/")) {
+        return Some(WriteProblem::TopLevel);
+    }
+    SYSTEM_FOLDERS
+        .iter()
+        .find(|f| path.starts_with(f))
+        .map(|folder| WriteProblem::System {
+            folder: PathBuf::from(folder),
+        })
 }
 
 /// A write folder that does not fit the launch: the folder and why.

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::PolicyError;
+use crate::error::policy::PolicyError;
 use crate::identity::Identity;
 use crate::limits::Limits;
 use crate::scratch::ScratchGrant;

@@ -20,14 +20,16 @@
 //!   and output are for the caller to bound.
 
 pub use crate::canary::{temporary_folders, Canary};
-pub use crate::error::CanaryError;
-pub use crate::error::MalformedReport;
-pub use crate::error::ReportedError;
+pub use crate::error::policy::CanaryError;
+pub use crate::error::report::MalformedReport;
+pub use crate::error::report::ReportedError;
 #[cfg(unix)]
 pub use crate::fork::{
     fork_launch, fork_launch_on_open, fork_launch_with_env, fork_launch_with_streams, Forked,
 };
-pub use crate::launch::{launch_command, refuse, REFUSED_EXIT_CODE, REFUSED_PREFIX};
+pub use crate::launch::parent::launch_command;
+pub use crate::launch::refuse::refuse;
+pub use crate::launch::{REFUSED_EXIT_CODE, REFUSED_PREFIX};
 #[cfg(unix)]
 pub use crate::status_channel::{
     launch_command_reporting, launch_command_reporting_with_env, StatusChannel,

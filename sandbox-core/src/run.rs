@@ -7,8 +7,12 @@ use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use crate::error::{CanaryError, CommandError, MalformedReport, Refusal};
-use crate::explain::{ExplainError, Explanation};
+use crate::error::command::CommandError;
+use crate::error::policy::CanaryError;
+use crate::error::refusal::Refusal;
+use crate::error::report::MalformedReport;
+use crate::explain::tracer::ExplainError;
+use crate::explain::Explanation;
 
 /// What [`Sandbox::run`](crate::Sandbox::run) gives the program and how long and how loud it may be.
 ///
@@ -133,6 +137,10 @@ pub struct Finished {
     /// files refused without asking it ([`Sandbox::ask_routine`](crate::Sandbox::ask_routine)).
     /// At most [`REFUSALS_LISTED`](crate::grant::REFUSALS_LISTED); empty without a function.
     pub grants_refused: Vec<crate::OpenRequest>,
+    /// The opt-ins the launch had, in words ([`crate::opt_in::named`]), as `sandbox-check
+    /// --json` reports them: `write /w`, `write-then-execute /w/bin`, `processes`; empty for a
+    /// launch without any.
+    pub opt_ins: Vec<String>,
 }
 
 impl std::fmt::Debug for Finished {
@@ -148,6 +156,7 @@ impl std::fmt::Debug for Finished {
             .field("explanation", &self.explanation)
             .field("unenforced", &self.unenforced)
             .field("grants_refused", &self.grants_refused)
+            .field("opt_ins", &self.opt_ins)
             .finish()
     }
 }

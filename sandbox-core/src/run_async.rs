@@ -31,7 +31,8 @@ use crate::policy::Policy;
 use crate::process::{Kind, Process};
 use crate::run::collect;
 use crate::run::{Finished, RunOptions, SpawnError};
-use crate::spawn::{outcome, Running, Sandbox, POLL};
+use crate::spawn::running::{outcome, Running};
+use crate::spawn::{Sandbox, POLL};
 
 impl Sandbox<'_> {
     /// [`Sandbox::spawn`], awaiting the launcher's report instead of blocking on it: returns once
@@ -283,6 +284,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             ending,
             grants_refused: self.grants_refused.listed(),
+            opt_ins: self.opt_ins.clone(),
         })
     }
 }

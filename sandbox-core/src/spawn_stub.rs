@@ -12,7 +12,7 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
 use std::time::Duration;
 
 use crate::backend::{Backend, BackendError, Support};
-use crate::error::CommandError;
+use crate::error::command::CommandError;
 use crate::explain::Explanation;
 use crate::policy::Policy;
 use crate::run::{Finished, RunOptions, SpawnError};
@@ -142,6 +142,11 @@ impl Running {
 
     /// The bounds of the policy's limits this machine does not enforce.
     pub fn unenforced(&self) -> &[crate::Unenforced] {
+        match self.never {}
+    }
+
+    /// The opt-ins the launch had, in words.
+    pub fn opt_ins(&self) -> &[String] {
         match self.never {}
     }
 

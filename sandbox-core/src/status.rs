@@ -17,9 +17,12 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::check::Observed;
-use crate::error::{
-    BackendError, CheckFailure, LimitError, MalformedReport, PolicyError, Refusal, WireError,
-};
+use crate::error::backend::{BackendError, CheckFailure};
+use crate::error::limit::LimitError;
+use crate::error::policy::PolicyError;
+use crate::error::refusal::Refusal;
+use crate::error::report::MalformedReport;
+use crate::error::wire::WireError;
 
 /// The byte a launcher writes first on its status descriptor: it is a launcher, and has started.
 pub(crate) const STARTED: u8 = b'S';
@@ -28,7 +31,7 @@ pub(crate) const STARTED: u8 = b'S';
 pub(crate) const EXECUTING: u8 = b'E';
 /// The byte a copy of the application writes, as its whole report, when it was started as a
 /// launcher, did not stop in [`handle_args`](crate::handle_args), and came to a launch of its own
-/// ([`crate::launch::stop_if_unhandled_launcher`]): the parent answers `NotALauncher` at once,
+/// ([`crate::launch::parent::stop_if_unhandled_launcher`]): the parent answers `NotALauncher` at once,
 /// without waiting for the copy's end (a child the copy started may hold the descriptor open).
 pub(crate) const NOT_A_LAUNCHER: u8 = b'N';
 
@@ -126,7 +129,7 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
         Refusal::Confine(e) => w
             .s("confine")
             .s(e.code().unwrap_or(""))
-            .s(&crate::error::one_line(e)),
+            .s(&crate::error::report::one_line(e)),
         Refusal::Check(CheckFailure { attempt, observed }) => {
             let w = w.s("check").s(attempt);
             match observed {
@@ -358,7 +361,7 @@ impl Writer {
     fn io(&mut self, error: &io::Error) -> &mut Self {
         match error.raw_os_error() {
             Some(errno) => self.n(errno),
-            None => self.s("-").s(&crate::error::one_line(error)),
+            None => self.s("-").s(&crate::error::report::one_line(error)),
         }
     }
 }
@@ -411,7 +414,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::one_line;
+    use crate::error::report::one_line;
 
     #[test]
     fn refusals_survive_the_report() {

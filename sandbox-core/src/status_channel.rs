@@ -77,13 +77,13 @@ where
 {
     let args = collect(args);
     let (report, status_writer) = status_pipe().map_err(SpawnError::Status)?;
-    let mut command = crate::launch::build(
+    let mut command = crate::launch::parent::build(
         backend,
         policy,
         canary,
         program.as_ref(),
         args,
-        crate::launch::Extras {
+        crate::launch::parent::Extras {
             launcher: None,
             status: Some(STATUS_FD),
             supervisor: None,

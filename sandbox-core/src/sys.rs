@@ -110,7 +110,9 @@ pub enum ForkSide {
 /// have held a lock at the moment of the fork. Fails without forking otherwise.
 pub fn fork() -> std::io::Result<ForkSide> {
     if let Err(refusal) = crate::threads::check_single_thread() {
-        return Err(std::io::Error::other(crate::error::one_line(&refusal)));
+        return Err(std::io::Error::other(crate::error::report::one_line(
+            &refusal,
+        )));
     }
     // SAFETY: the process has one thread (checked just above on Linux, and nothing in this crate
     // starts one in between; elsewhere, where threads are not listed, the callers document that

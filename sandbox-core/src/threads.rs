@@ -1,7 +1,7 @@
 //! Whether this process has one thread: what closing inherited descriptors, confining in place
 //! and forking to run ordinary code each need.
 
-use crate::error::Refusal;
+use crate::error::refusal::Refusal;
 
 /// Refuses unless the process has a single thread. Closing descriptors another thread may own
 /// is undefined (Rust's I/O safety aborts the process), and a confinement applied by one thread

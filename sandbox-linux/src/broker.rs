@@ -4,10 +4,10 @@
 //! Two threads of the application serve one launch. The *supervisor* receives every
 //! notification and answers at once what needs no question: an open the policy allows goes on
 //! into the kernel, where Landlock decides as it would with no supervisor
-//! (`SECCOMP_USER_NOTIF_FLAG_CONTINUE`, used for nothing else); the canary is refused, and the
-//! refusal acknowledged to the launcher's check; a read beneath a folder granted earlier is
-//! opened for the program; a path refused earlier is refused again. Everything else is a question
-//! for the application's function, queued to the *asker*, at most
+//! (`SECCOMP_USER_NOTIF_FLAG_CONTINUE`, used for nothing else but a signal, below); the canary
+//! is refused, and the refusal acknowledged to the launcher's check; a read beneath a folder
+//! granted earlier is opened for the program; a path refused earlier is refused again.
+//! Everything else is a question for the application's function, queued to the *asker*, at most
 //! [`PENDING_BOUND`](sandbox_core::grant::PENDING_BOUND) at once (one more is refused unasked),
 //! so a program that floods the supervisor cannot grow the application's memory nor hold up the
 //! opens its policy allows while a prompt waits. What the function allows, the asker opens (from
@@ -22,7 +22,9 @@
 //!
 //! A change of permissions or times (in a launch with a scratch folder or write folders) is
 //! answered by the supervisor itself, without a question: made for a file of the scratch folder or
-//! beneath a write folder, refused for any other (`metadata`).
+//! beneath a write folder, refused for any other (`metadata`). So is a signal in a launch with the
+//! processes opt-in: refused (`EPERM`) where its number names no process of the launch, else let
+//! go on into the kernel (`signals`).
 //!
 //! Both threads hold the listener. If either ends (the function panics, a call fails), the
 //! other sees it and ends too; the listener is closed, and the kernel fails every open the
@@ -32,6 +34,7 @@ mod creds;
 mod metadata;
 mod open;
 mod request;
+mod signals;
 
 use std::collections::HashSet;
 use std::io;
@@ -54,6 +57,9 @@ use request::{Open, Unread};
 
 /// The changes of a file's permissions and times the supervisor answers (`metadata`).
 pub(crate) const METADATA_CALLS: [&str; 8] = metadata::NAMES;
+
+/// The signal calls the supervisor answers in a launch with the processes opt-in (`signals`).
+pub(crate) const SIGNAL_CALLS: [&str; 5] = signals::NAMES;
 
 /// The Linux supervisor: seccomp user notification, with the listener the launcher sends.
 #[derive(Debug, Clone, Copy, Default)]
@@ -159,6 +165,7 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
     let mut launcher = true;
     let calls = request::Calls::of(arch);
     let metadata_calls = metadata::Calls::of(arch);
+    let signal_calls = signals::Calls::of(arch);
     let scratch = shared
         .session
         .policy
@@ -232,6 +239,18 @@ fn supervise(arch: Arch, channel: OwnedFd, listener: Arc<OwnedFd>, session: Sess
         if notification.data.arch != arch.audit_value() {
             // A call gone meanwhile needs no answer.
             let _gone = answer(shared.listener.as_fd(), id, Answer::Fail(libc::EPERM));
+            continue;
+        }
+        // A signal (the processes opt-in): refused where its number names no process of the
+        // launch, else the kernel decides. The number is read from a register: nothing to prove
+        // still pending before the answer.
+        if let Some(target) = signals::read(&signal_calls, &notification.data) {
+            let reply = signals::answer(pid, target);
+            if let Err(e) = answer(shared.listener.as_fd(), id, reply) {
+                if e.raw_os_error() != Some(libc::ENOENT) {
+                    break;
+                }
+            }
             continue;
         }
         // A change of permissions or times: made here for a file of the scratch folder, refused

@@ -3,8 +3,10 @@
 //!
 //! The filter is installed after Landlock and before the refusal table's filter, on the launcher's
 //! one thread. It answers "notify" for `open`, `openat`, `openat2` and `creat` of this
-//! architecture, and for the permission and time calls (`chmod` ... `utimensat`, which the table
-//! lets past only in a launch with a scratch folder); "refuse" for a `seccomp` call asking for a
+//! architecture, for the permission and time calls (`chmod` ... `utimensat`, which the table
+//! lets past only in a launch with a scratch folder or write folders), and, only in a launch with
+//! the processes opt-in, for the signal calls (`kill` ... `rt_tgsigqueueinfo`, whose number the
+//! supervisor checks names a process of the launch); "refuse" for a `seccomp` call asking for a
 //! listener of its own; and "allow" for everything else, so the refusal table still decides every
 //! other call (the kernel takes the strictest answer of all filters: an errno or a kill beats a
 //! notification). It reads the call number, and the flags of `seccomp` alone, so the kernel's
@@ -46,12 +48,27 @@ pub fn opening_calls(arch: Arch) -> Vec<u32> {
         .collect()
 }
 
-/// The filter for `arch`: notify for [`opening_calls`]; refuse (`EPERM`) a `seccomp` call that
-/// asks for a listener of its own, so that a program whose supervisor has gone cannot install one
-/// and answer its own opens; allow everything else.
-pub fn program(arch: Arch) -> Vec<sock_filter> {
+/// The signal calls the supervisor answers in a launch with the processes opt-in: each names
+/// its target by a number, which in the launch's PID namespace names only processes of the
+/// launch or nothing; the supervisor answers `EPERM` for a number that names nothing there
+/// (`broker::signals`), as Landlock's signal scope answers for a process outside the launch.
+pub fn signal_calls(arch: Arch) -> Vec<u32> {
+    crate::broker::SIGNAL_CALLS
+        .iter()
+        .filter_map(|name| arch.number(name))
+        .collect()
+}
+
+/// The filter for `arch`: notify for [`opening_calls`], and for [`signal_calls`] where `signals`
+/// (a launch with the processes opt-in); refuse (`EPERM`) a `seccomp` call that asks for a
+/// listener of its own, so that a program whose supervisor has gone cannot install one and
+/// answer its own opens; allow everything else.
+pub fn program(arch: Arch, signals: bool) -> Vec<sock_filter> {
     let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
-    let calls = opening_calls(arch);
+    let mut calls = opening_calls(arch);
+    if signals {
+        calls.extend(signal_calls(arch));
+    }
     let allow = libc::SECCOMP_RET_ALLOW;
     let notify = libc::SECCOMP_RET_USER_NOTIF;
     let refuse = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
@@ -100,11 +117,12 @@ pub fn program(arch: Arch) -> Vec<sock_filter> {
 static CHANNEL: AtomicI32 = AtomicI32::new(-1);
 
 /// Installs [`program`] with a new listener and sends the listener over `channel`, the launch's
-/// supervisor socket. Called with `no_new_privs` set and before the refusal table's filter.
-pub fn hand_over(channel: i32, arch: Arch) -> Result<(), LinuxError> {
+/// supervisor socket, the signal calls among them where `signals`. Called with `no_new_privs` set
+/// and before the refusal table's filter.
+pub fn hand_over(channel: i32, arch: Arch, signals: bool) -> Result<(), LinuxError> {
     let fail = |step| move |source| LinuxError::Supervisor { step, source };
     let socket = crate::sys::notify::kept(channel);
-    let listener = crate::sys::notify::install_with_listener(&program(arch))
+    let listener = crate::sys::notify::install_with_listener(&program(arch, signals))
         .map_err(fail("installing the filter with a listener"))?;
     crate::sys::notify::send_descriptor(socket, listener.as_fd())
         .map_err(fail("sending the listener to the application"))?;
@@ -200,9 +218,41 @@ mod tests {
     }
 
     #[test]
+    fn the_signal_calls_are_notified_only_with_the_processes_opt_in() {
+        for arch in Arch::ALL {
+            let notify = libc::SECCOMP_RET_USER_NOTIF;
+            let allow = libc::SECCOMP_RET_ALLOW;
+            for (signals, expected) in [(false, allow), (true, notify)] {
+                let program = program(arch, signals);
+                let checked =
+                    crate::eval::Program::new(&program).expect("the kernel would take it");
+                for name in [
+                    "kill",
+                    "tkill",
+                    "tgkill",
+                    "rt_sigqueueinfo",
+                    "rt_tgsigqueueinfo",
+                ] {
+                    let nr = arch.number(name).expect("a signal call");
+                    let data = crate::eval::SeccompData::call(arch.audit_value(), nr, [0; 6]);
+                    assert_eq!(
+                        checked.run(&data).ret,
+                        expected,
+                        "{arch:?} {name} {signals}"
+                    );
+                }
+                for nr in opening_calls(arch) {
+                    let data = crate::eval::SeccompData::call(arch.audit_value(), nr, [0; 6]);
+                    assert_eq!(checked.run(&data).ret, notify, "{arch:?} {nr}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_filter_notifies_the_opening_calls_and_allows_the_rest() {
         for arch in Arch::ALL {
-            let program = program(arch);
+            let program = program(arch, false);
             let notify = libc::SECCOMP_RET_USER_NOTIF;
             let allow = libc::SECCOMP_RET_ALLOW;
             let checked = crate::eval::Program::new(&program).expect("the kernel would take it");

@@ -349,3 +349,23 @@ pub fn thread_time() -> u64 {
     }
     u64::try_from(now.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(now.tv_nsec).unwrap_or(0)
 }
+
+/// The number of the task that is `pid` in the PID namespace `namespace` (a descriptor of a
+/// `/proc/<pid>/ns/pid` link), in this process's own PID namespace: `ESRCH` where that
+/// namespace has no task of that number (`NS_GET_PID_FROM_PIDNS`, Linux 6.11).
+pub fn pid_from_namespace(namespace: BorrowedFd<'_>, pid: libc::pid_t) -> io::Result<libc::pid_t> {
+    // SAFETY: this request takes the number itself as its argument, not an address: nothing is
+    // read or written in this process's memory, and the descriptor is borrowed for the call.
+    let result = unsafe {
+        libc::ioctl(
+            namespace.as_raw_fd(),
+            libc::NS_GET_PID_FROM_PIDNS,
+            libc::c_ulong::from(pid.unsigned_abs()),
+        )
+    };
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}

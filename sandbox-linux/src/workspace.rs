@@ -46,9 +46,10 @@ pub fn processes() -> Result<(), LinuxError> {
 }
 
 /// The check of a launch that opts in to processes, run by its process 1: starting a process
-/// must work (that is the opt-in; the process is confined as this one, by inheritance), and the
-/// signal to the launcher's parent is not tried, since that process is outside the namespace
-/// and has no number in it (no process of the launch can name it).
+/// must work (that is the opt-in; the process is confined as this one, by inheritance). The
+/// common signal to the launcher's parent is replaced: that process is outside the namespace and
+/// its ID names nothing in it, so where a supervisor answers the launch's signals
+/// (`broker::signals`) a signal to that ID must be refused (`EPERM`) by it.
 pub fn as_init(outcomes: &mut Vec<Outcome>, context: &Context) {
     outcomes.retain(|o| o.name != "start a process" && o.name != "send signal 0 to the parent");
     let started = std::process::Command::new(&context.launcher)
@@ -69,4 +70,24 @@ pub fn as_init(outcomes: &mut Vec<Outcome>, context: &Context) {
         expect: Expect::Works,
         result: started,
     });
+    if crate::notify::supervised() {
+        outcomes.push(Outcome {
+            name: "send signal 0 to the parent's process ID, outside the launch's PID namespace",
+            expect: Expect::Denied,
+            result: signal_outside(context.parent),
+        });
+    }
+}
+
+/// Signal 0 to `parent`'s ID as this namespace numbers it. Only process 1 is left here when the
+/// check runs (the processes it started have been waited for), so an ID above 1 names nothing;
+/// where the parent is process 1 of its own namespace, a number above the kernel's limit
+/// (`PID_MAX_LIMIT`, 2^22) stands in for it.
+fn signal_outside(parent: u32) -> std::io::Result<()> {
+    const PAST_ANY_PID: i32 = (1 << 22) + 1;
+    let number = match i32::try_from(parent) {
+        Ok(number) if number > 1 => number,
+        _ => PAST_ANY_PID,
+    };
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(number), None).map_err(std::io::Error::from)
 }

@@ -85,6 +85,18 @@ pub enum MacosError {
     /// allow exactly (a Seatbelt rule for `socketpair` alone has not been run on a Mac).
     #[error("local socket pairs: this backend cannot yet allow a socketpair without allowing other sockets; run without the opt-in on macOS")]
     LocalSocketPairs,
+    /// The policy names a write folder ([`Policy::allow_write`](sandbox_core::Policy::allow_write)),
+    /// which the profile this backend writes has no rule for yet.
+    #[error("--write {}: write folders are not available on macOS yet (the Seatbelt profile has no rule that confines writes to a folder and nothing beside it, and none has been run on a Mac); run without the opt-in on macOS", path.display())]
+    WriteFoldersUnavailable {
+        /// The first write folder the policy names.
+        path: PathBuf,
+    },
+    /// The policy lets the program start processes
+    /// ([`Policy::allow_processes`](sandbox_core::Policy::allow_processes)), which this backend
+    /// cannot hold yet.
+    #[error("--processes: the opt-in is not available on macOS yet (nothing here ends every process the program starts when the launch ends, nor keeps its signals within the launch); run without the opt-in on macOS")]
+    ProcessesUnavailable,
     /// The policy holds a path the profile cannot grant.
     #[error("the policy cannot be written as a sandbox profile")]
     Profile(#[from] ProfileError),
@@ -160,6 +172,7 @@ impl Backend for MacosBackend {
     /// failure. Before that it starts a copy that exits at once under the same profile, so a
     /// profile this Mac rejects is refused while the launcher can still say why.
     fn confine(&self, launch: &Launch) -> Result<(), BackendError> {
+        check_no_opt_ins(launch).map_err(BackendError::new)?;
         check_no_scratch(launch).map_err(BackendError::new)?;
         if launch.request.policy.local_socket_pairs() {
             return Err(BackendError::new(MacosError::LocalSocketPairs));
@@ -182,6 +195,19 @@ impl Backend for MacosBackend {
     fn confines_by_reexec(&self) -> bool {
         true
     }
+}
+
+/// The workspace opt-ins are Linux's so far: a launch with either is refused by name, never run
+/// with a profile that silently leaves the opt-in out.
+pub(crate) fn check_no_opt_ins(launch: &Launch) -> Result<(), MacosError> {
+    let policy = &launch.request.policy;
+    if let Some(path) = policy.write_paths().first() {
+        return Err(MacosError::WriteFoldersUnavailable { path: path.clone() });
+    }
+    if policy.processes() {
+        return Err(MacosError::ProcessesUnavailable);
+    }
+    Ok(())
 }
 
 /// macOS has no size-limited file system an application can mount, so no scratch folder can be
@@ -275,6 +301,35 @@ mod tests {
             check_sandbox_exec(&file).unwrap();
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Run on any host: the refusal comes before anything macOS-only is tried.
+    #[test]
+    fn the_workspace_opt_ins_are_refused_by_name() {
+        let folder = std::env::temp_dir().join(format!("sandbox-macos-w-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let policy = sandbox_core::Policy::new().allow_write(&folder).unwrap();
+        let written = policy.write_paths()[0].clone();
+        let launch = Launch::for_tests(policy, "/bin/sh", ["-c", ":"]);
+        assert_eq!(
+            sandbox_core::one_line(&MacosBackend.confine(&launch).unwrap_err()),
+            format!(
+                "--write {}: write folders are not available on macOS yet (the Seatbelt profile has no rule that confines writes to a folder and nothing beside it, and none has been run on a Mac); run without the opt-in on macOS",
+                written.display()
+            )
+        );
+        let launch = Launch::for_tests(
+            sandbox_core::Policy::new().allow_processes(),
+            "/bin/sh",
+            ["-c", ":"],
+        );
+        assert_eq!(
+            sandbox_core::one_line(&MacosBackend.confine(&launch).unwrap_err()),
+            "--processes: the opt-in is not available on macOS yet (nothing here ends every process the program starts when the launch ends, nor keeps its signals within the launch); run without the opt-in on macOS"
+        );
+        let launch = Launch::for_tests(sandbox_core::Policy::new(), "/bin/sh", ["-c", ":"]);
+        check_no_opt_ins(&launch).unwrap();
+        std::fs::remove_dir_all(&folder).unwrap();
     }
 
     #[test]

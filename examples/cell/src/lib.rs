@@ -32,6 +32,11 @@
 //! bounded folder of its own for each launch, its `TMPDIR`, removed once the program has been
 //! waited for. Where none can be made, the outcome is [`Blocked::NoScratch`].
 //!
+//! A program that is no spreadsheet's cell (a build, a test run on a project) may be given the
+//! workspace opt-ins by the application, as `sandbox-check --write` and `--processes` give them:
+//! folders it may write beneath ([`Program::with_write`]) and processes it may start
+//! ([`Program::with_processes`]). A cell gets neither unless the application names it.
+//!
 //! # Many cells, one program
 //!
 //! A [`Runner`] (unix) starts the program once, confined as [`run`] confines it, and sends it one

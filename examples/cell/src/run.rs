@@ -132,6 +132,29 @@ impl Program {
         &self.grant_folders
     }
 
+    /// Lets the program read, create, write, rename and remove files beneath `folder`, and
+    /// nowhere else ([`Policy::allow_write`], `sandbox-check --write`): an opt-in the
+    /// application names for a program that works on a project's folder, never a spreadsheet's
+    /// cell. Refused here, as by the policy, for `/`, a top-level or system folder, the home
+    /// folder, and a path that is no folder; refused at launch for a folder holding the canary
+    /// or lying beneath an exec folder. [`Program::policy`] names it.
+    pub fn with_write(
+        mut self,
+        folder: impl AsRef<Path>,
+    ) -> Result<Self, sandbox_core::PolicyError> {
+        self.policy = self.policy.allow_write(folder)?;
+        Ok(self)
+    }
+
+    /// Lets the program start processes, each confined as it is, none outliving the launch
+    /// ([`Policy::allow_processes`], `sandbox-check --processes`): an opt-in the application
+    /// names for a program that runs tools (a shell, a build), never a spreadsheet's cell.
+    /// Linux only; refused by name elsewhere. [`Program::policy`] names it.
+    pub fn with_processes(mut self) -> Self {
+        self.policy = self.policy.allow_processes();
+        self
+    }
+
     /// The sandbox a launch of this program goes through: with a function answering its opens
     /// where it has grant folders.
     pub(crate) fn sandbox<'b>(&self, backend: &'b dyn Backend) -> Sandbox<'b> {

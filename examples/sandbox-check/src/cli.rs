@@ -68,15 +68,17 @@ pub struct Cli {
 
     /// A folder the program may write beneath (repeatable): read, create, write, truncate,
     /// remove, rename and link files and folders there, and make symbolic links; nothing
-    /// across its edge, no device, FIFO or socket, no permission or time change. Refused: `/`,
-    /// a top-level or system folder, the home folder, a folder holding the temporary folder's
-    /// canary or lying beneath an --exec folder. An --exec path beneath it is write-then-execute,
-    /// which the --json report names.
+    /// across its edge, no device, FIFO or socket, no set-user-ID bit; permission and time
+    /// changes beneath it only. Refused: `/`, a top-level or system folder, the home folder, a
+    /// folder holding the temporary folder's canary or lying beneath an --exec folder. An --exec
+    /// path beneath it is write-then-execute, which the --json report names. Without a program,
+    /// the self-test proves it.
     #[arg(long = "write", value_name = "PATH")]
     write: Vec<PathBuf>,
 
     /// Let the program start processes, each confined as it is, signalling only processes of
-    /// the launch, none outliving it. Refused by name where this machine cannot hold that.
+    /// the launch (a signal to any other process ID: EPERM), none outliving it. Refused by name
+    /// where this machine cannot hold that. Without a program, the self-test proves it.
     #[arg(long)]
     processes: bool,
 
@@ -183,6 +185,11 @@ pub struct Cli {
     #[arg(long, hide = true, num_args = 4, value_names = ["CANARY", "ALLOWED", "TEMP", "HOME"])]
     inner_self_test: Option<Vec<PathBuf>>,
 
+    /// The self-test's own process ID, outside the launch, for its confined half to signal
+    /// (internal; with --processes).
+    #[arg(long, hide = true, value_name = "PID")]
+    inner_outside: Option<u32>,
+
     /// The program to run confined, and its arguments.
     #[arg(last = true, value_name = "PROGRAM")]
     program: Vec<OsString>,
@@ -201,6 +208,11 @@ pub struct Inner {
     pub home: PathBuf,
     /// Whether to print JSON.
     pub json: bool,
+    /// The write folders the launch opted in to (`--write`), each to be proven.
+    pub write: Vec<PathBuf>,
+    /// Whether the launch opted in to processes (`--processes`): the self-test's own process
+    /// ID outside the launch, which must not be signalled.
+    pub processes: Option<u32>,
 }
 
 /// A bound given on the command line: a number, or `none`.
@@ -329,6 +341,16 @@ pub enum Usage {
     },
 }
 
+/// The opt-ins a self-test launch has (`sandbox-check --write W --processes`), proven there as
+/// the launch of a program with them would be.
+#[derive(Debug, Clone, Default)]
+pub struct SelfTestOptIns {
+    /// The write folders, as given (made absolute).
+    pub write: Vec<PathBuf>,
+    /// Whether the confined copy may start processes.
+    pub processes: bool,
+}
+
 /// What was asked for.
 #[derive(Debug)]
 pub enum Mode {
@@ -357,6 +379,8 @@ pub enum Mode {
         json: bool,
         /// The scratch folder's size in bytes, if the self-test runs with one.
         scratch: Option<u64>,
+        /// The opt-ins the self-test tries, as a program's launch would have them.
+        opt_ins: SelfTestOptIns,
     },
     /// Run a program confined.
     Run(Run),
@@ -374,6 +398,10 @@ impl Cli {
                 temp_dir,
                 home,
                 json: self.json,
+                write: self.write,
+                processes: self
+                    .processes
+                    .then_some(self.inner_outside.unwrap_or_default()),
             }));
         }
         if self.print_filters {
@@ -422,10 +450,6 @@ impl Cli {
                 Some("--read")
             } else if !exec.is_empty() {
                 Some("--exec")
-            } else if !settings.write.is_empty() {
-                Some("--write")
-            } else if settings.processes {
-                Some("--processes")
             } else if self.report.is_some() {
                 Some("--report")
             } else if settings.policy.is_some() {
@@ -447,9 +471,14 @@ impl Cli {
             };
             return match flag {
                 Some(flag) => Err(Usage::NoProgram { flag }),
+                // The workspace opt-ins apply to the self-test too: it proves them.
                 None => Ok(Mode::SelfTest {
                     json: self.json,
                     scratch: settings.scratch,
+                    opt_ins: SelfTestOptIns {
+                        write: absolute(settings.write),
+                        processes: settings.processes,
+                    },
                 }),
             };
         };

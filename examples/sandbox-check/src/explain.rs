@@ -51,7 +51,7 @@ cfg_if::cfg_if! {
             let kept: Vec<&Path> = kept.iter().map(PathBuf::as_path).collect();
             let learnt = report.suggestion(&kept, run.explain_all);
             if run.json {
-                for line in json_lines(run, report, &learnt) {
+                for line in json_lines(run, report, &learnt, &kept) {
                     eprintln!("{line}");
                 }
             } else {
@@ -62,7 +62,7 @@ cfg_if::cfg_if! {
                 }
             }
             if let Some(file) = &run.suggest {
-                learn(run, policy, env, report, &learnt, file);
+                learn(run, policy, env, report, &learnt, &kept, file);
             }
             Ok(explained.status)
         }
@@ -76,11 +76,16 @@ cfg_if::cfg_if! {
             env: &BTreeMap<String, String>,
             report: &Explanation,
             learnt: &Learnt,
+            kept: &[&Path],
             file: &Path,
         ) {
             let mut words = vec![run.program.clone()];
             words.extend(run.args.iter().cloned());
-            match crate::profile::write_learnt(file, policy, env, learnt, &report.never(), &words) {
+            let refused = crate::profile::Refused {
+                never: report.never_beside(kept),
+                opt_ins: report.opt_ins(kept),
+            };
+            match crate::profile::write_learnt(file, policy, env, learnt, &refused, &words) {
                 Ok(grants) => {
                     for grant in &grants {
                         eprintln!("explain: learnt: {grant}");
@@ -166,7 +171,12 @@ cfg_if::cfg_if! {
             Some(argv)
         }
 
-        fn json_lines(run: &Run, report: &Explanation, learnt: &Learnt) -> Vec<String> {
+        fn json_lines(
+            run: &Run,
+            report: &Explanation,
+            learnt: &Learnt,
+            kept: &[&Path],
+        ) -> Vec<String> {
             let string = |text: &str| serde_json::Value::from(text).to_string();
             let path = |p: &Path| string(&p.to_string_lossy());
             let mut lines = Vec::new();
@@ -243,11 +253,20 @@ cfg_if::cfg_if! {
                     string(&withheld.because.to_string())
                 ));
             }
-            for never in report.never() {
+            for never in report.never_beside(kept) {
                 lines.push(format!(
                     "{{\"explain\":\"never\",\"what\":{},\"why\":{}}}",
                     string(&never.what),
                     string(&never.why)
+                ));
+            }
+            // Named, never suggested: only the application chooses an opt-in.
+            for allows in report.opt_ins(kept) {
+                lines.push(format!(
+                    "{{\"explain\":\"opt-in\",\"what\":{},\"opt_in\":{},\"why\":{}}}",
+                    string(&allows.what),
+                    string(&allows.opt_in.flag()),
+                    string(&allows.why)
                 ));
             }
             if let Some(argv) = suggested(run, learnt) {

@@ -62,7 +62,11 @@ fn main() -> ExitCode {
             exec,
             settings,
         } => std::process::ExitCode::from(profile::print(&read, &exec, &settings)),
-        cli::Mode::SelfTest { json, scratch } => selftest::outer(json, scratch),
+        cli::Mode::SelfTest {
+            json,
+            scratch,
+            opt_ins,
+        } => selftest::outer(json, scratch, &opt_ins),
         cli::Mode::Run(run) => run::run(&run),
     }
 }

@@ -167,16 +167,25 @@ pub fn kept_clear(canary: &Path) -> Vec<PathBuf> {
     kept
 }
 
+/// What the run was refused that no grant allows, for the learnt profile's comments.
+#[cfg(target_os = "linux")]
+pub struct Refused {
+    /// What no policy allows.
+    pub never: Vec<Never>,
+    /// What an opt-in the application names would allow: said, never added.
+    pub opt_ins: Vec<sandbox_core::explain::OptInAllows>,
+}
+
 /// `--suggest FILE`: writes `policy` with `learnt`'s grants as a profile, headed by comments
-/// that say where it came from, what no policy allows and what was not suggested. Returns the
-/// grants written.
+/// that say where it came from, what no policy allows, what an opt-in would (never added: the
+/// application names its opt-ins) and what was not suggested. Returns the grants written.
 #[cfg(target_os = "linux")]
 pub fn write_learnt(
     file: &Path,
     policy: &Policy,
     env: &std::collections::BTreeMap<String, String>,
     learnt: &Learnt,
-    never: &[Never],
+    refused: &Refused,
     program: &[OsString],
 ) -> std::io::Result<Vec<Remedy>> {
     let mut header =
@@ -214,11 +223,18 @@ pub fn write_learnt(
             withheld.because
         ));
     }
-    for never in never {
+    for never in &refused.never {
         header.push_str(&format!(
             "# Refused, and no policy allows it: {}: {}\n",
             never.what.replace('\n', " "),
             never.why
+        ));
+    }
+    for allows in &refused.opt_ins {
+        header.push_str(&format!(
+            "# Refused; an opt-in would allow it, which only the application names (not added): {}: {}\n",
+            allows.what.replace('\n', " "),
+            allows.opt_in.flag().replace('\n', " ")
         ));
     }
     let mut profile = Profile::from_policy(&policy);

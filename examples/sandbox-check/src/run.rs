@@ -375,8 +375,10 @@ mod launch {
             .map_err(Refused::Relay)?;
         // A launch with write folders gets a supervisor too, which makes permission and time
         // changes beneath them (and refuses every open its flags do not grant, as the kernel
-        // would).
-        let on_open = if run.grants.any() || !policy.write_paths().is_empty() {
+        // would); so does one with the processes opt-in, which answers its signals. A backend
+        // without a supervisor (macOS) refuses those opt-ins by name itself.
+        let opted_in = !policy.write_paths().is_empty() || policy.processes();
+        let on_open = if run.grants.any() || opted_in && backend.broker().is_some() {
             let asker = console.clone().map(|console| -> crate::grants::Asker {
                 Box::new(move |request| console.ask(request))
             });

@@ -239,10 +239,13 @@ fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
         assert!(
             lines.contains(
                 &"explain: no policy allows: create in /tmp: a confined program writes no file \
-                  but /dev/null and its own scratch folder, and creates, removes and renames \
-                  none elsewhere; no path grants it: give it a scratch folder as its TMPDIR \
-                  (sandbox-check --scratch, Command::scratch, Policy::with_scratch) or hand \
-                  data back through the standard streams"
+                  but /dev/null, its own scratch folder and the write folders the application \
+                  names, and creates, removes and renames none elsewhere; no path grants it, \
+                  and this folder may be no write folder (/, a top-level or system folder, the \
+                  home folder, or one holding the canary or the temporary folder): give it a \
+                  scratch folder as its TMPDIR (sandbox-check --scratch, Command::scratch, \
+                  Policy::with_scratch) or a folder of its own to write (--write, \
+                  Policy::allow_write), or hand data back through the standard streams"
                     .to_owned()
             ),
             "{lines:#?}"
@@ -304,16 +307,33 @@ for attempt in (lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM), os.for
         let expected: BTreeSet<_> = [rule("socket"), rule("clone"), rule("kill")].into();
         assert_eq!(calls(&lines), expected, "{lines:#?}");
         assert_eq!(files(&lines), BTreeSet::new(), "{lines:#?}");
-        for name in ["socket", "clone", "kill"] {
-            assert!(
-                lines.iter().any(|l| l
-                    .starts_with(&format!("explain: no policy allows: {name}: "))
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("explain: no policy allows: socket: ")
                     && l.ends_with(
                         "; the refusal table applies to every launch; no flag changes it"
+                    )),
+            "{lines:#?}"
+        );
+        // A new process and a signal to another process: the processes opt-in lifts both rows,
+        // and the report names it, as an opt-in the application names, never suggested.
+        for name in ["clone", "kill"] {
+            assert!(
+                lines.iter().any(|l| l
+                    .starts_with(&format!("explain: an opt-in allows: {name}: "))
+                    && l.ends_with(
+                        "; --processes (Policy::allow_processes) lets the program start \
+                         processes, confined as it is (an opt-in only the application names: \
+                         never suggested)"
                     )),
                 "{lines:#?}"
             );
         }
+        assert!(
+            !lines.iter().any(|l| l.starts_with("explain: suggested:")),
+            "{lines:#?}"
+        );
     }
 }
 

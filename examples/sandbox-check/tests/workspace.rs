@@ -309,6 +309,8 @@ fn a_profile_and_the_library_name_write_folders_as_the_command_line_does() {
         .output()
         .unwrap();
     assert!(done.status.success(), "{done:?}");
+    // Its report names the opt-in, as --json does.
+    assert_eq!(done.opt_ins, [format!("write {}", canonical.display())]);
     assert_eq!(std::fs::read(write.join("from-library")).unwrap(), b"l");
     // Its permission and time changes beneath W are made, as the command line's are.
     use std::os::unix::fs::MetadataExt;
@@ -440,54 +442,95 @@ fn a_fork_bomb_ends_with_the_launch() {
     }
 }
 
+/// The program signals its own child; a process of the same user outside the launch gets
+/// `EPERM` (its ID names nothing in the launch's PID namespace, and the supervisor refuses such
+/// a number, `broker::signals`) and lives; so does a signal to an ID past any process's, and
+/// the signal forms that name groups go on to the kernel (`ESRCH` where no group of the launch
+/// has the number).
 #[test]
 fn the_program_signals_its_own_child_and_nothing_outside() {
-    let (_parent, write, _) = workspace("signals", None);
-    let mut outside = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
-    let code = r#"
+    for user in users() {
+        let (_parent, write, _) = workspace("signals", user);
+        // Outside the launch, as the same user as the program.
+        let mut outside = match user {
+            Some(uid) => {
+                let mut c = Command::new("/usr/bin/setpriv");
+                c.arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={uid}"))
+                    .args(["--clear-groups", "--", "/usr/bin/sleep", "60"]);
+                c
+            }
+            None => {
+                let mut c = Command::new("/usr/bin/sleep");
+                c.arg("60");
+                c
+            }
+        }
+        .spawn()
+        .unwrap();
+        let code = r#"
 import signal, socket, time
+outside = int(sys.argv[1])
+TGKILL, SIGQUEUEINFO, PTRACE = {"x86_64": (234, 129, 101), "aarch64": (131, 138, 117)}[os.uname().machine]
 child = os.fork()
 if child == 0:
     time.sleep(60)
     os._exit(0)
+attempt("signal 0 own child", lambda: os.kill(child, 0))
 attempt("signal own child", lambda: os.kill(child, signal.SIGTERM))
 _, status = os.waitpid(child, 0)
 print("child ended by", os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
-attempt("signal outside", lambda: os.kill(int(sys.argv[1]), signal.SIGTERM))
+attempt("signal outside", lambda: os.kill(outside, signal.SIGTERM))
+attempt("signal 0 outside", lambda: os.kill(outside, 0))
+attempt("tgkill outside", lambda: syscall(TGKILL, outside, outside, 15))
+attempt("sigqueue outside", lambda: syscall(SIGQUEUEINFO, outside, 15, 0))
+attempt("signal past any process", lambda: os.kill((1 << 22) + 1, 0))
+attempt("signal a group that is none", lambda: os.kill(-4194000, 0))
 attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
-attempt("ptrace", lambda: syscall(101, 16, child, 0, 0))
+attempt("ptrace", lambda: syscall(PTRACE, 16, child, 0, 0))
 "#;
-    let pid = outside.id().to_string();
-    let program = format!("{PRELUDE}\n{code}");
-    let output = run(processes(
-        None,
-        &write,
-        &[],
-        &[PYTHON, "-I", "-c", &program, &pid],
-    ));
-    assert_results(
-        &results(&output),
-        &[
-            ("signal own child", "ok"),
-            // The process outside has no number in the launch's PID namespace.
-            ("signal outside", "ESRCH"),
-            ("socket", "EPERM"),
-            ("ptrace", "EPERM"),
-        ],
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("child ended by 15"));
-    assert_eq!(
-        outside.try_wait().unwrap(),
-        None,
-        "the process outside lives"
-    );
-    outside.kill().unwrap();
-    outside.wait().unwrap();
+        let pid = outside.id().to_string();
+        let program = format!("{PRELUDE}\n{code}");
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &[PYTHON, "-I", "-c", &program, &pid],
+        ));
+        assert_results(
+            &results(&output),
+            &[
+                ("signal 0 own child", "ok"),
+                ("signal own child", "ok"),
+                // The process outside has no number in the launch's PID namespace: refused, not
+                // "gone".
+                ("signal outside", "EPERM"),
+                ("signal 0 outside", "EPERM"),
+                ("tgkill outside", "EPERM"),
+                ("sigqueue outside", "EPERM"),
+                ("signal past any process", "EPERM"),
+                ("signal a group that is none", "ESRCH"),
+                ("socket", "EPERM"),
+                ("ptrace", "EPERM"),
+            ],
+        );
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("child ended by 15"),
+            "as {user:?}: {output:?}"
+        );
+        assert_eq!(
+            outside.try_wait().unwrap(),
+            None,
+            "the process outside lives, as {user:?}"
+        );
+        outside.kill().unwrap();
+        outside.wait().unwrap();
+    }
 }
 
 /// The tools that change permissions and times as they go (issue 47's acceptance): `git init`,
-/// `add` and `commit`, and `python3 -m venv`, beneath W, as this user and an ordinary one; the
-/// file beside W stays as it was.
+/// `add` and `commit`, `make` running a recipe's shell, and `python3 -m venv`, beneath W, as
+/// this user and an ordinary one; the file beside W stays as it was.
 #[test]
 fn git_and_a_virtual_environment_work_in_the_write_folder() {
     for user in users() {
@@ -509,6 +552,22 @@ git log --format=%s";
         ));
         assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
         assert_eq!(String::from_utf8_lossy(&output.stdout), "m\n");
+
+        // make runs a recipe's shell, which writes in W.
+        std::fs::write(
+            write.join("Makefile"),
+            "all:\n\t@echo made > out\n\t@cat out\n",
+        )
+        .unwrap();
+        let output = run(processes(
+            user,
+            &write,
+            &[],
+            &["/usr/bin/make", "-s", "-C", w],
+        ));
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "made\n");
+        assert_eq!(std::fs::read(write.join("out")).unwrap(), b"made\n");
 
         let venv = format!("{w}/venv");
         let output = run(processes(
@@ -550,4 +609,237 @@ git log --format=%s";
         assert_eq!(file_state(&beside), before, "as {user:?}");
         assert_eq!(entries(&parent.0), ["beside", "w"], "as {user:?}");
     }
+}
+
+/// The self-test proves the opt-ins it is given (`sandbox-check --write W --processes`, no
+/// program), as a program's launch with them has them (its supervisor included): the lines say
+/// which opt-ins it had, a process starts, the self-test's own process outside the launch cannot
+/// be signalled (`EPERM`), W is written, its modes and times changed, and nothing beside it is.
+#[test]
+fn the_self_test_proves_the_opt_ins_it_is_given() {
+    for user in users() {
+        let (parent, write, beside) = workspace("self-test", user);
+        let before = file_state(&beside);
+        let canonical = write.canonicalize().unwrap();
+        let self_test = |json: bool| {
+            let mut command = as_user(user);
+            if json {
+                command.arg("--json");
+            }
+            command
+                .arg("--write")
+                .arg(&write)
+                .arg("--processes")
+                .stdin(Stdio::null())
+                .env_remove(SCRATCH_VARIABLE);
+            run(command)
+        };
+        let output = self_test(false);
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        let named = format!("opt-ins: write {}, processes", canonical.display());
+        for line in [
+            named.as_str(),
+            "[ok  ] start a process (the processes opt-in): expected works, worked",
+            "[ok  ] send signal 0 to the self-test's own process, outside the launch: expected denied, EPERM (Operation not permitted)",
+            "[ok  ] write, rename and remove in the write folder: expected works, worked",
+            "[ok  ] create a file beside the write folder: expected denied, EACCES (Permission denied)",
+            "[ok  ] create a FIFO in the write folder: expected denied, EACCES (Permission denied)",
+            "[ok  ] change a file's mode and times in the write folder: expected works, worked",
+            "verdict: this machine confines programs: every attempt went as required.",
+        ] {
+            assert!(lines.contains(&line), "as {user:?}, no {line:?} in {lines:#?}");
+        }
+        // EXDEV or a permission error: the kernel's order of checks, not the project's.
+        assert!(
+            lines.iter().any(|l| l.starts_with(
+                "[ok  ] hard-link the canary into the write folder: expected denied, "
+            )),
+            "{lines:#?}"
+        );
+        // The common attempts the opt-in turns around are the opt-in's now.
+        assert!(!lines.iter().any(|l| l.contains("] start a process: ")));
+        assert!(!lines.iter().any(|l| l.contains("signal 0 to the parent")));
+
+        let output = self_test(true);
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            first["opt_ins"],
+            serde_json::json!([format!("write {}", canonical.display()), "processes"]),
+            "{text}"
+        );
+
+        assert_eq!(entries(&write), Vec::<String>::new(), "as {user:?}");
+        assert_eq!(entries(&parent.0), ["beside", "w"], "as {user:?}");
+        assert_eq!(file_state(&beside), before, "as {user:?}");
+    }
+    // A folder that can never be written is a mistake of the command line, as for a program.
+    let mut command = sandbox_check();
+    command.args(["--write", "/"]).stdin(Stdio::null());
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(64), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sandbox-check: /: cannot be a write folder: it is the root folder, every file of the machine; name the program's own folder\n"
+    );
+}
+
+/// `--explain` names the opt-in that would allow a refusal, and `--suggest` never learns one
+/// (issue 47.3): a fork names `--processes`, a file made in a folder beside W names `--write` of
+/// that folder, a FIFO made in W names none (W is a write folder already), and the learnt
+/// profile keeps the one write folder the command line named, no other, and no processes. A
+/// launch with `--processes` cannot be explained yet, and says so.
+#[test]
+fn explain_names_the_opt_ins_and_suggest_never_learns_one() {
+    for user in users() {
+        let (parent, write, _) = workspace("explain", user);
+        let other = parent.0.join("other");
+        std::fs::create_dir(&other).unwrap();
+        if let Some(uid) = user {
+            std::os::unix::fs::chown(&other, Some(uid), Some(uid)).unwrap();
+        }
+        let learnt = parent.0.join("learnt.toml");
+        let code = r#"
+import os, sys
+W, O = sys.argv[1], sys.argv[2]
+for f in (lambda: os.mkfifo(W + "/fifo"), lambda: open(O + "/new", "w"), os.fork):
+    try:
+        f()
+    except OSError as e:
+        print(e.errno)
+"#;
+        let mut command = as_user(user);
+        command
+            .arg("--explain")
+            .arg("--suggest")
+            .arg(&learnt)
+            .args(["--read", "/usr", "--write"])
+            .arg(&write)
+            .args(["--", PYTHON, "-I", "-c", code])
+            .arg(&write)
+            .arg(&other)
+            .stdin(Stdio::null())
+            .env_remove(SCRATCH_VARIABLE);
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(0), "as {user:?}: {output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "13\n13\n1\n");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        let (w, o) = (write.canonicalize().unwrap(), other.canonicalize().unwrap());
+        let expected = [
+            format!(
+                "explain: no policy allows: create in {w}: beneath the write folder {w} the \
+                 program makes, writes and removes files, folders and links, but no device, \
+                 socket or FIFO node, and nothing across its edge; no flag allows more",
+                w = w.display()
+            ),
+            format!(
+                "explain: an opt-in allows: create in {o}: a confined program writes no file but \
+                 /dev/null, its scratch folder and the write folders the application names; \
+                 --write {o} (Policy::allow_write) lets the program write beneath that folder \
+                 (an opt-in only the application names: never suggested)",
+                o = o.display()
+            ),
+        ];
+        for line in &expected {
+            assert!(
+                lines.contains(&line.as_str()),
+                "as {user:?}: {line}\n{lines:#?}"
+            );
+        }
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("explain: an opt-in allows: clone: ")
+                    && l.contains("; --processes (Policy::allow_processes) ")),
+            "{lines:#?}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.starts_with("explain: suggested:")),
+            "{lines:#?}"
+        );
+        // The learnt profile: the one write folder named, no other, no processes; the opt-ins
+        // are said in its comments.
+        let profile = std::fs::read_to_string(&learnt).unwrap();
+        assert!(
+            profile.contains(&format!("write = [{:?}]", w.to_str().unwrap())),
+            "{profile}"
+        );
+        assert!(
+            !profile
+                .lines()
+                .any(|l| !l.starts_with('#') && l.contains("processes")),
+            "{profile}"
+        );
+        assert!(
+            profile.contains(&format!(
+                "# Refused; an opt-in would allow it, which only the application names (not added): create in {o}: --write {o}\n",
+                o = o.display()
+            )),
+            "{profile}"
+        );
+        assert!(
+            profile.contains("(not added): clone: --processes\n"),
+            "{profile}"
+        );
+        assert_eq!(entries(&other), Vec::<String>::new());
+        assert_eq!(entries(&write), Vec::<String>::new());
+    }
+    let mut command = sandbox_check();
+    command
+        .args([
+            "--explain",
+            "--processes",
+            "--read",
+            "/usr",
+            "--",
+            "/usr/bin/true",
+        ])
+        .stdin(Stdio::null());
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(97), "{output:?}");
+    assert_eq!(
+        without_memory_note(&String::from_utf8_lossy(&output.stderr)),
+        "sandbox: refused: explaining: a launch with --processes cannot be explained yet: the \
+         program runs as a child of the launch's process 1, which the tracer does not follow; \
+         explain it without --processes (its forks are then named), or run it without \
+         --explain\n"
+    );
+}
+
+/// The library's launch with the processes opt-in has what the command line's has: the program
+/// starts a process, a signal to a process outside the launch is `EPERM` and the process lives,
+/// and the report names the opt-in.
+#[test]
+fn the_library_s_launch_with_processes_refuses_a_signal_outside() {
+    let mut outside = Command::new("/usr/bin/sleep").arg("60").spawn().unwrap();
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend)
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")));
+    let code = "import os, sys\n\
+child = os.fork()\n\
+if child == 0:\n    os._exit(7)\n\
+_, status = os.waitpid(child, 0)\n\
+print(os.WEXITSTATUS(status))\n\
+try:\n    os.kill(int(sys.argv[1]), 0)\nexcept OSError as e:\n    print(e.errno)\n";
+    let done = sandbox
+        .command(PYTHON)
+        .args(["-I", "-c", code])
+        .arg(outside.id().to_string())
+        .read("/usr")
+        .processes()
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(String::from_utf8_lossy(&done.stdout), "7\n1\n", "{done:?}");
+    assert_eq!(done.opt_ins, ["processes"]);
+    assert_eq!(
+        outside.try_wait().unwrap(),
+        None,
+        "the process outside lives"
+    );
+    outside.kill().unwrap();
+    outside.wait().unwrap();
 }

@@ -186,7 +186,7 @@ pub fn run(table: &[Attempt], context: &Context) -> Vec<Outcome> {
 }
 
 /// The first attempt that did not do what it had to, as an error.
-pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::CheckFailure> {
+pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::backend::CheckFailure> {
     first_failure_counting(outcomes, &[])
 }
 
@@ -194,10 +194,10 @@ pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::CheckFailure>
 pub fn first_failure_counting(
     outcomes: &[Outcome],
     refusals: &[super::RefusalCode],
-) -> Option<crate::error::CheckFailure> {
+) -> Option<crate::error::backend::CheckFailure> {
     outcomes.iter().find_map(|o| {
         o.observed_counting(refusals)
-            .map(|observed| crate::error::CheckFailure {
+            .map(|observed| crate::error::backend::CheckFailure {
                 attempt: o.name,
                 observed,
             })

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::Refusal;
+use crate::error::refusal::Refusal;
 
 /// Names a phase to fail before: `PHASE` refuses there, `kill:PHASE` dies of SIGKILL there, and
 /// `stop:PHASE` stops (SIGSTOP) there, for a test to kill.

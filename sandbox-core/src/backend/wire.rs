@@ -10,7 +10,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use crate::error::WireError;
+use crate::error::wire::WireError;
 use crate::identity::Identity;
 use crate::policy::Policy;
 use crate::scratch::ScratchGrant;

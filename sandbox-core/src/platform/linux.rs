@@ -75,12 +75,12 @@ pub(crate) fn set_oom_score(score: i16) -> std::io::Result<()> {
 /// itself a link is opened a second time, through the link; a folder found then is refused.
 pub(crate) fn resolve_path(
     path: &std::path::Path,
-) -> Result<(std::path::PathBuf, crate::identity::Identity), crate::error::PolicyError> {
+) -> Result<(std::path::PathBuf, crate::identity::Identity), crate::error::policy::PolicyError> {
     use nix::fcntl::{open, OFlag};
     use nix::sys::stat::Mode;
     use std::os::fd::{AsFd, AsRawFd};
 
-    use crate::error::PolicyError;
+    use crate::error::policy::PolicyError;
     use crate::identity::{Identity, Kind};
 
     let unreadable = |source: std::io::Error| PolicyError::Unreadable {
@@ -150,7 +150,7 @@ mod tests {
         use std::os::fd::AsRawFd;
         let path = format!("/proc/self/fd/{}", read.as_raw_fd());
         match crate::Policy::new().allow_read(&path).unwrap_err() {
-            crate::error::PolicyError::Unreadable { source, .. } => {
+            crate::error::policy::PolicyError::Unreadable { source, .. } => {
                 assert_eq!(source.raw_os_error(), Some(libc::ENOENT))
             }
             other => panic!("unexpected {other}"),

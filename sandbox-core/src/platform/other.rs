@@ -79,8 +79,8 @@ pub(crate) fn set_oom_score(_score: i16) -> std::io::Result<()> {
 /// identity is recorded but not what decides.
 pub(crate) fn resolve_path(
     path: &std::path::Path,
-) -> Result<(std::path::PathBuf, crate::identity::Identity), crate::error::PolicyError> {
-    use crate::error::PolicyError;
+) -> Result<(std::path::PathBuf, crate::identity::Identity), crate::error::policy::PolicyError> {
+    use crate::error::policy::PolicyError;
     use crate::identity::Identity;
     let unreadable = |source| PolicyError::Unreadable {
         path: path.to_path_buf(),

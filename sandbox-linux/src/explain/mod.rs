@@ -96,6 +96,12 @@ pub enum ExplainError {
     /// The tracing thread ended without an answer (it panicked).
     #[error("the tracing thread ended without an answer")]
     Gone,
+    /// The policy opts in to processes: the program would run as process 2 of the launch's PID
+    /// namespace, a child of the launcher's child, which the tracer does not follow (it follows
+    /// the launcher's own `exec`), and an explained launch has no supervisor to answer its
+    /// signals.
+    #[error("a launch with --processes cannot be explained yet: the program runs as a child of the launch's process 1, which the tracer does not follow; explain it without --processes (its forks are then named), or run it without --explain")]
+    Processes,
 }
 
 /// Explains one launch.
@@ -105,6 +111,8 @@ pub struct Explainer {
     grants: Grants,
     /// What the policy allows beyond the table, as the launcher's filter does.
     opt_ins: crate::filter::OptIns,
+    /// The policy's write folders, for the report.
+    write_folders: Vec<std::path::PathBuf>,
 }
 
 /// How the program ended, and what it was refused.
@@ -134,6 +142,10 @@ impl Explainer {
         let arch = Arch::current().ok_or(ExplainError::Architecture {
             arch: std::env::consts::ARCH,
         })?;
+        // Before anything is started: nothing would be seen.
+        if policy.processes() {
+            return Err(ExplainError::Processes);
+        }
         // The traced launcher asks for PTRACE_TRACEME before anything else: under a filter that
         // kills ptrace it would die before saying a word, and the program never run.
         crate::inherited::check(crate::inherited::Needs {
@@ -158,6 +170,7 @@ impl Explainer {
             arch,
             grants,
             opt_ins,
+            write_folders: policy.write_paths().to_vec(),
         })
     }
 
@@ -197,10 +210,12 @@ impl Explainer {
 
     fn follow(&self, pid: u32) -> Result<Explained, ExplainError> {
         let seccomp = attribute::Seccomp::with(self.arch, pid, self.opt_ins)?;
+        let mut report = Explanation::new(Seen::Everything);
+        report.write_folders = self.write_folders.clone();
         let mut collector = Collector {
             seccomp,
             grants: &self.grants,
-            report: Explanation::new(Seen::Everything),
+            report,
         };
         let end =
             trace::run(Pid::from_raw(pid as i32), &mut collector).map_err(ExplainError::Trace)?;

@@ -19,6 +19,7 @@ pub fn add_call(explanation: &mut Explanation, refused: Refused, routine: bool) 
         .map(|r| Rule {
             rule: rule_line(r),
             reason: r.reason.to_owned(),
+            opt_in: lifted_by(&r.when),
         })
         .collect();
     if routine {
@@ -26,6 +27,21 @@ pub fn add_call(explanation: &mut Explanation, refused: Refused, routine: bool) 
     } else {
         explanation.add_call(refused.name, refused.answer, rules);
     }
+}
+
+/// The opt-in that lifts a row refused `when`, in the report's words.
+fn lifted_by(when: &crate::rules::Condition) -> Option<sandbox_core::explain::OptIn> {
+    use crate::rules::{Condition, OptIn};
+    use sandbox_core::explain::OptIn as Named;
+    let opt_in = match when {
+        Condition::NotOptedIn { opt_in } | Condition::UnlessOptedIn { opt_in, .. } => opt_in,
+        _ => return None,
+    };
+    Some(match opt_in {
+        OptIn::Processes => Named::Processes,
+        OptIn::ScratchMetadata => Named::Metadata,
+        OptIn::LocalSocketPairs => Named::LocalSocketPairs,
+    })
 }
 
 /// Whether a `socket` call with `args` is the C library's probe for the `nscd` cache: every

@@ -1,7 +1,7 @@
 //! The launch server: a process the application forks once at start, which runs each launch in a
 //! clean child of its own; each child runs the whole launch sequence (descriptors, confinement,
 //! the enforcement check against its own canary) and executes the program. No launch pays for a
-//! launcher `exec`, and a launch handed to a child forked ahead ([`pool`]) pays neither for the
+//! launcher `exec`, and a launch handed to a child forked ahead ([`serve::pool`]) pays neither for the
 //! fork nor for joining its cgroups.
 //!
 //! What it may do and hold, and why:
@@ -34,41 +34,24 @@
 //! arguments; its environment is the server's, which is the application's when the server
 //! started.
 
-use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::net::UnixStream;
 use std::process::ExitStatus;
 
 use crate::backend::Backend;
-use crate::error::ServerError;
-use crate::launch::ForkedRequest;
+use crate::error::server::ServerError;
 use crate::sys::ForkSide;
 use crate::wire::{self, Request};
 
-mod pool;
+mod message;
+mod serve;
 
-use pool::Pool;
-
-/// The first byte of a launch message on the control socket.
-const LAUNCH: u8 = b'L';
-/// Server to application, on a launch's socket: the child's process ID follows.
-const STARTED: u8 = b'p';
-/// Server to application: the child could not be forked; an errno follows.
-const NOT_FORKED: u8 = b'f';
-/// Server to application: the child has ended; its raw wait status follows.
-const EXITED: u8 = b'x';
-/// Server to application: the child has ended with a process of it killed at its memory bound
-/// (the server reads its cgroup before removing it); its raw wait status follows.
-const EXITED_AT_MEMORY_BOUND: u8 = b'm';
-/// Application to server, on a launch's socket: kill the program.
-const KILL: u8 = b'k';
-/// The descriptors a launch message carries: its socket, standard input, output, error, status.
-const LAUNCH_FDS: usize = 5;
-/// The first byte of a question on the control socket: which children are parked. It carries
-/// one descriptor, a socket the server writes the answer on and closes.
-const PARKED_QUERY: u8 = b'q';
+use message::{
+    join, read_message, send_all, server_gone, EXITED, EXITED_AT_MEMORY_BOUND, KILL, LAUNCH,
+    NOT_FORKED, PARKED_QUERY, STARTED,
+};
+use serve::{above_standard_streams, serve};
 
 /// A launch server: a child of this application that forks one clean child per launch.
 ///
@@ -356,367 +339,13 @@ impl Served {
     }
 }
 
-fn server_gone() -> io::Error {
-    io::Error::new(io::ErrorKind::BrokenPipe, "the launch server is gone")
-}
-
-/// One message of the server: a tag and a number.
-fn read_message(socket: &mut UnixStream) -> io::Result<(u8, i32)> {
-    let mut message = [0u8; 5];
-    socket.read_exact(&mut message).map_err(|e| {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            server_gone()
-        } else {
-            e
-        }
-    })?;
-    let [tag, a, b, c, d] = message;
-    Ok((tag, i32::from_le_bytes([a, b, c, d])))
-}
-
-fn send_message(socket: &mut UnixStream, tag: u8, value: i32) {
-    let mut message = vec![tag];
-    message.extend_from_slice(&value.to_le_bytes());
-    // The application may have dropped the launch: nothing to tell then.
-    let _ignored = send_all(socket, &message);
-}
-
-/// Writes all of `bytes` on `socket` without raising SIGPIPE where the peer is gone (the
-/// application may not ignore it): that is `BrokenPipe` here.
-fn send_all(socket: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
-    use nix::sys::socket::{send, MsgFlags};
-    while !bytes.is_empty() {
-        match send(socket.as_raw_fd(), bytes, MsgFlags::MSG_NOSIGNAL) {
-            Ok(sent) => bytes = &bytes[sent..],
-            Err(nix::errno::Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
-}
-
-/// The encoded request as one buffer, NUL separating the arguments. A NUL byte inside one (an
-/// argument or a variable's value the caller gave) is refused, as `Command` refuses it: split
-/// there, it would become more arguments, or keys of the request (`--read`, `--limit`) that
-/// widen the policy.
-fn join(args: &[OsString]) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    for arg in args {
-        if arg.as_bytes().contains(&0) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "nul byte found in provided data",
-            ));
-        }
-        bytes.extend_from_slice(arg.as_bytes());
-        bytes.push(0);
-    }
-    Ok(bytes)
-}
-
-fn split(bytes: &[u8]) -> Vec<OsString> {
-    let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
-    bytes
-        .split(|&b| b == 0)
-        .map(|arg| OsString::from_vec(arg.to_vec()))
-        .collect()
-}
-
-/// A launch under way in the server.
-struct Underway {
-    pid: i32,
-    socket: UnixStream,
-    /// The application closed the launch's socket (it dropped the launch, or died).
-    abandoned: bool,
-}
-
-/// The server's side: never returns, and runs none of the application's code.
-fn serve(backend: &dyn Backend, control: OwnedFd, app: u32) -> ! {
-    crate::platform::syscalls::reset_signal_handlers();
-    crate::cgroup::forget_inherited_ahead();
-    std::panic::set_hook(Box::new(|_| crate::sys::exit_now(1)));
-    if nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).is_err()
-        || std::os::unix::process::parent_id() != app
-    {
-        // The application is gone already, or the server could not be tied to it.
-        crate::sys::exit_now(1)
-    }
-    // Out of the terminal's process group: Ctrl-C and Ctrl-Z are for the application's job.
-    let _ignored =
-        nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0));
-    if quiet_streams().is_err() || crate::fds::close_inherited_but(&[control.as_raw_fd()]).is_err()
-    {
-        crate::sys::exit_now(1)
-    }
-    let mut children = nix::sys::signal::SigSet::empty();
-    children.add(nix::sys::signal::Signal::SIGCHLD);
-    let signals = children.thread_block().and_then(|()| {
-        nix::sys::signalfd::SignalFd::with_flags(
-            &children,
-            nix::sys::signalfd::SfdFlags::SFD_NONBLOCK | nix::sys::signalfd::SfdFlags::SFD_CLOEXEC,
-        )
-    });
-    let Ok(signals) = signals else {
-        crate::sys::exit_now(1)
-    };
-    let mut launches: Vec<Underway> = Vec::new();
-    let mut pool = Pool::default();
-    while pool.wants() {
-        pool.fill_one(backend);
-    }
-    loop {
-        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-        // Idle for a while with the pool short: a child is parked now, while no launch starts.
-        let timeout = if pool.wants() {
-            PollTimeout::try_from(pool::REFILL_AFTER).unwrap_or(PollTimeout::NONE)
-        } else {
-            PollTimeout::NONE
-        };
-        let (control_ready, signals_ready, ready) = {
-            let mut fds = vec![
-                PollFd::new(control.as_fd(), PollFlags::POLLIN),
-                PollFd::new(signals.as_fd(), PollFlags::POLLIN),
-            ];
-            let watched: Vec<usize> = (0..launches.len())
-                .filter(|&i| !launches[i].abandoned)
-                .collect();
-            fds.extend(
-                watched
-                    .iter()
-                    .map(|&i| PollFd::new(launches[i].socket.as_fd(), PollFlags::POLLIN)),
-            );
-            match poll(&mut fds, timeout) {
-                Ok(0) => pool.fill_one(backend),
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                Err(_) => shut_down(&mut launches, &mut pool),
-            }
-            let is_ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
-            let ready: Vec<usize> = watched
-                .iter()
-                .zip(&fds[2..])
-                .filter(|(_, fd)| is_ready(fd))
-                .map(|(&i, _)| i)
-                .collect();
-            (is_ready(&fds[0]), is_ready(&fds[1]), ready)
-        };
-        for i in ready {
-            let launch = &mut launches[i];
-            let mut byte = [0u8; 1];
-            match launch.socket.read(&mut byte) {
-                Ok(1) if byte[0] == KILL => kill(launch.pid),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // Closed, or anything else the application has no reason to send: the launch
-                // is abandoned, and its program must not run on unwatched.
-                _ => {
-                    kill(launch.pid);
-                    launch.abandoned = true;
-                }
-            }
-        }
-        if signals_ready {
-            while let Ok(Some(_)) = signals.read_signal() {}
-            while let Ok(Some(ended)) = crate::sys::any_exited_unreaped() {
-                // Judged before the reap (issue 46.2): while the ended launch's process ID is
-                // not reaped, no other launch's sweep takes the cgroup that counted the kill
-                // (a launcher's own `sandbox-<pid>`, where none was made ahead).
-                let at_bound = launches.iter().any(|l| l.pid == ended)
-                    && crate::cgroup::killed_at_memory_bound(ended.unsigned_abs());
-                let Ok(Some((pid, raw))) = crate::sys::wait_raw(ended, true) else {
-                    break;
-                };
-                if pool.reaped(pid) {
-                    continue;
-                }
-                if let Some(at) = launches.iter().position(|l| l.pid == pid) {
-                    let mut launch = launches.swap_remove(at);
-                    let tag = if at_bound {
-                        EXITED_AT_MEMORY_BOUND
-                    } else {
-                        EXITED
-                    };
-                    crate::cgroup::remove_emptied_ahead();
-                    send_message(&mut launch.socket, tag, raw);
-                }
-            }
-        }
-        if control_ready {
-            let mut tag = [0u8; 1];
-            match crate::platform::syscalls::recv_with_fds(control.as_fd(), &mut tag) {
-                Ok((1, fds)) if tag[0] == LAUNCH && fds.len() == LAUNCH_FDS => {
-                    if let Some(launch) = start_launch(backend, &mut pool, fds) {
-                        launches.push(launch);
-                    }
-                }
-                Ok((1, mut fds)) if tag[0] == PARKED_QUERY && fds.len() == 1 => {
-                    if let Some(socket) = fds.pop() {
-                        answer_parked(&pool, UnixStream::from(socket));
-                    }
-                }
-                // A message of another form is dropped, its descriptors closed.
-                Ok((n, _)) if n > 0 => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // The application closed the control socket, or died.
-                _ => shut_down(&mut launches, &mut pool),
-            }
-        }
-    }
-}
-
-/// Writes the parked children's process IDs on `socket` (a count, then each), and closes it.
-/// The answer is a few bytes on a fresh socket, far below its buffer: the write does not wait.
-fn answer_parked(pool: &Pool, socket: UnixStream) {
-    let pids = pool.pids();
-    let mut answer = (pids.len() as u32).to_le_bytes().to_vec();
-    for pid in pids {
-        answer.extend_from_slice(&pid.to_le_bytes());
-    }
-    // The application may have stopped waiting: nothing to tell then.
-    let _ignored = send_all(&socket, &answer);
-}
-
-/// `fd`, or a copy of it above standard error (`try_clone` takes the lowest number from 3 up)
-/// where it is one of the standard streams' numbers.
-fn above_standard_streams(fd: OwnedFd) -> io::Result<OwnedFd> {
-    if fd.as_raw_fd() > 2 {
-        return Ok(fd);
-    }
-    fd.try_clone()
-}
-
-/// Standard input, output and error become `/dev/null`: the server holds nothing of the
-/// application's terminal or logs.
-fn quiet_streams() -> io::Result<()> {
-    let null = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")?;
-    for target in 0..3 {
-        crate::sys::dup_onto(null.as_raw_fd(), target)?;
-    }
-    Ok(())
-}
-
-fn kill(pid: i32) {
-    // Not yet reaped (the server reaps), so the process ID is still this launch's child.
-    let _ignored = nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGKILL,
-    );
-}
-
-/// Kills every launch under way and every parked child, reaps them, and ends the server.
-fn shut_down(launches: &mut Vec<Underway>, pool: &mut Pool) -> ! {
-    pool.empty();
-    for launch in launches.iter() {
-        kill(launch.pid);
-    }
-    for launch in launches.drain(..) {
-        let _ignored = crate::sys::wait_raw(launch.pid, false);
-    }
-    crate::cgroup::remove_emptied_ahead();
-    crate::sys::exit_now(0)
-}
-
-/// Reads a request's length and bytes from `socket`: `None` if it ends early or claims more than
-/// a launch's arguments can be.
-fn read_request(socket: &mut UnixStream) -> Option<Vec<u8>> {
-    let mut length = [0u8; 8];
-    socket.read_exact(&mut length).ok()?;
-    let length = usize::try_from(u64::from_le_bytes(length)).ok()?;
-    // A request is the arguments a launcher would get, which the system bounds far below this.
-    if length > 64 << 20 {
-        return None;
-    }
-    let mut bytes = vec![0u8; length];
-    socket.read_exact(&mut bytes).ok()?;
-    Some(bytes)
-}
-
-/// In a launch's child: its standard input, output, error and status pipe become descriptors 0
-/// to 3, or the child ends refused. The targets are taken in order, and 0 to 2 are the server's
-/// `/dev/null`, never a received descriptor, so no copy overwrites one not yet made.
-fn take_streams([stdin, stdout, stderr, status]: [&OwnedFd; 4]) {
-    let targets = [
-        (stdin, 0),
-        (stdout, 1),
-        (stderr, 2),
-        (status, crate::pipes::STATUS_FD),
-    ];
-    for (fd, target) in targets {
-        if crate::sys::dup_onto(fd.as_raw_fd(), target).is_err() {
-            crate::sys::exit_now(crate::launch::REFUSED_EXIT_CODE)
-        }
-    }
-}
-
-/// Reads the launch's request and hands it to a parked child, or forks one for it; `None` when
-/// the launch came to nothing (the application is told on the launch's socket, or sees it
-/// close).
-fn start_launch(backend: &dyn Backend, pool: &mut Pool, fds: Vec<OwnedFd>) -> Option<Underway> {
-    let mut fds = fds.into_iter();
-    let (Some(socket), Some(stdin), Some(stdout), Some(stderr), Some(status)) =
-        (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
-    else {
-        return None;
-    };
-    let mut socket = UnixStream::from(socket);
-    let bytes = read_request(&mut socket)?;
-    let streams = [&stdin, &stdout, &stderr, &status];
-    let started = match pool.hand_off(&bytes, streams) {
-        Some(pid) => Ok(pid),
-        None => fork_for(backend, &bytes, streams),
-    };
-    match started {
-        Ok(pid) => {
-            drop((stdin, stdout, stderr, status));
-            send_message(&mut socket, STARTED, pid);
-            Some(Underway {
-                pid,
-                socket,
-                abandoned: false,
-            })
-        }
-        Err(e) => {
-            send_message(
-                &mut socket,
-                NOT_FORKED,
-                e.raw_os_error().unwrap_or(libc::EAGAIN),
-            );
-            None
-        }
-    }
-}
-
-/// Forks a child for the request `bytes` when none is parked, and returns its process ID; the
-/// child takes `streams` and runs the launch.
-fn fork_for(backend: &dyn Backend, bytes: &[u8], streams: [&OwnedFd; 4]) -> io::Result<i32> {
-    let args = split(bytes);
-    // Decoded here, not in the child, so that the child can be created inside a cgroup made for
-    // its bounds (cgroup/ahead.rs); a request that does not decode is refused by the child, as
-    // a launcher refuses it.
-    let request = wire::decode(args.clone());
-    let forked = match &request {
-        Ok(request) => crate::cgroup::fork_launcher(request.policy.limits()),
-        Err(_) => crate::sys::fork(),
-    }?;
-    match forked {
-        ForkSide::Parent(pid) => Ok(pid),
-        ForkSide::Child => {
-            take_streams(streams);
-            match request {
-                Ok(request) => {
-                    crate::launch::run_forked(backend, ForkedRequest::Decoded(Box::new(request)))
-                }
-                Err(_) => crate::launch::run_forked(backend, ForkedRequest::Encoded(args)),
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
+    use super::message::split;
     use super::*;
-    use crate::error::Refusal;
+    use crate::error::refusal::Refusal;
     use crate::test_backend::NeverReached;
 
     /// A server started after a thread is refused with the thread count, and none is forked.

@@ -36,7 +36,9 @@ pub fn fork_into_cgroup(
 ) -> std::io::Result<crate::sys::ForkSide> {
     use std::os::fd::AsRawFd;
     if let Err(refusal) = crate::threads::check_single_thread() {
-        return Err(std::io::Error::other(crate::error::one_line(&refusal)));
+        return Err(std::io::Error::other(crate::error::report::one_line(
+            &refusal,
+        )));
     }
     let args = CloneArgs {
         flags: CLONE_INTO_CGROUP,

@@ -37,7 +37,9 @@ pub(crate) fn killed_at_memory_bound(_launcher: u32) -> bool {
 
 /// Nothing to join: the resource limits are all there is.
 #[cfg(unix)]
-pub(crate) fn enter(_limits: &Limits) -> Result<Vec<std::path::PathBuf>, crate::error::LimitError> {
+pub(crate) fn enter(
+    _limits: &Limits,
+) -> Result<Vec<std::path::PathBuf>, crate::error::limit::LimitError> {
     Ok(Vec::new())
 }
 

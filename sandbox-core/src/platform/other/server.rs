@@ -5,7 +5,7 @@
 use std::convert::Infallible;
 
 use crate::backend::Backend;
-use crate::error::ServerError;
+use crate::error::server::ServerError;
 
 /// A launch server, which this system cannot have: [`Server::start`] always answers
 /// [`ServerError::Unsupported`], and no value of this type exists.

@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
-use super::{usable_v2, v2_files, wanted, Hierarchies, OPTIONAL, PREFIX};
+use super::hierarchies::Hierarchies;
+use super::{usable_v2, v2_files, wanted, OPTIONAL, PREFIX};
 use crate::limits::Limits;
 use crate::sys::ForkSide;
 

@@ -15,11 +15,12 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use super::hierarchies::Hierarchies;
 use super::{
     ahead, make_and_join, started_inside, usable_v2, v1_files, v2_files, wanted, writable,
-    write_bounds, Hierarchies, Join, CPU, MEMORY, PIDS,
+    write_bounds, Join, CPU, MEMORY, PIDS,
 };
-use crate::error::LimitError;
+use crate::error::limit::LimitError;
 use crate::limits::Limits;
 
 /// Where a parked child's cgroup is.

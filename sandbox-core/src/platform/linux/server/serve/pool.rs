@@ -87,7 +87,7 @@ impl Pool {
         let mut message = (bytes.len() as u64).to_le_bytes().to_vec();
         message.extend_from_slice(bytes);
         let sent = crate::platform::syscalls::send_with_fds(parked.socket.as_fd(), &[HANDED], &raw)
-            .and_then(|()| super::send_all(&parked.socket, &message));
+            .and_then(|()| super::super::message::send_all(&parked.socket, &message));
         match sent {
             Ok(()) => Some(parked.pid),
             Err(_) => {
@@ -155,8 +155,8 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
         crate::sys::exit_now(0)
     };
     super::take_streams([stdin, stdout, stderr, status]);
-    crate::launch::run_forked(
+    crate::launch::launcher::run_forked(
         backend,
-        crate::launch::ForkedRequest::Encoded(super::split(&bytes)),
+        crate::launch::launcher::ForkedRequest::Encoded(super::super::message::split(&bytes)),
     )
 }
