@@ -118,6 +118,7 @@ fn copy_error(error: &PolicyError) -> PolicyError {
             path: path.clone(),
             problem: problem.clone(),
         },
+        PolicyError::Host(e) => PolicyError::Host(e.clone()),
     }
 }
 
@@ -178,6 +179,13 @@ impl<'b> Command<'b> {
     /// Lets the program start processes ([`Policy::allow_processes`]).
     pub fn processes(mut self) -> Self {
         self.policy = self.policy.map(Policy::allow_processes);
+        self
+    }
+
+    /// Lets the program reach `host` (`HOST[:PORT]`) through the launch's proxy
+    /// ([`Policy::allow_host`]).
+    pub fn host(mut self, host: &str) -> Self {
+        self.policy = self.policy.and_then(|p| p.allow_host(host));
         self
     }
 

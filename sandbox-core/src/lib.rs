@@ -99,6 +99,7 @@ mod fork;
 pub mod grant;
 mod launch;
 mod limits;
+pub mod net;
 pub mod opt_in;
 #[cfg(unix)]
 mod pipes;

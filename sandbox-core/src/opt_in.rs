@@ -203,6 +203,7 @@ pub fn named(policy: &Policy) -> Vec<String> {
     if policy.processes() {
         names.push("processes".to_owned());
     }
+    names.extend(policy.hosts().iter().map(|h| format!("host {h}")));
     names
 }
 

@@ -45,6 +45,9 @@ pub struct Policy {
     local_socket_pairs: bool,
     write: Paths,
     processes: bool,
+    hosts: Vec<crate::net::Host>,
+    max_connections: Option<u32>,
+    net_log: Option<crate::net::NetLog>,
 }
 
 /// Paths in the order they were added, each once, with what each led to.
@@ -217,6 +220,64 @@ impl Policy {
     /// Whether the program may start processes ([`Policy::allow_processes`]).
     pub fn processes(&self) -> bool {
         self.processes
+    }
+
+    /// Lets the program open TCP connections to `host` (`HOST[:PORT]`, a name or a literal
+    /// address, port 443 by default; [`crate::net::Host::parse`]), through a proxy the launch
+    /// runs for it, whose address its environment names (`HTTPS_PROXY` and the others). Nothing
+    /// else is reachable: no other address or port, no UDP, no listening, no name resolution
+    /// of the program's own. A backend that cannot hold that refuses the launch.
+    pub fn allow_host(mut self, host: &str) -> Result<Self, PolicyError> {
+        let host = crate::net::Host::parse(host).map_err(PolicyError::Host)?;
+        if !self.hosts.contains(&host) {
+            self.hosts.push(host);
+        }
+        Ok(self)
+    }
+
+    /// The destinations the program may reach ([`Policy::allow_host`]), in the order added.
+    pub fn hosts(&self) -> &[crate::net::Host] {
+        &self.hosts
+    }
+
+    /// Bounds the connections the proxy makes for one launch to `max`; past it, it refuses.
+    /// Without this, [`crate::net::DEFAULT_MAX_CONNECTIONS`].
+    pub fn with_max_connections(mut self, max: u32) -> Self {
+        self.max_connections = Some(max);
+        self
+    }
+
+    /// How many connections one launch may have ([`Policy::with_max_connections`]).
+    pub fn max_connections(&self) -> u32 {
+        self.max_connections
+            .unwrap_or(crate::net::DEFAULT_MAX_CONNECTIONS)
+    }
+
+    /// Appends one JSON line for each connection the proxy decides to `log` (a file opened for
+    /// appending): the destination, `allowed` or `refused`, and why.
+    ///
+    /// The policy keeps its own copy of the descriptor, numbered 10 or above and close-on-exec,
+    /// clear of the numbers a launch puts its own descriptors at; an error where no copy can be
+    /// made (the process has no descriptor left).
+    #[cfg(unix)]
+    pub fn with_net_log(mut self, log: std::fs::File) -> std::io::Result<Self> {
+        let copy = nix::fcntl::fcntl(&log, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(10))?;
+        let copy = crate::sys::take_descriptor(copy)?;
+        self.net_log = Some(crate::net::NetLog(Arc::new(copy.into())));
+        Ok(self)
+    }
+
+    /// The log's descriptor, shared, for the launcher's command to inherit.
+    #[cfg(unix)]
+    pub(crate) fn net_log_shared(&self) -> Option<Arc<std::os::fd::OwnedFd>> {
+        self.net_log.as_ref().map(|log| Arc::clone(&log.0))
+    }
+
+    /// Where the proxy logs its decisions ([`Policy::with_net_log`]), if anywhere.
+    #[cfg(unix)]
+    pub fn net_log(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use std::os::fd::AsFd;
+        self.net_log.as_ref().map(|log| log.0.as_fd())
     }
 
     /// The bounds on what the program may take from the machine.

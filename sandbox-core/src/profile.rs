@@ -7,6 +7,7 @@
 //! read_optional = ["/etc/ld.so.cache"] # what it may read where it exists (looked for only)
 //! exec = ["/usr/bin/python3"]    # what it may execute
 //! write = ["/home/me/project"]   # folders it may write beneath (Policy::allow_write)
+//! hosts = ["pypi.org", "127.0.0.1:8080"] # TCP destinations, port 443 by default (Policy::allow_host)
 //! env = { LANG = "C.UTF-8" }     # variables it gets, over the locale and time zone
 //!
 //! [limits]                       # each of `Limits`; a size takes "64M", a number, or "none"

@@ -137,6 +137,9 @@ pub struct Finished {
     /// files refused without asking it ([`Sandbox::ask_routine`](crate::Sandbox::ask_routine)).
     /// At most [`REFUSALS_LISTED`](crate::grant::REFUSALS_LISTED); empty without a function.
     pub grants_refused: Vec<crate::OpenRequest>,
+    /// The destinations the program could reach ([`Policy::allow_host`](crate::Policy::allow_host)),
+    /// through the launch's proxy; empty for a launch without the opt-in.
+    pub hosts: Vec<crate::net::Host>,
     /// The opt-ins the launch had, in words ([`crate::opt_in::named`]), as `sandbox-check
     /// --json` reports them: `write /w`, `write-then-execute /w/bin`, `processes`; empty for a
     /// launch without any.
@@ -156,6 +159,7 @@ impl std::fmt::Debug for Finished {
             .field("explanation", &self.explanation)
             .field("unenforced", &self.unenforced)
             .field("grants_refused", &self.grants_refused)
+            .field("hosts", &self.hosts)
             .field("opt_ins", &self.opt_ins)
             .finish()
     }

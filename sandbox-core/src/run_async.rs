@@ -284,6 +284,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             ending,
             grants_refused: self.grants_refused.listed(),
+            hosts: self.hosts.clone(),
             opt_ins: self.opt_ins.clone(),
         })
     }

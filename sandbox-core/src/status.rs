@@ -102,6 +102,7 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
         }
         Refusal::CanaryInsidePolicy { canary } => w.s("canary-inside").p(canary),
         Refusal::ProcessesUnavailable => w.s("processes-unavailable"),
+        Refusal::HostsUnavailable => w.s("hosts-unavailable"),
         Refusal::WriteFolder { path, problem } => {
             let (token, other) = problem.token();
             w.s("write-folder")
@@ -164,6 +165,7 @@ fn wire_error(w: &mut Writer, e: &WireError) {
         WireError::RelativeProgram { path } => w.s("relative-program").p(path),
         WireError::RelativeDir { path } => w.s("relative-dir").p(path),
         WireError::UnknownAllowance { value } => w.s("unknown-allowance").o(value),
+        WireError::Host { value } => w.s("host").o(value),
         WireError::Limit { value } => w.s("limit").o(value),
         WireError::Variable { value } => w.s("variable").o(value),
         WireError::Identity { key, value } => w.s("identity").s(key).o(value),
@@ -174,6 +176,8 @@ fn wire_error(w: &mut Writer, e: &WireError) {
             PolicyError::Unreadable { path, source } => w.s("policy-unreadable").p(path).io(source),
             PolicyError::LinkToFolder { path, target } => w.s("policy-link").p(path).p(target),
             PolicyError::NotCanonical { path } => w.s("policy-not-canonical").p(path),
+            // The launcher reads destinations as `WireError::Host`; this one is never sent.
+            PolicyError::Host(e) => w.s("host").o(std::ffi::OsStr::new(&e.to_string())),
             PolicyError::Write { path, problem } => {
                 let (token, other) = problem.token();
                 w.s("policy-write")
@@ -192,6 +196,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
         "arguments" => Refusal::Arguments(decode_wire(&mut r)?),
         "canary-inside" => Refusal::CanaryInsidePolicy { canary: r.p()? },
         "processes-unavailable" => Refusal::ProcessesUnavailable,
+        "hosts-unavailable" => Refusal::HostsUnavailable,
         "write-folder" => {
             let path = r.p()?;
             let token = r.s()?;
@@ -291,6 +296,7 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
         "relative-program" => WireError::RelativeProgram { path: r.p()? },
         "relative-dir" => WireError::RelativeDir { path: r.p()? },
         "unknown-allowance" => WireError::UnknownAllowance { value: r.o()? },
+        "host" => WireError::Host { value: r.o()? },
         "limit" => WireError::Limit { value: r.o()? },
         "variable" => WireError::Variable { value: r.o()? },
         "scratch" => WireError::Scratch { value: r.o()? },
@@ -460,6 +466,7 @@ mod tests {
                 message: "a\nb".into(),
             },
             Refusal::ProcessesUnavailable,
+            Refusal::HostsUnavailable,
             Refusal::WriteFolder {
                 path: PathBuf::from("/w/bin"),
                 problem: crate::opt_in::WriteProblem::BeneathExec {

@@ -63,6 +63,27 @@ pub fn write_all(fd: RawFd, mut bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Makes `command`'s child hold `fd` under its own number, inheritable, while this process keeps
+/// it close-on-exec; the child holds it whatever this process does with `fd` meanwhile.
+pub fn pass_shared_descriptor(
+    command: &mut std::process::Command,
+    fd: std::sync::Arc<std::os::fd::OwnedFd>,
+) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let hook = move || {
+        // SAFETY: between fork and exec only async-signal-safe calls may run: fcntl is.
+        if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: the hook runs in the forked child and calls only async-signal-safe functions.
+    unsafe {
+        command.pre_exec(hook);
+    }
+}
+
 /// Makes `command`'s child hold `fd` as `target`, inheritable, and nothing more of it: `fd` itself
 /// stays close-on-exec, so no other child this process starts gets it.
 pub fn pass_descriptor(
@@ -262,4 +283,17 @@ pub fn default_caught_signals() {
 pub fn exit_now(code: i32) -> ! {
     // SAFETY: _exit takes an integer and never returns; it runs no handler of this process.
     unsafe { libc::_exit(code) }
+}
+
+/// Takes the open descriptor `fd` as a file: one this process inherited for it, or one just made.
+#[cfg(unix)]
+pub fn take_descriptor(fd: RawFd) -> std::io::Result<std::fs::File> {
+    // F_GETFD fails with EBADF on a number that is not open.
+    // SAFETY: fcntl reads no memory.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the number is open (just checked), and the callers own it: named by the launch
+    // request as the launcher's to take, or just returned by `fcntl`.
+    Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }

@@ -48,6 +48,11 @@ impl LinuxBackend {
         }
         let grants = Grants::for_policy(&launch.request.policy, &launch.launcher)?;
         ll::check_scratch(&launch.request.policy, &launch.request.canary)?;
+        // Before the processes opt-in's namespace: the proxy starts with this process's
+        // network, which the launch then leaves (`crate::net`).
+        if !launch.request.policy.hosts().is_empty() {
+            crate::net::enter(&launch.request.policy)?;
+        }
         // Last before confinement: the launch goes on as process 1 of a PID namespace of its
         // own, and this process waits outside it (`sandbox_core::opt_in::processes`).
         if launch.request.policy.processes() {
@@ -61,7 +66,8 @@ impl LinuxBackend {
         let opt_ins = filter::OptIns::NONE
             .local_socket_pairs(launch.request.policy.local_socket_pairs())
             .scratch_metadata(supervised_scratch)
-            .processes(launch.request.policy.processes());
+            .processes(launch.request.policy.processes())
+            .network(!launch.request.policy.hosts().is_empty());
         let program = filter::build_with(arch, std::process::id(), opt_ins)?;
         crate::caps::drop_all()?;
         ll::restrict(&grants)?;
@@ -81,6 +87,32 @@ pub const LINUX_CHECKS: &[Attempt] = &[Attempt {
     expect: Expect::Works,
     run: no_capability,
 }];
+
+/// What a launch that names hosts checks beyond the common list, whose connect to port 9 of
+/// loopback Landlock's TCP rule refuses (`EACCES`): the proxy is reached, and a UDP socket, which
+/// no rule of Landlock's covers, cannot be made.
+pub const NETWORK_CHECKS: &[Attempt] = &[
+    Attempt {
+        name: "connect to the launch's proxy",
+        expect: Expect::Works,
+        run: connect_proxy,
+    },
+    Attempt {
+        name: "open a UDP socket",
+        expect: Expect::Denied,
+        run: udp_socket,
+    },
+];
+
+fn connect_proxy(_: &Context) -> io::Result<()> {
+    let port = sandbox_core::net::proxy_port()
+        .ok_or_else(|| io::Error::other("the launch made no proxy"))?;
+    std::net::TcpStream::connect(("127.0.0.1", port)).map(drop)
+}
+
+fn udp_socket(_: &Context) -> io::Result<()> {
+    std::net::UdpSocket::bind(("127.0.0.1", 0)).map(drop)
+}
 
 fn no_capability(_: &Context) -> io::Result<()> {
     let held = crate::caps::held(crate::caps::last_capability())?;
@@ -154,6 +186,9 @@ impl Backend for LinuxBackend {
             crate::workspace::as_init(&mut outcomes, context);
         }
         outcomes.extend(check::run(LINUX_CHECKS, context));
+        if sandbox_core::net::proxy_port().is_some() {
+            outcomes.extend(check::run(NETWORK_CHECKS, context));
+        }
         if crate::notify::supervised() {
             outcomes.extend(check::run(&[crate::notify::SUPERVISED], context));
         }

@@ -124,6 +124,9 @@ pub enum Slot {
     /// (`OptIn::Processes`), and a value no architecture has where it does not, as
     /// [`Slot::Supervised`].
     Processes,
+    /// The architecture's audit value where the policy names hosts (`OptIn::Network`), and a
+    /// value no architecture has where it does not, as [`Slot::Supervised`].
+    Network,
 }
 
 impl Test {

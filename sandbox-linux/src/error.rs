@@ -201,6 +201,16 @@ pub enum LinuxError {
         #[source]
         source: std::io::Error,
     },
+    /// The network opt-in could not be held: no network namespace of the launch's own, no
+    /// Landlock TCP rules, or no proxy.
+    #[error("the policy lets the program reach hosts, which needs Landlock's TCP rules (ABI 4, Linux 6.7) and a network namespace of the launch's own; {step} failed, so the opt-in is refused: run the program without --allow-host (docs/sandbox.md, \"Network by host\")")]
+    Network {
+        /// The step that failed.
+        step: &'static str,
+        /// What it reported.
+        #[source]
+        source: std::io::Error,
+    },
     /// The parent exited while the launcher was confining itself.
     #[error("the parent exited during the launch")]
     ParentGone,
@@ -276,6 +286,7 @@ impl LinuxError {
             LinuxError::CoreHelper { .. } => "core-helper",
             LinuxError::ParentGone => "parent-gone",
             LinuxError::Processes { .. } => "processes",
+            LinuxError::Network { .. } => "network",
             LinuxError::Supervisor { .. } => "supervisor",
             LinuxError::Scratch { problem, .. } => match problem {
                 ScratchProblem::Covered => "scratch-covered",

@@ -78,6 +78,8 @@ pub struct OptIns {
     pub scratch_metadata: bool,
     /// New processes and signals within the launch ([`OptIn::Processes`]).
     pub processes: bool,
+    /// TCP sockets and `connect`, to the launch's proxy ([`OptIn::Network`]).
+    pub network: bool,
 }
 
 impl OptIns {
@@ -86,7 +88,15 @@ impl OptIns {
         local_socket_pairs: false,
         scratch_metadata: false,
         processes: false,
+        network: false,
     };
+
+    /// With TCP sockets and `connect` allowed or not.
+    #[must_use]
+    pub const fn network(mut self, allowed: bool) -> Self {
+        self.network = allowed;
+        self
+    }
 
     /// With new processes (and signals within the launch) allowed or not.
     #[must_use]
@@ -148,6 +158,8 @@ impl Template {
                 Slot::Supervised => NEVER,
                 Slot::Processes if opt_ins.processes => arch.audit_value(),
                 Slot::Processes => NEVER,
+                Slot::Network if opt_ins.network => arch.audit_value(),
+                Slot::Network => NEVER,
             };
         }
         Ok(Program {
@@ -599,6 +611,12 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
             // in only where the policy opts in.
             g.test(Word::Arch, Test::Slot(Slot::Processes), no, yes)
         }
+        Condition::NotOptedIn {
+            opt_in: OptIn::Network,
+        } => {
+            // As the processes opt-in's.
+            g.test(Word::Arch, Test::Slot(Slot::Network), no, yes)
+        }
         Condition::UnlessOptedIn { opt_in, when } => {
             // `when` first: a call it lets through (a thread, a signal to the program itself)
             // costs no comparison more than before the opt-in existed.
@@ -746,6 +764,7 @@ mod tests {
                 Slot::LocalPairs,
                 Slot::Supervised,
                 Slot::Processes,
+                Slot::Network,
             ] {
                 assert!(
                     template.slots.iter().any(|&(_, s)| s == slot),
@@ -776,6 +795,7 @@ mod tests {
                                 Slot::Supervised => u32::MAX,
                                 // Never opted in here: the test of the opt-in is its own.
                                 Slot::Processes => u32::MAX,
+                                Slot::Network => u32::MAX,
                             };
                             assert_eq!(built.code, 0x15, "{arch} {at}: a JEQ");
                             assert_eq!(built.k, expected, "{arch} {at} {slot:?}");

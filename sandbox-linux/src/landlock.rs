@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
-    RulesetStatus, Scope, ABI,
+    RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 use nix::fcntl::OFlag;
 use sandbox_core::backend::identity::{Identity, Kind};
@@ -230,7 +230,12 @@ pub fn restrict(grants: &Grants) -> Result<(), LinuxError> {
     if found >= 6 {
         ruleset = ruleset.scope(Scope::from_all(abi))?;
     }
-    let created = ruleset.create()?;
+    let mut created = ruleset.create()?;
+    // The launch's proxy, in a network namespace where nothing else listens: the one port the
+    // program may connect to (`crate::net`); a launch without hosts has no TCP rule at all.
+    if let (Some(port), true) = (sandbox_core::net::proxy_port(), found >= 4) {
+        created = created.add_rule(landlock::NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
     let duplicate = created
         .try_clone()
         .map_err(|source| LinuxError::RulesetDescriptor { source })?;

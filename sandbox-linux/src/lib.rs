@@ -61,6 +61,8 @@ pub mod limits;
 #[cfg(target_os = "linux")]
 mod namespace;
 #[cfg(target_os = "linux")]
+mod net;
+#[cfg(target_os = "linux")]
 pub mod notify;
 #[cfg(target_os = "linux")]
 mod opcodes;

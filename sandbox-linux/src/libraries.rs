@@ -186,8 +186,9 @@ fn add_once(list: &mut Vec<OsString>, item: &[u8]) {
     }
 }
 
-/// The folders the loader searches for `program`'s libraries, in its order.
-fn search_path(program: &Path, dynamic: &Dynamic) -> Vec<PathBuf> {
+/// The folders the loader searches for `program`'s libraries, in its order, `system` (the
+/// [`system_folders`]) last.
+fn search_path(program: &Path, dynamic: &Dynamic, system: &[PathBuf]) -> Vec<PathBuf> {
     let origin = program.parent().unwrap_or(Path::new("/"));
     let expand = |dir: &OsString| -> PathBuf {
         let text = dir.to_string_lossy();
@@ -202,7 +203,7 @@ fn search_path(program: &Path, dynamic: &Dynamic) -> Vec<PathBuf> {
         dirs.extend(dynamic.rpath.iter().map(expand));
     }
     dirs.extend(dynamic.runpath.iter().map(expand));
-    dirs.extend(system_folders());
+    dirs.extend_from_slice(system);
     dirs
 }
 
@@ -278,11 +279,12 @@ pub fn unreadable(policy: &Policy, program: &Path) -> Vec<Unreadable> {
     if dynamic.given_up {
         return Vec::new();
     }
-    let dirs = search_path(program, &dynamic);
+    // Read once: `/etc/ld.so.conf` and its includes are a dozen files to open and read.
+    let system = system_folders();
+    let dirs = search_path(program, &dynamic, &system);
     if dynamic.needed.len().saturating_mul(dirs.len()) > MAX_LOOKUPS {
         return Vec::new();
     }
-    let system = system_folders();
     let mut missing = Vec::new();
     for name in &dynamic.needed {
         if name.as_bytes().contains(&b'/') || name.is_empty() {
@@ -363,7 +365,7 @@ mod tests {
             runpath: vec![dir.clone().into_os_string()],
             given_up: false,
         };
-        let dirs = search_path(Path::new("/usr/bin/x"), &runpath);
+        let dirs = search_path(Path::new("/usr/bin/x"), &runpath, &system_folders());
         assert_eq!(dirs[0], dir);
         assert!(!system_folders().contains(&dir));
         std::fs::remove_dir_all(&dir).unwrap();
@@ -377,7 +379,7 @@ mod tests {
             runpath: vec!["$ORIGIN/../lib".into()],
             given_up: false,
         };
-        let dirs = search_path(Path::new("/opt/app/bin/tool"), &dynamic);
+        let dirs = search_path(Path::new("/opt/app/bin/tool"), &dynamic, &system_folders());
         assert_eq!(dirs[0], Path::new("/opt/app/bin/../lib"));
         assert!(!dirs.contains(&PathBuf::from("/ignored")));
     }

@@ -350,6 +350,10 @@ pub enum OptIn {
     /// process of the launch, which Landlock's signal scope (ABI 6) then bounds
     /// (`Policy::allow_processes`).
     Processes,
+    /// New TCP sockets (`AF_INET` or `AF_INET6`, `SOCK_STREAM`, protocol 0 or TCP) and
+    /// `connect`, in a network namespace where only the launch's proxy listens and with
+    /// Landlock's TCP rules allowing its port alone (`Policy::allow_host`).
+    Network,
 }
 
 impl fmt::Display for OptIn {
@@ -360,6 +364,7 @@ impl fmt::Display for OptIn {
                 "metadata changes in the scratch or write folders, checked by the supervisor",
             ),
             OptIn::Processes => f.write_str("processes"),
+            OptIn::Network => f.write_str("hosts (--allow-host)"),
         }
     }
 }
@@ -870,6 +875,17 @@ const PERSONALITY_QUERY: Constant = Constant::new("0xffffffff", 0xffff_ffff);
 pub const AF_UNIX: Constant = Constant::new("AF_UNIX", 1);
 /// `SOCK_STREAM`.
 pub const SOCK_STREAM: Constant = Constant::new("SOCK_STREAM", 1);
+/// `AF_INET`.
+pub const AF_INET: Constant = Constant::new("AF_INET", 2);
+/// `AF_INET6`.
+pub const AF_INET6: Constant = Constant::new("AF_INET6", 10);
+/// Every bit of a socket type but those of `SOCK_STREAM` (1), `SOCK_NONBLOCK` and
+/// `SOCK_CLOEXEC`: one of them set is a datagram (2), raw (3), sequenced-packet (5) or packet
+/// (10) type, or an unknown flag.
+pub const NOT_A_STREAM: Constant = Constant::new(
+    "~(SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC)",
+    !(0x1 | 0o4000 | 0o2000000),
+);
 /// Every bit of a socket type but those of `SOCK_STREAM` (1), `SOCK_SEQPACKET` (5),
 /// `SOCK_NONBLOCK` and `SOCK_CLOEXEC`: one of them set is a datagram (2), raw (3) or packet (10)
 /// type, or an unknown flag.
@@ -1076,10 +1092,55 @@ pub static RULES: &[Rule] = &[
                  older kernel and falls back to clone, whose flags the rows above check",
     },
     // The network.
-    always(
+    eperm(
         "socket",
+        Condition::NotOptedIn {
+            opt_in: OptIn::Network,
+        },
         "a new socket of any family, refused without looking at the family so that no domain \
-         value gets past (a Unix datagram socket can send without connect)",
+         value gets past (a Unix datagram socket can send without connect), where the policy \
+         names no host",
+    ),
+    eperm(
+        "socket",
+        Condition::NoneOf {
+            arg: Arg::new(0, "domain"),
+            allowed: &[
+                Permit::new(AF_INET, "TCP over IPv4, to the proxy"),
+                Permit::new(AF_INET6, "TCP over IPv6, to the proxy"),
+            ],
+        },
+        "a socket of any family but AF_INET and AF_INET6 (Unix, netlink, packet, ...)",
+    ),
+    eperm(
+        "socket",
+        Condition::AnyFlagSet {
+            arg: Arg::new(1, "type"),
+            flags: &[NOT_A_STREAM],
+        },
+        "a datagram (UDP), raw, sequenced-packet or packet socket: only TCP's stream reaches \
+         the proxy, and Landlock's network rules cover TCP alone",
+    ),
+    eperm(
+        "socket",
+        Condition::FlagClear {
+            arg: Arg::new(1, "type"),
+            flag: SOCK_STREAM,
+        },
+        "a type with no bit of SOCK_STREAM's: with the row above, only SOCK_STREAM passes, with \
+         SOCK_NONBLOCK and SOCK_CLOEXEC",
+    ),
+    eperm(
+        "socket",
+        Condition::NoneOf {
+            arg: Arg::new(2, "protocol"),
+            allowed: &[
+                Permit::new(Constant::new("0", 0), "the family's stream protocol, TCP"),
+                Permit::new(Constant::new("IPPROTO_TCP", 6), "TCP"),
+            ],
+        },
+        "a stream protocol other than TCP (SCTP, MPTCP), which Landlock's TCP rules may not \
+         cover",
     ),
     eperm(
         "socketpair",
@@ -1114,20 +1175,38 @@ pub static RULES: &[Rule] = &[
         "a type with no bit of SOCK_STREAM's (SOCK_RDM, 0): with the row above, only \
          SOCK_STREAM and SOCK_SEQPACKET pass, with SOCK_NONBLOCK and SOCK_CLOEXEC",
     ),
-    always(
+    eperm(
         "connect",
-        "connects a socket, such as an inherited standard stream",
+        Condition::NotOptedIn {
+            opt_in: OptIn::Network,
+        },
+        "connects a socket, such as an inherited standard stream, where the policy names no \
+         host; with hosts, Landlock's TCP rule lets connect reach the proxy's port alone, in a \
+         network namespace where nothing else listens",
     ),
     always(
         "shutdown",
         "shuts down a socket the program holds, such as a standard stream the application shares \
          with it: the application's end would stop working for good",
     ),
-    always(
+    eperm(
         "setsockopt",
+        Condition::NotOptedIn {
+            opt_in: OptIn::Network,
+        },
         "changes a socket the program holds, such as a standard stream the application shares \
          with it: a locked socket filter (SO_ATTACH_FILTER, SO_LOCK_FILTER) made the \
          application's end deaf after the program ended",
+    ),
+    eperm(
+        "setsockopt",
+        Condition::Except {
+            arg: Arg::new(1, "level"),
+            allowed: Constant::new("IPPROTO_TCP", 6),
+        },
+        "a socket option of any level but TCP's: where the policy names hosts, HTTP clients \
+         set TCP_NODELAY, and TCP options change the program's own connection alone; \
+         SOL_SOCKET's (a locked socket filter on a shared stream) stay refused",
     ),
     always("bind", "names a socket"),
     always("listen", "accepts connections on a socket"),

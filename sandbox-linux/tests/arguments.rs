@@ -49,7 +49,8 @@ const IOPRIO_WHO_PGRP: u64 = 2;
 struct Kernel {
     arch: Arch,
     stack: Stack,
-    /// Whether the program was built opted in to local socket pairs.
+    /// Whether the program was built opted in to local socket pairs (and to the scratch
+    /// folder's metadata changes and to hosts).
     pairs: bool,
 }
 
@@ -61,7 +62,8 @@ impl Kernel {
     fn built(arch: Arch, pairs: bool) -> Self {
         let opt_ins = OptIns::NONE
             .local_socket_pairs(pairs)
-            .scratch_metadata(pairs);
+            .scratch_metadata(pairs)
+            .network(pairs);
         let stack = Stack::of(arch, &[build_with(arch, PID, opt_ins).unwrap()]).unwrap();
         Self { arch, stack, pairs }
     }
@@ -105,6 +107,17 @@ const OPTED_IN_WITNESSES: &[Witness] = &[
     ("fchmodat", &[AT_FDCWD, 0, 0o4755], ALLOW),
     ("fchmodat2", &[AT_FDCWD, 0, 0o644, 0x100], ALLOW),
     ("utimensat", &[3, 0, 0, 0], ALLOW),
+    // Hosts (`OptIn::Network`): TCP sockets of either IP family, connect, and TCP's options.
+    ("socket", &[2, 1, 0], ALLOW),              // AF_INET, SOCK_STREAM
+    ("socket", &[10, 1 | 0o2004000, 6], ALLOW), // AF_INET6, NONBLOCK|CLOEXEC, IPPROTO_TCP
+    ("socket", &[1, 1, 0], EPERM),              // AF_UNIX
+    ("socket", &[16, 3, 0], EPERM),             // AF_NETLINK
+    ("socket", &[2, 3, 0], EPERM),              // SOCK_RAW
+    ("socket", &[2, 0, 0], EPERM),              // no type
+    ("socket", &[2, 1, 262], EPERM),            // IPPROTO_MPTCP
+    ("connect", &[3, 0, 16], ALLOW),
+    ("setsockopt", &[3, 6, 1, 0, 4], ALLOW), // IPPROTO_TCP, TCP_NODELAY
+    ("setsockopt", &[3, 1, 26, 0, 4], EPERM), // SOL_SOCKET, SO_ATTACH_FILTER
 ];
 
 /// The same calls, not opted in: refused, whatever their arguments.
@@ -279,6 +292,9 @@ const WITNESSES: &[Witness] = &[
     ("personality", &[0x0040_0000], EPERM),
     // Unconditional rows and their neighbours.
     ("socket", &[1, 1, 0], EPERM),
+    ("socket", &[2, 1, 0], EPERM),
+    ("connect", &[3, 0, 16], EPERM),
+    ("setsockopt", &[3, 6, 1, 0, 4], EPERM),
     ("clone3", &[0, 0], ENOSYS),
     ("getpid", &[], ALLOW),
     ("execve", &[], ALLOW),

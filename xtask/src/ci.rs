@@ -30,7 +30,7 @@ pub fn add_targets() -> Result<(), Failed> {
 /// the integration tests confine `/usr/bin/python3`, `--explain`'s test and the node profile's
 /// `/usr/bin/node`, the shipped profiles' tests `sqlite3` and `jq`, and the service-manager
 /// tests take systemd's `@system-service` set from `systemd-analyze` (its libseccomp comes with
-/// it); a test that quietly skipped without them would prove nothing.
+/// it), and the network test makes its TLS certificate with `openssl`; a test that quietly skipped without them would prove nothing.
 pub fn ensure_python() -> Result<(), Failed> {
     let missing: Vec<&str> = [
         ("/usr/bin/python3", "python3"),
@@ -38,6 +38,8 @@ pub fn ensure_python() -> Result<(), Failed> {
         ("/usr/bin/systemd-analyze", "systemd"),
         ("/usr/bin/sqlite3", "sqlite3"),
         ("/usr/bin/jq", "jq"),
+        // The network test's TLS server needs a certificate made at its start.
+        ("/usr/bin/openssl", "openssl"),
     ]
     .into_iter()
     .filter(|(path, _)| !std::path::Path::new(path).exists())

@@ -82,6 +82,23 @@ pub struct Cli {
     #[arg(long)]
     processes: bool,
 
+    /// Let the program open TCP connections to HOST (a name or a literal address) on PORT (443
+    /// if none is given), repeatable: through a proxy the launch runs, which its environment
+    /// names (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY). Nothing else is reachable: no other host or
+    /// port, no UDP, no listening; names are resolved by the proxy, and a name leading to a
+    /// loopback, private or link-local address is refused unless that address is allowed too.
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    allow_host: Vec<String>,
+
+    /// With --allow-host: the most connections the launch may make (256 by default).
+    #[arg(long, value_name = "N")]
+    max_connections: Option<u32>,
+
+    /// With --allow-host: append one JSON line to FILE for each connection the proxy allows or
+    /// refuses.
+    #[arg(long, value_name = "FILE")]
+    net_log: Option<PathBuf>,
+
     /// Give the program a scratch folder, its TMPDIR, the one place it may write: private, at most
     /// SIZE bytes (64M by default; K, M, G are powers of 1024) and 10,000 entries, removed when it
     /// ends. Without a program, the self-test runs with one and tries it too.
@@ -255,6 +272,14 @@ pub struct Settings {
     pub write: Vec<PathBuf>,
     /// Whether the program may start processes (`--processes`).
     pub processes: bool,
+    /// The destinations the program may reach (`--allow-host`).
+    pub allow_host: Vec<String>,
+    /// The bound on the launch's connections (`--max-connections`).
+    pub max_connections: Option<u32>,
+    /// Where the proxy's decisions go (`--net-log`).
+    // Only Unix launches have a proxy to log.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub net_log: Option<PathBuf>,
     /// The memory bound in bytes, instead of the default.
     pub memory: Option<u64>,
     /// The memory bound as it was typed (`100M`), for messages that echo it.
@@ -425,6 +450,9 @@ impl Cli {
             scratch: self.scratch,
             write: self.write,
             processes: self.processes,
+            allow_host: self.allow_host,
+            max_connections: self.max_connections,
+            net_log: self.net_log.map(|p| absolute(vec![p]).remove(0)),
             memory: self.memory.as_ref().and_then(|(bytes, _)| *bytes),
             no_memory: self
                 .memory
@@ -450,6 +478,8 @@ impl Cli {
                 Some("--read")
             } else if !exec.is_empty() {
                 Some("--exec")
+            } else if !settings.allow_host.is_empty() {
+                Some("--allow-host")
             } else if self.report.is_some() {
                 Some("--report")
             } else if settings.policy.is_some() {

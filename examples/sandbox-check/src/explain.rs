@@ -345,3 +345,120 @@ cfg_if::cfg_if! {
         }
     }
 }
+
+/// The proxy's log as `--explain` reads it back: a copy of the file's descriptor and where this
+/// launch's lines begin.
+#[derive(Debug)]
+pub struct ProxyLog {
+    file: std::fs::File,
+    from: u64,
+}
+
+/// For a launch that names hosts: the log `--explain` reads the proxy's refusals from, the
+/// `--net-log` file (its lines from its present end) or, without one, an unnamed file of this
+/// run's own, which `policy` then logs to. `None` for a launch without hosts.
+#[cfg(unix)]
+pub fn proxy_log(policy: &mut Policy, net_log: Option<&Path>) -> std::io::Result<Option<ProxyLog>> {
+    use std::io::Seek;
+    if policy.hosts().is_empty() {
+        return Ok(None);
+    }
+    if let (Some(path), Some(fd)) = (net_log, policy.net_log()) {
+        let mut file = std::fs::File::from(fd.try_clone_to_owned()?);
+        let from = file.seek(std::io::SeekFrom::End(0)).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("--net-log {}: {e}", path.display()))
+        })?;
+        return Ok(Some(ProxyLog { file, from }));
+    }
+    let file = tempfile_unnamed()?;
+    *policy = policy.clone().with_net_log(file.try_clone()?)?;
+    Ok(Some(ProxyLog { file, from: 0 }))
+}
+
+/// Nothing to read back where there is no proxy.
+#[cfg(not(unix))]
+pub fn proxy_log(_: &mut Policy, _: Option<&Path>) -> std::io::Result<Option<ProxyLog>> {
+    Ok(None)
+}
+
+/// A file in the temporary folder that no name leads to: made with a name no other process
+/// can have chosen (`create_new`), readable by this user alone, and unlinked at once.
+#[cfg(unix)]
+fn tempfile_unnamed() -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::env::temp_dir();
+    for attempt in 0..100u32 {
+        let path = dir.join(format!(
+            "sandbox-check-net-{}-{attempt}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos())
+        ));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(file) => {
+                std::fs::remove_file(&path)?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(
+        "no unused name in the temporary folder",
+    ))
+}
+
+/// Says each destination the proxy refused this launch, and the flag that would allow it where
+/// one would: `explain: the proxy refused 127.0.0.1:8081 (not allowed); --allow-host
+/// 127.0.0.1:8081 would allow it`. With `--json`, one `{"explain":"host",...}` line each.
+pub fn proxy_refusals(run: &Run, mut log: ProxyLog) {
+    use std::io::{Read, Seek};
+    let mut text = String::new();
+    let read = log
+        .file
+        .seek(std::io::SeekFrom::Start(log.from))
+        .and_then(|_| log.file.read_to_string(&mut text));
+    if read.is_err() {
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let Ok(decision) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if decision["decision"] != "refused" {
+            continue;
+        }
+        let destination = decision["destination"].as_str().unwrap_or_default();
+        let reason = decision["reason"].as_str().unwrap_or_default();
+        if !seen.insert((destination.to_owned(), reason.to_owned())) {
+            continue;
+        }
+        // Only a destination off the list is allowed by a flag; a bound or a name leading
+        // inside is the application's own decision to change.
+        let flag = (reason == "not allowed").then(|| format!("--allow-host {destination}"));
+        if run.json {
+            eprintln!(
+                "{{\"explain\":\"host\",\"destination\":{},\"reason\":{},\"allow\":{}}}",
+                serde_json::Value::from(destination),
+                serde_json::Value::from(reason),
+                flag.as_deref()
+                    .map_or(serde_json::Value::Null, serde_json::Value::from)
+            );
+        } else {
+            match flag {
+                Some(flag) => eprintln!(
+                    "explain: the proxy refused {destination} ({reason}); {flag} would allow it"
+                ),
+                None => eprintln!("explain: the proxy refused {destination} ({reason})"),
+            }
+        }
+    }
+}

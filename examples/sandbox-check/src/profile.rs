@@ -25,6 +25,17 @@ pub enum NotMade {
     /// A flag's path cannot go into the policy.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The `--net-log` file cannot be opened for appending.
+    // Only Unix launches have a proxy to log.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    #[error("--net-log {}: cannot be opened for appending; name a file you may write", path.display())]
+    NetLog {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The policy and the scratch folder's bound, from the profile and the flags.
@@ -115,6 +126,29 @@ pub fn effective(
     }
     if settings.processes {
         policy = policy.allow_processes();
+    }
+    for host in &settings.allow_host {
+        policy = policy.allow_host(host)?;
+    }
+    if let Some(max) = settings.max_connections {
+        policy = policy.with_max_connections(max);
+    }
+    #[cfg(unix)]
+    if let Some(path) = &settings.net_log {
+        // Readable too: --explain reads this launch's lines back through the same descriptor.
+        let log = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|source| NotMade::NetLog {
+                path: path.clone(),
+                source,
+            })?;
+        policy = policy.with_net_log(log).map_err(|source| NotMade::NetLog {
+            path: path.clone(),
+            source,
+        })?;
     }
     let mut limits: Limits = *policy.limits();
     if let Some(bytes) = settings.memory {

@@ -40,7 +40,9 @@ pub fn run(run: &Run) -> ExitCode {
 /// cannot be made (the report then says why the launch was refused).
 fn opt_ins(run: &Run) -> Vec<String> {
     let reported = run.json || run.report.is_some();
-    let named = !run.settings.write.is_empty() || run.settings.processes;
+    let named = !run.settings.write.is_empty()
+        || run.settings.processes
+        || !run.settings.allow_host.is_empty();
     if !reported || !named && run.settings.policy.is_none() {
         return Vec::new();
     }
@@ -317,6 +319,10 @@ mod launch {
         let canary = Canary::create()?;
         check_canary(run, &policy, canary.path())?;
         if run.explain {
+            // What the proxy refused is read back from its log: the --net-log file from where
+            // it ends now, or a file of this run's own.
+            let proxy_log = crate::explain::proxy_log(&mut policy, run.settings.net_log.as_deref())
+                .map_err(|e| Stop::Usage(sandbox_core::one_line(&e)))?;
             // The traced launch reports on the same typed channel as the forked one, so that a
             // real refusal is `refused` in the report and a program that exits 97 is `exited`.
             let (command, channel) = sandbox_core::raw::launch_command_reporting_with_env(
@@ -334,6 +340,9 @@ mod launch {
                 canary.path(),
                 &profile_env,
             )?;
+            if let Some(log) = proxy_log {
+                crate::explain::proxy_refusals(run, log);
+            }
             // The tracer has dropped the command (its write end) by the time it has been waited
             // for, so this reads to the end at once.
             let mut before_exec = false;

@@ -54,6 +54,12 @@ const ALLOW: &str = "--allow";
 const LOCAL_SOCKET_PAIRS: &str = "local-socket-pairs";
 /// [`Policy::allow_processes`] on the wire.
 const PROCESSES: &str = "processes";
+/// A destination the program may reach, `HOST:PORT` ([`Policy::allow_host`]).
+const HOST: &str = "--host";
+/// The bound on the launch's connections ([`Policy::with_max_connections`]).
+const MAX_CONNECTIONS: &str = "--max-connections";
+/// The descriptor the proxy logs its decisions to ([`Policy::with_net_log`]).
+const NET_LOG: &str = "--net-log";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -129,6 +135,18 @@ pub fn encode(request: &Request) -> Vec<OsString> {
     if request.policy.processes() {
         pair(ALLOW, OsStr::new(PROCESSES));
     }
+    for host in request.policy.hosts() {
+        pair(HOST, OsStr::new(&host.to_string()));
+    }
+    #[cfg(unix)]
+    if let Some(fd) = request.policy.net_log() {
+        use std::os::fd::AsRawFd;
+        pair(NET_LOG, OsStr::new(&fd.as_raw_fd().to_string()));
+    }
+    if !request.policy.hosts().is_empty() {
+        let max = request.policy.max_connections().to_string();
+        pair(MAX_CONNECTIONS, OsStr::new(&max));
+    }
     for word in request.policy.limits().encode() {
         pair(LIMIT, &word);
     }
@@ -198,6 +216,9 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(ENV) => ENV,
             Some(DIR) => DIR,
             Some(ALLOW) => ALLOW,
+            Some(HOST) => HOST,
+            Some(MAX_CONNECTIONS) => MAX_CONNECTIONS,
+            Some(NET_LOG) => NET_LOG,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -237,6 +258,28 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             ALLOW if value == LOCAL_SOCKET_PAIRS => policy = policy.allow_local_socket_pairs(),
             ALLOW if value == PROCESSES => policy = policy.allow_processes(),
             ALLOW => return Err(WireError::UnknownAllowance { value }),
+            HOST => {
+                policy = policy
+                    .allow_host(&value.to_string_lossy())
+                    .map_err(|_| WireError::Host { value })?
+            }
+            #[cfg(unix)]
+            NET_LOG => {
+                let fd = parse_descriptor(NET_LOG, value.clone())?;
+                policy = crate::sys::take_descriptor(fd)
+                    .and_then(|log| policy.clone().with_net_log(log))
+                    .map_err(|_| WireError::Number {
+                        key: NET_LOG,
+                        value,
+                    })?;
+            }
+            MAX_CONNECTIONS => {
+                let max = value
+                    .to_str()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or(WireError::Host { value })?;
+                policy = policy.with_max_connections(max);
+            }
             ENV => env.push(parse_variable(value)?),
             DIR => {
                 let path = PathBuf::from(value);

@@ -15,6 +15,9 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PolicyError {
+    /// A destination given to [`Policy::allow_host`](crate::Policy::allow_host) is not one.
+    #[error(transparent)]
+    Host(crate::net::HostError),
     /// The path is relative; the launcher runs in another directory, so only absolute paths mean
     /// the same thing to both.
     #[error("{}: the path is relative; give an absolute path", path.display())]

@@ -56,6 +56,10 @@ pub enum Refusal {
     /// which this build cannot yet hold.
     #[error("the policy lets the program start processes, but this launcher cannot yet guarantee that none outlives the launch (a PID namespace of its own, or the launch's cgroup killed when it ends, is not built), so the opt-in is refused; run the program without --processes (docs/sandbox.md, \"Opt-ins\")")]
     ProcessesUnavailable,
+    /// The policy lets the program reach hosts ([`Policy::allow_host`](crate::Policy::allow_host)),
+    /// which only Linux's backend holds.
+    #[error("the policy lets the program reach hosts, but only the Linux backend can give it a network where nothing else is reachable, so the opt-in is refused; run the program without --allow-host (docs/sandbox.md, \"Network by host\")")]
+    HostsUnavailable,
     /// The canary is not a regular file the launcher can see.
     #[error("the canary {}", canary.display())]
     Canary {

@@ -64,6 +64,12 @@ pub enum WireError {
         /// The value given.
         value: OsString,
     },
+    /// `--host` or `--max-connections` is not a destination or a number.
+    #[error("--host or --max-connections {value:?}: not HOST:PORT or a number")]
+    Host {
+        /// The value given.
+        value: OsString,
+    },
     /// What a path led to, in a form this format does not have.
     #[error("{key} {value:?}: the identity must be DEVICE:INODE:KIND (decimal numbers; dir, file, link or other)")]
     Identity {

@@ -132,6 +132,11 @@ pub(crate) fn build_request(
         .arg(LAUNCH_FLAG)
         .args(wire::encode(&request))
         .env(LAUNCHER_MARK, "1");
+    // The proxy's log, under the number the request names (`net`).
+    #[cfg(unix)]
+    if let Some(log) = request.policy.net_log_shared() {
+        crate::sys::pass_shared_descriptor(&mut command, log);
+    }
     if backend.confines_at_creation() {
         let launch = launch_seen_from_parent(&request, &exe).map_err(CommandError::CurrentExe)?;
         backend

@@ -32,6 +32,9 @@ pub(super) fn sequence(
     if request.policy.processes() && !cfg!(any(target_os = "linux", target_os = "macos")) {
         return Err(Refusal::ProcessesUnavailable);
     }
+    if !request.policy.hosts().is_empty() && !cfg!(target_os = "linux") {
+        return Err(Refusal::HostsUnavailable);
+    }
     request.policy = request
         .policy
         .allow_exec(&launcher)
@@ -73,6 +76,13 @@ pub(super) fn sequence(
             let mut keep: Vec<i32> = launch_status().into_iter().collect();
             keep.extend(program_streams().into_iter().map(|(_, fd)| fd));
             keep.extend(request.supervisor);
+            // The proxy's log, close-on-exec: the program never holds it.
+            keep.extend(
+                request
+                    .policy
+                    .net_log()
+                    .map(|fd| std::os::fd::AsRawFd::as_raw_fd(&fd)),
+            );
             crate::fds::close_inherited_but(&keep)?;
             // The backend's `confine` sends the supervisor what it needs over it; the program
             // never holds it (closed below, before `exec`, and close-on-exec besides).
@@ -214,7 +224,13 @@ pub(super) fn sequence(
         crate::sys::dup_onto(fd, target).map_err(Refusal::Descriptors)?;
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }
-    let Launch { request, env, .. } = launch;
+    let Launch {
+        request, mut env, ..
+    } = launch;
+    // The proxy's address, where the backend made one (`net`), over the caller's variables.
+    let proxy = crate::net::proxy_env();
+    env.retain(|(name, _)| !proxy.iter().any(|(p, _)| p == name));
+    env.extend(proxy);
     // With the processes opt-in, process 1 starts the program as process 2 and stays its init.
     #[cfg(target_os = "linux")]
     if crate::opt_in::processes::is_init() {

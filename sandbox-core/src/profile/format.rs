@@ -23,6 +23,9 @@ pub(super) struct File {
     pub(super) exec: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) write: Vec<PathBuf>,
+    /// [`Policy::allow_host`](crate::Policy::allow_host), `HOST[:PORT]` each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) hosts: Vec<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(super) env: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,6 +127,12 @@ impl Profile {
             read_optional: Vec::new(),
             exec: self.policy.exec_paths().to_vec(),
             write: self.policy.write_paths().to_vec(),
+            hosts: self
+                .policy
+                .hosts()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             env: self.env.clone(),
             limits: Some(FileLimits {
                 open_files: value(limits.open_files),

@@ -59,6 +59,15 @@ impl Profile {
                     source,
                 })?;
         }
+        for host in &parsed.hosts {
+            policy = policy
+                .allow_host(host)
+                .map_err(|source| ProfileError::Path {
+                    file: file.to_path_buf(),
+                    key: "hosts",
+                    source,
+                })?;
+        }
         if let Some(allow) = &parsed.allow {
             if allow.processes {
                 policy = policy.allow_processes();

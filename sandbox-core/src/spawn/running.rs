@@ -133,6 +133,8 @@ pub struct Running {
     pub(crate) scratch: Option<crate::scratch::Scratch>,
     /// What the supervisor refused, for [`Finished::grants_refused`].
     pub(crate) grants_refused: crate::grant::Refusals,
+    /// The destinations the program could reach, for [`Finished::hosts`].
+    pub(crate) hosts: Vec<crate::net::Host>,
     // Declared last, so it goes after the child has been waited for.
     pub(super) _canary: Canary,
 }
@@ -262,6 +264,7 @@ impl Running {
             unenforced: self.unenforced.clone(),
             ending,
             grants_refused: self.grants_refused.listed(),
+            hosts: self.hosts.clone(),
             opt_ins: self.opt_ins.clone(),
         })
     }
@@ -347,6 +350,7 @@ impl Running {
             // Killed before the program started: the timeout, whatever its status says.
             ending: crate::run::Ending::TimedOut,
             grants_refused: self.grants_refused.listed(),
+            hosts: self.hosts.clone(),
             opt_ins: self.opt_ins.clone(),
         })
     }

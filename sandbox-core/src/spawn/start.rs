@@ -88,6 +88,7 @@ impl<'b> Sandbox<'b> {
                 .start_served(server, policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.hosts = policy.hosts().to_vec();
                     running.opt_ins = crate::opt_in::named(policy);
                     (running, report)
                 });
@@ -106,6 +107,7 @@ impl<'b> Sandbox<'b> {
                 .start_forked(policy, program, args, canary, started)
                 .map(|(mut running, report)| {
                     running.unenforced = unenforced;
+                    running.hosts = policy.hosts().to_vec();
                     running.opt_ins = crate::opt_in::named(policy);
                     (running, report)
                 });
@@ -155,6 +157,7 @@ impl<'b> Sandbox<'b> {
         // The launcher runs, and its end of the channel left this process with the command.
         let refusals = crate::grant::Refusals::default();
         let running = Running {
+            hosts: policy.hosts().to_vec(),
             grants_refused: refusals.clone(),
             stdin: pipes.stdin,
             stdout: pipes.stdout,
@@ -280,6 +283,8 @@ impl<'b> Sandbox<'b> {
         let running = Running {
             // A forked launch has no supervisor: nothing is refused for a function.
             grants_refused: crate::grant::Refusals::default(),
+            // Set by `start`, which has the policy.
+            hosts: Vec::new(),
             stdin: Some(ChildStdin::from(stdin_writer)),
             stdout: Some(ChildStdout::from(stdout_reader)),
             stderr: Some(ChildStderr::from(stderr_reader)),

@@ -170,6 +170,9 @@ fn holds(condition: &Condition, args: &[u64; 6], pid: u32, opt_ins: OptIns) -> O
         Condition::NotOptedIn {
             opt_in: OptIn::Processes,
         } => !opt_ins.processes,
+        Condition::NotOptedIn {
+            opt_in: OptIn::Network,
+        } => !opt_ins.network,
         Condition::UnlessOptedIn { opt_in, when } => {
             holds(&Condition::NotOptedIn { opt_in }, args, pid, opt_ins)?
                 && holds(when, args, pid, opt_ins)?

@@ -165,7 +165,9 @@ impl Explainer {
         })?;
         let policy = policy.clone().allow_exec(program)?.allow_exec(&launcher)?;
         let grants = Grants::for_policy(&policy, &launcher)?;
-        let opt_ins = crate::filter::OptIns::NONE.local_socket_pairs(policy.local_socket_pairs());
+        let opt_ins = crate::filter::OptIns::NONE
+            .local_socket_pairs(policy.local_socket_pairs())
+            .network(!policy.hosts().is_empty());
         Ok(Self {
             arch,
             grants,

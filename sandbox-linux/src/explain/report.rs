@@ -41,6 +41,10 @@ fn lifted_by(when: &crate::rules::Condition) -> Option<sandbox_core::explain::Op
         OptIn::Processes => Named::Processes,
         OptIn::ScratchMetadata => Named::Metadata,
         OptIn::LocalSocketPairs => Named::LocalSocketPairs,
+        // The rows after the hosts opt-in's first still refuse every socket but TCP's, and a
+        // TCP connection goes through the proxy, whose refusals --explain names by destination:
+        // the row is not one to name as an opt-in's.
+        OptIn::Network => return None,
     })
 }
 

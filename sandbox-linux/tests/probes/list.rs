@@ -79,6 +79,8 @@ pub enum With {
     /// Metadata changes in the scratch or write folders, checked by the supervisor: a supervised
     /// launch with a scratch folder, or any launch with write folders.
     ScratchMetadata,
+    /// Hosts (`--allow-host`): TCP sockets, `connect`, TCP's socket options.
+    Network,
 }
 
 /// What the confined program gets.
@@ -163,6 +165,7 @@ impl Probe {
             With::Nothing => "",
             With::LocalSocketPairs => " [opted in to local socket pairs]",
             With::ScratchMetadata => " [opted in to scratch metadata]",
+            With::Network => " [opted in to hosts]",
         };
         match self.call {
             Call::Named(name) => format!("{name} {}{with}", self.what),
@@ -222,6 +225,7 @@ impl Probe {
             With::Nothing => OptIns::NONE,
             With::LocalSocketPairs => OptIns::NONE.local_socket_pairs(true),
             With::ScratchMetadata => OptIns::NONE.scratch_metadata(true),
+            With::Network => OptIns::NONE.network(true),
         }
     }
 }
@@ -252,6 +256,11 @@ const CLONE_NEWNET: u64 = 0x4000_0000;
 const MFD_NOEXEC_SEAL: u64 = 8;
 const AF_UNIX: u64 = 1;
 const AF_INET: u64 = 2;
+const AF_INET6: u64 = 10;
+const IPPROTO_TCP: u64 = 6;
+const IPPROTO_UDP: u64 = 17;
+const SOL_SOCKET: u64 = 1;
+const SOCK_NONBLOCK: u64 = 0o4000;
 const SOCK_STREAM: u64 = 1;
 const SOCK_DGRAM: u64 = 2;
 const SOCK_RAW: u64 = 3;
@@ -363,7 +372,55 @@ pub static PROBES: &[Probe] = &[
         &[n(AF_UNIX), Z, Z, BAD_PTR],
     )
     .with(With::LocalSocketPairs),
+    eperm(
+        "socket",
+        "AF_INET stream, not opted in",
+        &[n(AF_INET), n(SOCK_STREAM), Z],
+    ),
+    passes(
+        "socket",
+        "AF_INET stream of TCP, non-blocking, close-on-exec",
+        &[
+            n(AF_INET),
+            n(SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC),
+            n(IPPROTO_TCP),
+        ],
+    )
+    .with(With::Network),
+    passes(
+        "socket",
+        "AF_INET6 stream",
+        &[n(AF_INET6), n(SOCK_STREAM), Z],
+    )
+    .with(With::Network),
+    eperm("socket", "AF_UNIX stream", &[n(AF_UNIX), n(SOCK_STREAM), Z]).with(With::Network),
+    eperm("socket", "AF_INET raw", &[n(AF_INET), n(SOCK_RAW), Z]).with(With::Network),
+    eperm("socket", "AF_INET of type 0", &[n(AF_INET), Z, Z]).with(With::Network),
+    eperm(
+        "socket",
+        "AF_INET stream of UDP's protocol",
+        &[n(AF_INET), n(SOCK_STREAM), n(IPPROTO_UDP)],
+    )
+    .with(With::Network),
     eperm("connect", "a bad descriptor", &[BAD_FD, BAD_PTR, n(16)]),
+    passes("connect", "a bad descriptor", &[BAD_FD, BAD_PTR, n(16)]).with(With::Network),
+    eperm(
+        "setsockopt",
+        "TCP's, not opted in, on a bad descriptor",
+        &[BAD_FD, n(IPPROTO_TCP), n(1), BAD_PTR, n(4)],
+    ),
+    passes(
+        "setsockopt",
+        "TCP's, on a bad descriptor",
+        &[BAD_FD, n(IPPROTO_TCP), n(1), BAD_PTR, n(4)],
+    )
+    .with(With::Network),
+    eperm(
+        "setsockopt",
+        "SOL_SOCKET's, on a bad descriptor",
+        &[BAD_FD, n(SOL_SOCKET), n(2), BAD_PTR, n(4)],
+    )
+    .with(With::Network),
     eperm("shutdown", "a bad descriptor", &[BAD_FD, Z]),
     eperm(
         "setsockopt",
