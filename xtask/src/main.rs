@@ -3,7 +3,8 @@
 //! `cargo xtask ci` runs every check in order and prints a summary; the first failing step fails
 //! the run. Each step is a plain command, printed before it runs, so it can be repeated alone.
 //! `cargo xtask ci --stress [--runs N]` runs the tests alone, N times, under a load it makes;
-//! `cargo xtask ci --other-environment [WORD]` runs CI's second pass alone (`ci.rs`);
+//! `cargo xtask ci --other-environment [--ordinary-user] [WORD]` runs CI's second pass alone, or
+//! with `--ordinary-user` its pass as an ordinary user (`ci.rs`);
 //! `cargo xtask ci --dry-run` lists what a run installs and changes on the machine, and runs nothing.
 #![forbid(unsafe_code)]
 
@@ -44,7 +45,7 @@ fn main() -> ExitCode {
         #[cfg(target_os = "linux")]
         Some("matrix") => matrix::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask ci [--dry-run | --stress [--runs N] | --other-environment [WORD]] | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | mutants | matrix [--write]");
+            eprintln!("usage: cargo xtask ci [--dry-run | --stress [--runs N] | --other-environment [--ordinary-user] [WORD]] | targets | kernels | docs [--check] | bench [--dynamic] | dist | fuzz [--seconds N] | mutants | matrix [--write]");
             return ExitCode::from(2);
         }
     };

@@ -93,8 +93,11 @@ pub fn find(program: &OsStr) -> Result<PathBuf, NotStarted> {
         match executable(&candidate) {
             Ok(()) => return Ok(candidate),
             // Like bash: a file found but not executable is what is reported, if nothing
-            // executable comes later in PATH.
-            Err(Errno::EACCES) if not_executable.is_none() => not_executable = Some(Errno::EACCES),
+            // executable comes later in PATH. A folder of PATH this user may not search (another
+            // user's `~/.cargo/bin`, say) holds nothing it can find: bash passes over it too.
+            Err(Errno::EACCES) if not_executable.is_none() && candidate.metadata().is_ok() => {
+                not_executable = Some(Errno::EACCES)
+            }
             Err(_) => {}
         }
     }

@@ -69,7 +69,7 @@ fn python_with_exec(extra: &Path, code: &str) -> std::process::Output {
 }
 
 fn refused_with(output: &std::process::Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = without_memory_note(&String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(97), "{stderr}");
     let line = stderr.lines().next().unwrap_or_default();
     assert!(line.starts_with("sandbox: refused: "), "{stderr}");

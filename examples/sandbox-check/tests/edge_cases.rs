@@ -29,7 +29,7 @@ for i, p in enumerate(sys.argv[1:]):
 /// Asserts a launch was refused with exactly `line` and ran nothing.
 fn assert_refused_with(output: &Output, line: &str) {
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        without_memory_note(&String::from_utf8_lossy(&output.stderr)),
         format!("{REFUSED_PREFIX}{line}\n")
     );
     assert_eq!(output.status.code(), Some(97));
@@ -434,7 +434,7 @@ fn an_empty_policy_is_refused_with_the_read_path_its_loader_needs() {
     .unwrap();
     assert_eq!(output.status.code(), Some(97));
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        without_memory_note(&String::from_utf8_lossy(&output.stderr)),
         format!(
             "sandbox: refused: confinement: /usr/bin/true: the loader {} is not under a read \
              path: add --read /usr\n",

@@ -26,8 +26,34 @@ fn as_user(mut command: Command, user: Option<u32>) -> Command {
     command
 }
 
+/// A run's output, with who ran it and whether with `--json`: standard error begins with the
+/// memory note where the bound is not enforced for that user, and never with `--json`.
+#[derive(Debug)]
+struct Ran {
+    output: Output,
+    user: Option<u32>,
+    json: bool,
+}
+
+impl std::ops::Deref for Ran {
+    type Target = Output;
+
+    fn deref(&self) -> &Output {
+        &self.output
+    }
+}
+
+/// [`Ran`] of a run without `--json` as `user`.
+fn plain(output: Output, user: Option<u32>) -> Ran {
+    Ran {
+        output,
+        user,
+        json: false,
+    }
+}
+
 /// `sandbox-check --explain [--json] --read R... -- PROGRAM ARGS`.
-fn explain(user: Option<u32>, json: bool, read: &[&str], program: &[&str]) -> Output {
+fn explain(user: Option<u32>, json: bool, read: &[&str], program: &[&str]) -> Ran {
     let mut command = sandbox_check();
     command.arg("--explain");
     if json {
@@ -37,14 +63,24 @@ fn explain(user: Option<u32>, json: bool, read: &[&str], program: &[&str]) -> Ou
         command.arg("--read").arg(path);
     }
     command.arg("--").args(program);
-    run(as_user(command, user))
+    Ran {
+        output: run(as_user(command, user)),
+        user,
+        json,
+    }
 }
 
-fn stderr_lines(output: &Output) -> Vec<String> {
-    without_memory_note(&String::from_utf8_lossy(&output.stderr))
-        .lines()
-        .map(str::to_owned)
-        .collect()
+/// Standard error's lines after the memory note (which is asserted: there where the bound is
+/// not enforced for the user, and never with `--json`, whose report says it).
+fn stderr_lines(output: &Ran) -> Vec<String> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let rest = if output.json {
+        assert!(!stderr.contains(notes::MEMORY_NOT_ENFORCED), "{stderr}");
+        stderr.into_owned()
+    } else {
+        without_memory_note_as(&stderr, output.user)
+    };
+    rest.lines().map(str::to_owned).collect()
 }
 
 /// How the line counting the routine lookups starts: which there are is the host's (the loader
@@ -61,7 +97,7 @@ fn is_routine_line(line: &str) -> bool {
 }
 
 /// The report's lines, in order, but the one counting routine lookups.
-fn report(output: &Output) -> Vec<String> {
+fn report(output: &Ran) -> Vec<String> {
     stderr_lines(output)
         .into_iter()
         .filter(|l| l.starts_with("explain: ") && !is_routine_line(l))
@@ -70,7 +106,7 @@ fn report(output: &Output) -> Vec<String> {
 
 /// Standard error's lines, but the one counting routine lookups and, for `--json`, the
 /// routine files (`"routine":true`).
-fn project_lines(output: &Output) -> Vec<String> {
+fn project_lines(output: &Ran) -> Vec<String> {
     stderr_lines(output)
         .into_iter()
         .filter(|l| !is_routine_line(l) && !l.ends_with(r#","routine":true}"#))
@@ -381,7 +417,7 @@ fn a_program_that_succeeded_is_told_no_cause_and_no_routine_grant() {
         let mut all = sandbox_check();
         all.args(["--explain=all", "--read", "/usr", "--"])
             .args([PYTHON, "-I", "-S", "-c", code]);
-        let output = run(as_user(all, user));
+        let output = plain(run(as_user(all, user)), user);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         let lines = report(&output);
         assert!(
@@ -501,7 +537,7 @@ attempt("write null", lambda: open("/dev/null", "w").write("x"))
         let plain = run(as_user(plain, user));
         assert_eq!(results(&plain), got);
         assert_eq!(
-            without_memory_note(&String::from_utf8_lossy(&plain.stderr)),
+            without_memory_note_as(&String::from_utf8_lossy(&plain.stderr), user),
             ""
         );
     }
@@ -516,7 +552,7 @@ fn a_refused_launch_still_says_so_in_its_one_line() {
         command
             .args(["--explain", "--read", "/usr", "--", "/usr/bin/true"])
             .env("SANDBOX_FAULT", "verify");
-        let output = run(as_user(command, user));
+        let output = plain(run(as_user(command, user)), user);
         assert_eq!(output.status.code(), Some(97), "{output:?}");
         let lines = stderr_lines(&output);
         assert_eq!(
@@ -556,7 +592,7 @@ fn signals_still_reach_the_program() {
             nix::sys::signal::Signal::SIGTERM,
         )
         .unwrap();
-        let output = child.wait_with_output().unwrap();
+        let output = plain(child.wait_with_output().unwrap(), user);
         assert_eq!(output.status.code(), Some(128 + 15), "{output:?}");
         let lines = project_lines(&output);
         assert_eq!(
@@ -590,7 +626,11 @@ fn explain_json_tells_a_real_refusal_from_a_program_that_exits_97() {
             .env("SANDBOX_FAULT", "verify")
             .args(["--explain", "--json", "--read", "/usr", "--"])
             .args(["/usr/bin/echo", "the program ran"]);
-        let output = run(as_user(command, user));
+        let output = Ran {
+            output: run(as_user(command, user)),
+            user,
+            json: true,
+        };
         assert_eq!(output.status.code(), Some(97), "{output:?}");
         assert!(output.stdout.is_empty(), "the program ran");
         let json = stderr_lines(&output);
@@ -721,7 +761,7 @@ fn the_likeliest_cause_is_the_last_refusal_not_routine_and_the_suggestion_keeps_
         "import getpass, pwd\ntry: getpass.getuser()\nexcept Exception: pass\n\
          open('/etc/hostname')\ntry: pwd.getpwuid(0)\nexcept Exception: pass",
     ]);
-    let output = run(command);
+    let output = plain(run(command), None);
     assert_eq!(output.status.code(), Some(1));
     let lines = report(&output);
     assert!(

@@ -93,7 +93,7 @@ fn a_fault_before_each_phase_refuses_on_one_line() {
         command.env("SANDBOX_FAULT", phase);
         let output = command.output().unwrap();
         assert_eq!(
-            String::from_utf8_lossy(&output.stderr),
+            without_memory_note(&String::from_utf8_lossy(&output.stderr)),
             format!("sandbox: refused: a fault was injected before {phase}\n")
         );
         assert_eq!(output.status.code(), Some(97), "{phase}");
@@ -115,7 +115,10 @@ fn a_launcher_killed_before_each_phase_runs_nothing_and_leaves_nothing() {
         let output = command.output().unwrap();
         assert_eq!(output.status.code(), Some(128 + 9), "{phase}: {output:?}");
         assert!(output.stdout.is_empty(), "{phase}: the program ran");
-        assert_eq!(String::from_utf8_lossy(&output.stderr), KILLED_STDERR);
+        assert_eq!(
+            without_memory_note(&String::from_utf8_lossy(&output.stderr)),
+            KILLED_STDERR
+        );
         assert_eq!(
             entries(&tmp.0),
             Vec::<String>::new(),
@@ -187,7 +190,10 @@ fn a_launcher_stopped_at_each_phase_is_unconfined_or_wholly_confined_and_dies_cl
         }
         assert_eq!(output.status.code(), Some(128 + 9), "{phase}: {output:?}");
         assert!(output.stdout.is_empty(), "{phase}: the program ran");
-        assert_eq!(String::from_utf8_lossy(&output.stderr), KILLED_STDERR);
+        assert_eq!(
+            without_memory_note(&String::from_utf8_lossy(&output.stderr)),
+            KILLED_STDERR
+        );
         assert_eq!(
             entries(&tmp.0),
             Vec::<String>::new(),
@@ -315,7 +321,7 @@ fn a_launcher_killed_at_random_moments_never_lets_the_program_run_unconfined() {
         }
         // Killed after the program printed, the program was killed; before, either the launcher
         // (before `exec`) or the program (after it, before it printed), and the line says which.
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = without_memory_note(&String::from_utf8_lossy(&output.stderr));
         match outcome {
             "killed after the program printed" => assert_eq!(stderr, PROGRAM_KILLED, "{context}"),
             "killed before the program printed" => assert!(
@@ -427,7 +433,7 @@ fn a_parent_that_dies_during_the_launch_makes_the_launcher_refuse() {
     stdout.read_to_string(&mut out).unwrap();
     stderr.read_to_string(&mut err).unwrap();
     assert_eq!(
-        err,
+        without_memory_note(&err),
         "sandbox: refused: confinement: the parent exited during the launch\n"
     );
     assert_eq!(
@@ -466,6 +472,7 @@ fn a_parent_that_dies_before_the_launcher_records_it_makes_the_launcher_refuse()
             ended,
             WaitStatus::Exited(Pid::from_raw(launcher as i32), 97)
         );
+        let err = without_memory_note(&err);
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.starts_with("sandbox: refused: "), "{err}");
     }

@@ -94,7 +94,7 @@ fn a_refusal_in_the_fork_is_one_line_and_typed_in_the_report() {
         .args(["--read", "/usr", "--", "/usr/bin/echo", "the program ran"]);
     let output = command.output().unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        without_memory_note(&String::from_utf8_lossy(&output.stderr)),
         "sandbox: refused: a fault was injected before verify\n"
     );
     assert_eq!(output.status.code(), Some(97));

@@ -145,9 +145,18 @@ fn cargo_ran(
     match output {
         Ok(output) => Some(output),
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let _ = std::io::Write::write_all(
                 &mut std::io::stderr(),
-                format!("SKIPPED: this user cannot run cargo to build the crate: {e}\n").as_bytes(),
+                format!(
+                    "SKIPPED: this user (uid {}) cannot run {} to build the crate ({e}): the \
+                     toolchain that built this test, the crates it builds from offline \
+                     (CARGO_HOME) and its target folder are the building user's, under a home \
+                     only that user may enter; run this test as that user\n",
+                    nix::unistd::geteuid(),
+                    std::path::Path::new(&cargo).display()
+                )
+                .as_bytes(),
             );
             let _ = std::fs::remove_dir_all(dir);
             None

@@ -151,7 +151,7 @@ fn assert_refused(configure: impl FnOnce(&mut std::process::Command), reason: &s
     let output = run(command);
     assert_eq!(output.status.code(), Some(97));
     assert!(output.stdout.is_empty(), "the program ran");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = without_memory_note(&String::from_utf8_lossy(&output.stderr));
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(lines[0].starts_with("sandbox: refused: "), "{stderr}");

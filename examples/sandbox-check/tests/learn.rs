@@ -136,13 +136,13 @@ fn learn_loop(user: Option<u32>) {
         (out.status.code(), text(&out.stdout)),
         (Some(0), "conf\na\nb\n".to_owned())
     );
-    assert_eq!(without_memory_note(&text(&out.stderr)), "");
+    assert_eq!(without_memory_note_as(&text(&out.stderr), user), "");
     // And nothing beside it: a file of the folder next door.
     let secret = tree.path("opt/other/secret.txt");
     let out = check(&tree, &["--policy", &learnt, "--", "/usr/bin/cat", &secret]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        without_memory_note(&text(&out.stderr)),
+        without_memory_note_as(&text(&out.stderr), user),
         format!("/usr/bin/cat: {secret}: Permission denied\n")
     );
 }

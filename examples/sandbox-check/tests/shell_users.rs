@@ -131,14 +131,15 @@ fn read_tmp_says_the_canary_is_inside_and_how_to_move_it() {
         .unwrap();
     let canary = format!("/tmp/{}", canary_name(child.id(), 0));
     let output = child.wait_with_output().unwrap();
+    // The program was found, so the launch began: after the memory note, where it applies.
     assert_exit(
         &output,
         97,
-        &format!(
+        &after_memory_note(&format!(
             "sandbox: refused: --read /tmp covers the canary {canary}, the file the enforcement \
              check must fail to read: set TMPDIR to a folder outside the policy, as in \
              TMPDIR=/var/tmp sandbox-check ...\n"
-        ),
+        )),
     );
     assert!(!Path::new(&canary).exists());
 
@@ -309,7 +310,8 @@ fn report_writes_the_line_to_a_file_and_nothing_to_stderr() {
     ]);
     assert_eq!(output.status.code(), Some(5));
     assert_eq!(output.stdout, b"out\n");
-    assert_eq!(stderr(&output), "");
+    // The person is still told of a bound not enforced; the report file says it too.
+    assert_eq!(stderr(&output), memory_note());
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         started_report("{\"outcome\":\"exited\",\"code\":5,\"exit_code\":5}") + "\n"
@@ -350,4 +352,36 @@ fn help_tells_a_shell_user_about_ctrl_c_ctrl_z_and_exit_codes() {
             "{line:?} missing from:\n{help}"
         );
     }
+}
+
+/// A folder of `PATH` this user may not search (another user's `~/.cargo/bin`, which `su` leaves
+/// in the variable) holds nothing this user can find: passed over, as bash passes over it, so a
+/// name found nowhere is 127, not 126.
+#[test]
+fn a_path_folder_this_user_cannot_search_is_passed_over_as_a_shell_does() {
+    let scratch = Scratch::new("unsearchable-path");
+    let hidden = scratch.0.join("bin");
+    std::fs::create_dir(&hidden).unwrap();
+    // Root searches every folder: the case is an ordinary user's, `nobody` when this is root.
+    let mode = if nix::unistd::geteuid().is_root() {
+        0o700
+    } else {
+        0o000
+    };
+    std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(mode)).unwrap();
+    let output = run({
+        let mut c = sandbox_check_as_ordinary_user();
+        c.args(["--read", "/usr", "--", "no-such-program-13"])
+            .env("PATH", format!("{}:/usr/bin", hidden.display()))
+            .env("TMPDIR", "/tmp")
+            .env_remove("SANDBOX_FAULT")
+            .stdin(Stdio::null());
+        c
+    });
+    std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert_exit(
+        &output,
+        127,
+        "sandbox-check: no-such-program-13: command not found\n",
+    );
 }

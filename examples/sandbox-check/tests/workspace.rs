@@ -183,10 +183,15 @@ fn folders_that_must_never_be_written_are_refused_by_name() {
         }
         let output = run(command);
         assert_eq!(output.status.code(), Some(code), "{output:?}");
-        // An ordinary user's launch says first that no memory bound is enforced.
-        without_memory_note(&String::from_utf8_lossy(&output.stderr))
-            .trim_end()
-            .to_owned()
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // A mistake stops before the launch; a refusal comes after the launch's memory note,
+        // where it applies.
+        let stderr = if code == 97 {
+            without_memory_note(&stderr)
+        } else {
+            stderr.into_owned()
+        };
+        stderr.trim_end().to_owned()
     };
     let mistake = |args: &[&std::ffi::OsStr]| refused_with(64, args, None);
     let refused = |args: &[&std::ffi::OsStr], tmpdir: Option<&Path>| refused_with(97, args, tmpdir);

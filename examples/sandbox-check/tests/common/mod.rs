@@ -15,13 +15,53 @@ pub const PYTHON: &str = "/usr/bin/python3";
 #[path = "../../src/notes.rs"]
 pub mod notes;
 
-/// `stderr` without the line that says the memory bound is not enforced, which a user who may
-/// write no cgroup (`nobody`, `sandbox-matrix`) gets first on every launch without `--json`:
-/// what the tests that run as both users compare is the rest. Asserted for itself in
-/// `cli_messages.rs`.
+/// The line `sandbox-check` prints first on standard error, with its newline, on a launch of
+/// the default bounds without `--json` run as `user` (`None`: this one), as the project decides
+/// for this machine: the memory note where the memory bound is not enforced for that user (no
+/// cgroup memory controller it may write, as for `nobody` or `sandbox-matrix`), nothing where it
+/// is. It comes after the checks of the command line and the program (a usage error, a program
+/// not found) and before everything else of the launch.
+pub fn memory_note_as(user: Option<u32>) -> String {
+    let enforced = match user {
+        // Another user, switched to by root, may write no cgroup.
+        Some(_) => false,
+        None => bound_enforced("memory"),
+    };
+    if enforced {
+        String::new()
+    } else {
+        format!("{}\n", notes::MEMORY_NOT_ENFORCED)
+    }
+}
+
+/// [`memory_note_as`] for this user.
+pub fn memory_note() -> String {
+    memory_note_as(None)
+}
+
+/// `rest` as the standard error of a launch run as this user reads: after [`memory_note`].
+pub fn after_memory_note(rest: &str) -> String {
+    format!("{}{rest}", memory_note())
+}
+
+/// `stderr`, of a launch run as `user` (`None`: this one), after the memory note: asserts that
+/// it begins with exactly [`memory_note_as`] (nothing where the bound is enforced) and holds no
+/// other copy of the line, and returns the rest, the part a test compares.
+pub fn without_memory_note_as(stderr: &str, user: Option<u32>) -> String {
+    let note = memory_note_as(user);
+    let rest = stderr.strip_prefix(note.as_str()).unwrap_or_else(|| {
+        panic!("standard error begins with the memory note {note:?} here; it was: {stderr:?}")
+    });
+    assert!(
+        !rest.contains(notes::MEMORY_NOT_ENFORCED),
+        "the memory note is said once, first, and only where the bound is not enforced: {stderr:?}"
+    );
+    rest.to_owned()
+}
+
+/// [`without_memory_note_as`] for this user.
 pub fn without_memory_note(stderr: &str) -> String {
-    let line = format!("{}\n", notes::MEMORY_NOT_ENFORCED);
-    stderr.replacen(&line, "", 1)
+    without_memory_note_as(stderr, None)
 }
 
 /// The name of the canary process `pid` makes as its `counter`th, in this PID namespace and
