@@ -320,7 +320,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "workspace",
         ],
     ),
-    ("sandbox-macos", &["crate", "exec"]),
     (
         "sandbox-conformance",
         &[
@@ -337,7 +336,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("examples/sandbox-check", &["crate", "run"]),
     ("examples/cell", &["crate", "outcome", "run", "warm"]),
     ("examples/python-cell", &["crate", "warm"]),
-    ("xtask", &["kernels", "kernels::profiles"]),
 ];
 
 /// What each edge of a graph names: (from, to) to the names `from` takes from `to`.
