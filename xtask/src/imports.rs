@@ -334,13 +334,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     (
         "sandbox-core",
         &[
-            "platform::linux::server::serve",
-            "platform::linux::server::serve::pool",
-        ],
-    ),
-    (
-        "sandbox-core",
-        &[
             "profile",
             "profile::error",
             "profile::format",
@@ -386,7 +379,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("examples/cell", &["crate", "outcome", "run", "warm"]),
-    ("examples/python-cell", &["crate", "warm"]),
 ];
 
 /// What each edge of a graph names: (from, to) to the names `from` takes from `to`.
