@@ -321,7 +321,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "threads",
         ],
     ),
-    ("sandbox-core", &["spawn", "spawn::running"]),
     (
         "sandbox-core",
         &[
