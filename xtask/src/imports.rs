@@ -330,16 +330,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "platform::linux::cgroup::parked",
         ],
     ),
-    (
-        "sandbox-core",
-        &[
-            "profile",
-            "profile::error",
-            "profile::format",
-            "profile::library",
-            "profile::read",
-        ],
-    ),
     ("sandbox-linux", &["allowed", "rules", "syscalls"]),
     (
         "sandbox-linux",
