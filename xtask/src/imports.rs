@@ -330,7 +330,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "platform::linux::cgroup::parked",
         ],
     ),
-    ("sandbox-linux", &["allowed", "rules", "syscalls"]),
     (
         "sandbox-linux",
         &[
