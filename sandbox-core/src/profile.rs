@@ -55,9 +55,8 @@ pub use library::{Library, Listed, Origin};
 pub use value::{Profile, MAX_DEPTH, MAX_FILES, MAX_FILE_BYTES};
 
 use crate::policy::Policy;
-use crate::scratch::Bound;
 use library::{Source, Walk};
-use read::{built_in, read_file, Loaded};
+use read::{built_in, read_file, Key, Loaded};
 
 impl Profile {
     /// The profile in `file`, its includes read first, each from beside the file that
@@ -232,6 +231,7 @@ mod tests {
 
     use super::*;
     use crate::limits::Limits;
+    use crate::scratch::Bound;
     use crate::PolicyError;
 
     fn dir(name: &str) -> PathBuf {
