@@ -193,3 +193,69 @@ fn exchange(stream: &mut BufReader<UnixStream>, id: u64, destination: &Host) -> 
         _ => Err(io::Error::other("an answer out of turn")),
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn host(text: &str) -> Host {
+        Host::parse(text).unwrap()
+    }
+
+    #[test]
+    fn each_destination_is_put_to_the_function_and_a_panic_ends_the_conversation() {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        serve(
+            ours,
+            Arc::new(move |request: &ConnectRequest| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                match request.port {
+                    1 => Connect::Allow,
+                    2 => Connect::Refuse,
+                    _ => panic!("a function that fails"),
+                }
+            }),
+        )
+        .unwrap();
+        let asker = Asker::new(theirs);
+        assert_eq!(asker.ask(&host("127.0.0.1:1")), Ok(()));
+        assert_eq!(asker.ask(&host("example.org:2")), Err(NotAllowed::Refused));
+        assert_eq!(asker.ask(&host("[::1]:3")), Err(NotAllowed::Refused));
+        // The function panicked: no more questions reach it.
+        assert_eq!(asker.ask(&host("127.0.0.1:1")), Err(NotAllowed::NoAnswer));
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn a_request_shows_the_address_only_where_the_program_named_one() {
+        let named = ConnectRequest::new(&host("Example.org:8443"));
+        assert_eq!(
+            (named.host.as_str(), named.port, named.address),
+            ("example.org", 8443, None)
+        );
+        let literal = ConnectRequest::new(&host("[::1]:80"));
+        assert_eq!(
+            literal.address,
+            Some(IpAddr::from(std::net::Ipv6Addr::LOCALHOST))
+        );
+    }
+
+    #[test]
+    fn an_answer_out_of_turn_or_a_closed_end_refuses_from_then_on() {
+        let (mut ours, theirs) = UnixStream::pair().unwrap();
+        let asker = Asker::new(theirs);
+        let answering = std::thread::spawn(move || {
+            let mut line = String::new();
+            BufReader::new(ours.try_clone().unwrap())
+                .read_line(&mut line)
+                .unwrap();
+            writeln!(ours, "7 A").unwrap();
+        });
+        assert_eq!(asker.ask(&host("127.0.0.1:1")), Err(NotAllowed::NoAnswer));
+        answering.join().unwrap();
+        assert_eq!(asker.ask(&host("127.0.0.1:1")), Err(NotAllowed::NoAnswer));
+    }
+}
