@@ -605,6 +605,10 @@ fn run_deciding(
     for (n, url) in urls.iter().enumerate() {
         code.push_str(&format!("report({n}, get({url:?}))\n"));
     }
+    // The question socket is the proxy's: the program holds no descriptor but its streams.
+    code.push_str(
+        "def held(fd):\n    try:\n        os.fstat(fd)\n        return True\n    except OSError:\n        return False\nreport('held', [fd for fd in range(3, 1024) if held(fd)])\n",
+    );
     let done = sandbox
         .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")))
         .run(
@@ -670,7 +674,7 @@ fn the_applications_function_decides_destinations_off_the_list() {
     );
     assert_eq!(
         String::from_utf8_lossy(&done.stdout),
-        "0=body:from L\n1=body:from P\n2=HTTP403\n3=HTTP429\n",
+        "0=body:from L\n1=body:from P\n2=HTTP403\n3=HTTP429\nheld=[]\n",
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
@@ -734,7 +738,7 @@ fn a_function_that_panics_or_blocks_refuses_and_nothing_hangs() {
     );
     assert_eq!(
         String::from_utf8_lossy(&done.stdout),
-        "0=HTTP403\n1=HTTP403\n2=body:from L\n",
+        "0=HTTP403\n1=HTTP403\n2=body:from L\nheld=[]\n",
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
@@ -774,7 +778,7 @@ fn a_function_that_panics_or_blocks_refuses_and_nothing_hangs() {
     drop(release);
     assert_eq!(
         String::from_utf8_lossy(&done.stdout),
-        "0=HTTP403\n1=HTTP403\n2=body:from L\n",
+        "0=HTTP403\n1=HTTP403\n2=body:from L\nheld=[]\n",
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
