@@ -50,7 +50,7 @@ impl<'b> Sandbox<'b> {
         let policy = decided.as_ref().unwrap_or(policy);
         // A bound the application asked for is never silently dropped.
         // Read once: what the report carries, and what refuses the launch.
-        let unenforced = crate::bounds::unenforced(policy.limits());
+        let unenforced = crate::bounds::unenforced_for(policy);
         let missing = crate::bounds::required(policy.limits(), &unenforced);
         if !missing.is_empty() {
             return Err(SpawnError::Unenforceable { missing });
