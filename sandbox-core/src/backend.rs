@@ -19,7 +19,8 @@ pub mod wire;
 mod wrong_system;
 
 pub use crate::bounds::{
-    bounds_fact, killed_at_memory_bound, memory_is_bounded, required, unenforced,
+    bounds_fact, killed_at_memory_bound, memory_is_bounded, required, tasks_by_nproc, unenforced,
+    unenforced_for, TASKS_BY_NPROC,
 };
 pub use crate::error::backend::{BackendError, CheckFailure};
 pub use crate::error::limit::LimitError;

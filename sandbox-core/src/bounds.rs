@@ -27,6 +27,46 @@ pub fn unenforced(limits: &Limits) -> Vec<Unenforced> {
     crate::platform::cgroup::unenforced(limits)
 }
 
+/// How [`Limits::tasks`] is held for a launch with the processes opt-in where no cgroup `pids`
+/// controller holds it: the launch's own user namespace, whose process count starts at 0 for its
+/// user (Linux 5.14's per-namespace counts), bounded by `RLIMIT_NPROC` set inside it.
+pub const TASKS_BY_NPROC: &str = "RLIMIT_NPROC in the launch's user namespace (no cgroup pids \
+                                  controller this application may write)";
+
+/// Whether [`Limits::tasks`] of `policy` is held by [`TASKS_BY_NPROC`]: Linux, the processes
+/// opt-in (whose launch enters a user namespace of its own as an ordinary user), a user other
+/// than root (whom the kernel does not hold to `RLIMIT_NPROC`), and no cgroup that holds it.
+pub fn tasks_by_nproc(policy: &crate::Policy) -> bool {
+    policy.processes()
+        && policy.limits().tasks.is_some()
+        && ordinary_user_on_linux()
+        && unenforced(policy.limits())
+            .iter()
+            .any(|missing| missing.bound == "tasks")
+}
+
+/// Root is exempt from `RLIMIT_NPROC` in any user namespace; elsewhere there is no such count.
+fn ordinary_user_on_linux() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        !nix::unistd::getuid().is_root()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// [`unenforced`] for a launch of `policy`: the tasks bound is enforced where
+/// [`tasks_by_nproc`] holds it.
+pub fn unenforced_for(policy: &crate::Policy) -> Vec<Unenforced> {
+    let mut missing = unenforced(policy.limits());
+    if tasks_by_nproc(policy) {
+        missing.retain(|missing| missing.bound != "tasks");
+    }
+    missing
+}
+
 /// Of `unenforced`, what [`unenforced`] found for `limits`, the bounds the application requires:
 /// set to other than their default (or at it, with [`Limits::defaults_required`]), and not named
 /// in [`Limits::best_effort`]. A launch must be refused while this is not empty: a bound someone

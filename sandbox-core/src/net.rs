@@ -245,6 +245,7 @@ pub fn proxy_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     env
 }
 
+pub mod decider;
 #[cfg(unix)]
 pub mod proxy;
 

@@ -48,6 +48,9 @@ pub struct Policy {
     hosts: Vec<crate::net::Host>,
     max_connections: Option<u32>,
     net_log: Option<crate::net::NetLog>,
+    /// The launcher's end of the socket the proxy asks the application's function on
+    /// ([`Sandbox::on_connect`](crate::Sandbox::on_connect)); set for one launch only.
+    decider: Option<crate::net::NetLog>,
 }
 
 /// Paths in the order they were added, each once, with what each led to.
@@ -271,6 +274,32 @@ impl Policy {
     #[cfg(unix)]
     pub(crate) fn net_log_shared(&self) -> Option<Arc<std::os::fd::OwnedFd>> {
         self.net_log.as_ref().map(|log| Arc::clone(&log.0))
+    }
+
+    /// The launch's end of the socket on which the proxy asks the application's function
+    /// ([`Sandbox::on_connect`](crate::Sandbox::on_connect)); a copy numbered 10 or above and
+    /// close-on-exec, as for [`Policy::with_net_log`].
+    #[cfg(unix)]
+    pub(crate) fn with_decider(mut self, socket: std::os::fd::OwnedFd) -> std::io::Result<Self> {
+        let copy = nix::fcntl::fcntl(&socket, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(10))?;
+        let copy = crate::sys::take_descriptor(copy)?;
+        self.decider = Some(crate::net::NetLog(Arc::new(copy.into())));
+        Ok(self)
+    }
+
+    /// The decider's socket, shared, for the launcher's command to inherit.
+    #[cfg(unix)]
+    pub(crate) fn decider_shared(&self) -> Option<Arc<std::os::fd::OwnedFd>> {
+        self.decider.as_ref().map(|d| Arc::clone(&d.0))
+    }
+
+    /// The socket on which the launch's proxy asks the application's function about
+    /// destinations off the list ([`Sandbox::on_connect`](crate::Sandbox::on_connect)), if
+    /// the application gave one.
+    #[cfg(unix)]
+    pub fn decider(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use std::os::fd::AsFd;
+        self.decider.as_ref().map(|d| d.0.as_fd())
     }
 
     /// Where the proxy logs its decisions ([`Policy::with_net_log`]), if anywhere.

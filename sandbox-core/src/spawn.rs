@@ -57,6 +57,7 @@ pub struct Sandbox<'b> {
     dir: Option<std::path::PathBuf>,
     server: Option<&'b crate::platform::server::Server>,
     on_open: Option<Arc<crate::grant::OnOpen>>,
+    on_connect: Option<Arc<crate::net::decider::OnConnect>>,
     ask_routine: bool,
 }
 
@@ -68,6 +69,7 @@ impl std::fmt::Debug for Sandbox<'_> {
             .field("env", &self.env)
             .field("dir", &self.dir)
             .field("on_open", &self.on_open.is_some())
+            .field("on_connect", &self.on_connect.is_some())
             .field("ask_routine", &self.ask_routine)
             .finish()
     }
@@ -84,6 +86,7 @@ impl<'b> Sandbox<'b> {
             dir: None,
             server: None,
             on_open: None,
+            on_connect: None,
             ask_routine: false,
         }
     }
@@ -127,6 +130,56 @@ impl<'b> Sandbox<'b> {
         on_open: impl Fn(&crate::grant::OpenRequest) -> crate::grant::Grant + Send + Sync + 'static,
     ) -> Self {
         self.on_open = Some(Arc::new(on_open));
+        self
+    }
+
+    /// Destinations decided at run time ([`crate::net::decider`]): for a launch whose policy
+    /// lets the program reach hosts ([`Policy::allow_host`](crate::Policy::allow_host), at
+    /// least one), the proxy puts each destination the list does not name to `on_connect`,
+    /// which allows or refuses it; the list is still consulted first, and without a list the
+    /// program has no network and the function is never asked.
+    ///
+    /// The proxy is a process of its own, so the function is served on a thread of this
+    /// application, one destination at a time; a destination it has not answered within
+    /// [`DEADLINE`](crate::net::decider::DEADLINE), or one it panics on, is refused, and so is
+    /// every later one, unasked. An allowed destination is logged (`"by":"on_connect"` in
+    /// [`Policy::with_net_log`](crate::Policy::with_net_log)'s lines) and counted against
+    /// [`Policy::with_max_connections`](crate::Policy::with_max_connections); a name it allows
+    /// is resolved only then, and one leading to an address of the network's inside reaches
+    /// only an address the list names ([`ConnectRequest::address`](crate::net::decider::ConnectRequest::address)).
+    /// Such a launch always executes a launcher (never a fork of this process or of a launch
+    /// server).
+    ///
+    /// ```no_run
+    /// # struct Example;
+    /// # impl sandbox_core::Backend for Example {
+    /// #     fn name(&self) -> &'static str { "example" }
+    /// #     fn support(&self) -> sandbox_core::backend::Support { sandbox_core::backend::Support::NoBackend { facts: Vec::new(), reason: sandbox_core::backend::BackendError::new(std::io::Error::other("an example")) } }
+    /// #     fn confine(&self, _: &sandbox_core::backend::Launch) -> Result<(), sandbox_core::backend::BackendError> { Err(sandbox_core::backend::BackendError::new(std::io::Error::other("an example"))) }
+    /// # }
+    /// # fn backend() -> &'static dyn sandbox_core::Backend { &Example }
+    /// use sandbox_core::net::decider::Connect;
+    /// use sandbox_core::{Policy, RunOptions, Sandbox};
+    ///
+    /// let sandbox = Sandbox::new(backend()).on_connect(|request| {
+    ///     if request.host.ends_with(".example.org") && request.port == 443 {
+    ///         Connect::Allow
+    ///     } else {
+    ///         Connect::Refuse
+    ///     }
+    /// });
+    /// let policy = Policy::new().allow_read("/usr")?.allow_host("example.org")?;
+    /// let done = sandbox.run(&policy, "/usr/bin/curl", ["https://data.example.org/"], &RunOptions::new())?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_connect(
+        mut self,
+        on_connect: impl Fn(&crate::net::decider::ConnectRequest) -> crate::net::decider::Connect
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.on_connect = Some(Arc::new(on_connect));
         self
     }
 

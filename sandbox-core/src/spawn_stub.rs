@@ -50,6 +50,17 @@ impl<'b> Sandbox<'b> {
         self
     }
 
+    /// Names the function that decides destinations off the list; here, no program starts.
+    pub fn on_connect(
+        self,
+        _on_connect: impl Fn(&crate::net::decider::ConnectRequest) -> crate::net::decider::Connect
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self
+    }
+
     /// Whether the function is asked about routine files; here, no program starts.
     pub fn ask_routine(self, _ask: bool) -> Self {
         self

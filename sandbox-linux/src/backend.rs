@@ -56,7 +56,7 @@ impl LinuxBackend {
         // Last before confinement: the launch goes on as process 1 of a PID namespace of its
         // own, and this process waits outside it (`sandbox_core::opt_in::processes`).
         if launch.request.policy.processes() {
-            crate::workspace::processes()?;
+            crate::workspace::processes(launch.request.policy.limits().tasks)?;
         }
         // A supervised launch with a scratch folder or write folders lets permission and time
         // changes past the table to its supervisor, which makes them only inside those folders.

@@ -11,7 +11,8 @@
 //!
 //! The proxy is not the program's child: the launcher forks twice, so the program never sees it
 //! among its children nor waits for it. It holds only its end of the hand-over socket, the
-//! listening socket, the log the application gave, and a pidfd of the launcher, whose end (the
+//! listening socket, the log the application gave, the socket on which it asks the
+//! application's function about destinations off the list (`Sandbox::on_connect`), and a pidfd of the launcher, whose end (the
 //! program's, after `exec`) ends the proxy.
 
 use std::io::{IoSlice, IoSliceMut};
@@ -40,6 +41,7 @@ pub fn enter(policy: &sandbox_core::Policy) -> Result<(), LinuxError> {
     let (ours, theirs) = UnixStream::pair().map_err(fail("making the hand-over socket"))?;
     let launcher = std::process::id();
     let log = policy.net_log().map(|fd| fd.as_raw_fd());
+    let decider = policy.decider().map(|fd| fd.as_raw_fd());
     // SAFETY: the launcher is single-threaded (checked before confinement), so the child may
     // run any code; it never returns into the launch.
     match unsafe { nix::unistd::fork() }.map_err(|e| fail("starting the proxy")(e.into()))? {
@@ -49,8 +51,9 @@ pub fn enter(policy: &sandbox_core::Policy) -> Result<(), LinuxError> {
                 hosts: policy.hosts().to_vec(),
                 max_connections: policy.max_connections(),
                 log: None,
+                decider: None,
             };
-            intermediate(launcher, theirs, log, config)
+            intermediate(launcher, theirs, log, decider, config)
         }
         nix::unistd::ForkResult::Parent { child } => {
             drop(theirs);
@@ -141,13 +144,14 @@ fn intermediate(
     launcher: u32,
     hand_over: UnixStream,
     log: Option<RawFd>,
+    decider: Option<RawFd>,
     mut config: sandbox_core::net::proxy::Config,
 ) -> ! {
     let end = |code| -> ! {
         // SAFETY: ending this forked child without running the launcher's exit handlers.
         unsafe { libc::_exit(code) }
     };
-    let keep: Vec<RawFd> = [Some(hand_over.as_raw_fd()), log]
+    let keep: Vec<RawFd> = [Some(hand_over.as_raw_fd()), log, decider]
         .into_iter()
         .flatten()
         .collect();
@@ -167,6 +171,12 @@ fn intermediate(
     }
     // SAFETY: `log` is the application's log descriptor, which this process alone now holds.
     config.log = log.map(|fd| unsafe { std::fs::File::from_raw_fd(fd) });
+    config.decider = decider.map(|fd| {
+        // SAFETY: the application's question socket (`Sandbox::on_connect`), this process's
+        // copy, owned by nothing else here (the launcher's closes as it executes the program).
+        let stream = unsafe { UnixStream::from_raw_fd(fd) };
+        sandbox_core::net::decider::Asker::new(stream)
+    });
     let Some(listener) = receive(&hand_over) else {
         end(0)
     };

@@ -86,6 +86,10 @@ pub struct Notes {
     /// The system-wide preload list, where there is one the policy did not let the program read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_preload: Option<SystemPreload>,
+    /// What held the tasks bound where no cgroup did (`RLIMIT_NPROC` in the launch's user
+    /// namespace, with `--processes`); absent where a cgroup held it or none was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks_bound: Option<&'static str>,
 }
 
 /// A system-wide preload list the loader could not read inside the sandbox, so that none of the

@@ -214,16 +214,15 @@ mod launch {
                 refusal: None,
                 memory,
                 hit,
-                limits,
+                unenforced,
+                tasks_bound,
                 preload,
                 before_exec,
             }) => {
                 let notes = crate::report::Notes {
-                    unenforced: sandbox_core::backend::unenforced(&limits)
-                        .iter()
-                        .map(Into::into)
-                        .collect(),
+                    unenforced: unenforced.iter().map(Into::into).collect(),
                     system_preload: preload.as_ref().map(Into::into),
+                    tasks_bound,
                 };
                 let report = ended(status, memory, hit, notes, before_exec);
                 // A refused access otherwise shows only as the program's own error; the hint
@@ -267,12 +266,20 @@ mod launch {
         memory: Option<u64>,
         /// The bound `sandbox-check` killed the program for, if it did.
         hit: Option<crate::watch::Hit>,
-        /// The bounds the launch asked for.
-        limits: sandbox_core::Limits,
+        /// The bounds the launch asked for that this machine did not enforce.
+        unenforced: Vec<sandbox_core::Unenforced>,
+        /// What held the tasks bound where no cgroup did.
+        tasks_bound: Option<&'static str>,
         /// The system-wide preload list the loader skipped inside the sandbox, if any.
         preload: Option<sandbox_core::preload::SystemPreload>,
         /// Whether the launcher ended before it executed the program (it was killed).
         before_exec: bool,
+    }
+
+    /// What held the tasks bound of a launch of `policy` where no cgroup did, for the report.
+    fn tasks_bound(policy: &sandbox_core::Policy) -> Option<&'static str> {
+        sandbox_core::backend::tasks_by_nproc(policy)
+            .then_some(sandbox_core::backend::TASKS_BY_NPROC)
     }
 
     /// Launches the program: how it ended, and the launcher's typed refusal if it refused.
@@ -292,7 +299,7 @@ mod launch {
         // A bound the user asked for (a flag, or the profile) is never dropped: refused where
         // this machine cannot enforce it.
         let limits = *policy.limits();
-        let unenforced = sandbox_core::backend::unenforced(&limits);
+        let unenforced = sandbox_core::backend::unenforced_for(&policy);
         if let Some(missing) = sandbox_core::backend::required(&limits, &unenforced).first() {
             return Err(match missing.bound {
                 "memory" => Refused::MemoryUnbounded {
@@ -413,7 +420,8 @@ mod launch {
                 refusal,
                 memory: None,
                 hit: None,
-                limits: *policy.limits(),
+                unenforced: sandbox_core::backend::unenforced_for(&policy),
+                tasks_bound: tasks_bound(&policy),
                 preload: sandbox_core::preload::system_preload(&policy),
                 before_exec,
             });
@@ -516,7 +524,8 @@ mod launch {
             refusal,
             memory,
             hit: watch.and_then(|watch| watch.hit()),
-            limits: *policy.limits(),
+            unenforced: sandbox_core::backend::unenforced_for(&policy),
+            tasks_bound: tasks_bound(&policy),
             preload: sandbox_core::preload::system_preload(&policy),
             before_exec,
         })

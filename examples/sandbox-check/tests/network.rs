@@ -575,3 +575,222 @@ subprocess.run([sys.executable, "-I", "-c", PRELUDE + child], check=True)
         assert_eq!(q.taken(), 0);
     }
 }
+
+/// `run` of a confined `python3 -I` reading `urls` in turn, each line `N=RESULT`, through the
+/// library with `sandbox` and a launcher executed (as any launch with a function is), logging
+/// the proxy's decisions; the output and the log's lines (`decision destination [by] [reason]`).
+fn run_deciding(
+    name: &str,
+    sandbox: sandbox_core::Sandbox<'_>,
+    listed: u16,
+    max: u32,
+    urls: &[String],
+) -> (sandbox_core::Finished, Vec<String>) {
+    let folder = shared_folder(name);
+    let log_path = folder.0.join("net.log");
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&log_path)
+        .unwrap();
+    let policy = sandbox_core::Policy::new()
+        .allow_read("/usr")
+        .unwrap()
+        .allow_host(&format!("127.0.0.1:{listed}"))
+        .unwrap()
+        .with_max_connections(max)
+        .with_net_log(log)
+        .unwrap();
+    let mut code = format!("{PRELUDE}\n{NET}\n");
+    for (n, url) in urls.iter().enumerate() {
+        code.push_str(&format!("report({n}, get({url:?}))\n"));
+    }
+    // The question socket is the proxy's: the program holds no descriptor but its streams.
+    code.push_str(
+        "def held(fd):\n    try:\n        os.fstat(fd)\n        return True\n    except OSError:\n        return False\nreport('held', [fd for fd in range(3, 1024) if held(fd)])\n",
+    );
+    let done = sandbox
+        .with_launcher(Path::new(env!("CARGO_BIN_EXE_sandbox-check")))
+        .run(
+            &policy,
+            PYTHON,
+            ["-I", "-c", &code],
+            &sandbox_core::RunOptions::new(),
+        )
+        .unwrap();
+    let decisions = std::fs::read_to_string(&log_path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let mut line = format!(
+                "{} {}",
+                v["decision"].as_str().unwrap(),
+                v["destination"].as_str().unwrap()
+            );
+            for key in ["by", "reason"] {
+                if let Some(value) = v[key].as_str() {
+                    line.push_str(&format!(" [{value}]"));
+                }
+            }
+            line
+        })
+        .collect();
+    (done, decisions)
+}
+
+/// `Sandbox::on_connect`: the list is consulted first (the function is never asked about a
+/// destination on it); the function allows P, which the program reads, and refuses Q, which it
+/// gets `403` for; it saw both; an allowed destination is logged as the function's and counted
+/// against `--max-connections` (the fourth request, past a bound of 3, is refused unasked).
+#[test]
+fn the_applications_function_decides_destinations_off_the_list() {
+    use sandbox_core::net::decider::{Connect, ConnectRequest};
+    let (listed, p, q) = (
+        Server::start("from L"),
+        Server::start("from P"),
+        Server::start("from Q"),
+    );
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<ConnectRequest>::new()));
+    let asked = Arc::clone(&seen);
+    let allowed = p.port;
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend).on_connect(
+        move |request: &ConnectRequest| {
+            asked.lock().unwrap().push(request.clone());
+            if request.address == Some([127, 0, 0, 1].into()) && request.port == allowed {
+                Connect::Allow
+            } else {
+                Connect::Refuse
+            }
+        },
+    );
+    let url = |port: u16| format!("http://127.0.0.1:{port}/");
+    let (done, decisions) = run_deciding(
+        "net-decider",
+        sandbox,
+        listed.port,
+        3,
+        &[url(listed.port), url(p.port), url(q.port), url(p.port)],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "0=body:from L\n1=body:from P\n2=HTTP403\n3=HTTP429\nheld=[]\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(done.status.code(), Some(0));
+    let seen: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{}:{}", r.host, r.port))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            format!("127.0.0.1:{}", p.port),
+            format!("127.0.0.1:{}", q.port)
+        ]
+    );
+    assert_eq!(
+        decisions,
+        vec![
+            format!("allowed 127.0.0.1:{}", listed.port),
+            format!("allowed 127.0.0.1:{} [on_connect]", p.port),
+            format!(
+                "refused 127.0.0.1:{} [refused by the application's function (on_connect)]",
+                q.port
+            ),
+            format!(
+                "refused 127.0.0.1:{} [the launch has had its 3 connections (--max-connections)]",
+                p.port
+            ),
+        ]
+    );
+    assert_eq!((listed.taken(), p.taken(), q.taken()), (1, 1, 0));
+}
+
+/// A function that panics, or does not answer within the deadline, refuses that destination
+/// and every later one off the list, unasked, and the launch goes on (no hang); the list still
+/// works.
+#[test]
+fn a_function_that_panics_or_blocks_refuses_and_nothing_hangs() {
+    use sandbox_core::net::decider::{Connect, ConnectRequest, DEADLINE};
+    let (listed, p) = (Server::start("from L"), Server::start("from P"));
+    let url = |port: u16| format!("http://127.0.0.1:{port}/");
+    let no_answer = "the application's function (on_connect) did not answer within 10 s, or failed";
+    assert_eq!(DEADLINE.as_secs(), 10);
+    // Panics.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend).on_connect(
+        move |_: &ConnectRequest| -> Connect {
+            counted.fetch_add(1, Ordering::SeqCst);
+            panic!("a function that fails")
+        },
+    );
+    let (done, decisions) = run_deciding(
+        "net-decider-fails",
+        sandbox,
+        listed.port,
+        10,
+        &[url(p.port), url(p.port), url(listed.port)],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "0=HTTP403\n1=HTTP403\n2=body:from L\nheld=[]\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        decisions,
+        vec![
+            format!(
+                "refused 127.0.0.1:{} [refused by the application's function (on_connect)]",
+                p.port
+            ),
+            format!("refused 127.0.0.1:{} [{no_answer}]", p.port),
+            format!("allowed 127.0.0.1:{}", listed.port),
+        ]
+    );
+    // Blocks until the test ends (the sender dropped below).
+    let (release, wait) = std::sync::mpsc::channel::<()>();
+    let wait = std::sync::Mutex::new(wait);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let sandbox = sandbox_core::Sandbox::new(&sandbox_linux::LinuxBackend).on_connect(
+        move |_: &ConnectRequest| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let _ = wait.lock().unwrap().recv();
+            Connect::Allow
+        },
+    );
+    let started = std::time::Instant::now();
+    let (done, decisions) = run_deciding(
+        "net-decider-fails",
+        sandbox,
+        listed.port,
+        10,
+        &[url(p.port), url(p.port), url(listed.port)],
+    );
+    let took = started.elapsed();
+    drop(release);
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "0=HTTP403\n1=HTTP403\n2=body:from L\nheld=[]\n",
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(took >= DEADLINE, "{took:?}");
+    assert_eq!(
+        decisions,
+        vec![
+            format!("refused 127.0.0.1:{} [{no_answer}]", p.port),
+            format!("refused 127.0.0.1:{} [{no_answer}]", p.port),
+            format!("allowed 127.0.0.1:{}", listed.port),
+        ]
+    );
+    assert_eq!(p.taken(), 0);
+}

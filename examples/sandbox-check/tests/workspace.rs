@@ -448,23 +448,32 @@ os.wait()\nprint('started', flush=True)";
     }
 }
 
+/// A fork bomb under `--tasks 32` ends with the launch, nothing left, and never had more than 32
+/// processes: each says so once as it starts (none ends before the launch is killed), and those
+/// that met the bound say `EAGAIN`. As root, the launch's cgroup holds the bound; as an ordinary
+/// user without one, `RLIMIT_NPROC` in the launch's user namespace does, under a cap of 64 of
+/// the user's own (`prlimit`) so that a mistake cannot take the machine: a bomb that escaped the
+/// bound would start more than 32 before meeting it.
 #[test]
 fn a_fork_bomb_ends_with_the_launch() {
     for user in users() {
         let (_parent, write, _) = workspace("bomb", user);
         let marker = format!("sandbox-bomb-{}-{}", std::process::id(), user.unwrap_or(0));
-        let bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass";
-        // Under a bound of its own as an ordinary user (RLIMIT_NPROC, which root is not held
-        // to), and the launch's tasks bound where this machine gives a cgroup (root).
-        // `--tasks` is refused where no cgroup enforces it (an ordinary user): RLIMIT_NPROC
-        // bounds the bomb there.
-        let root = user.is_none() && nix::unistd::Uid::effective().is_root();
-        let bounds: &[&str] = if root {
-            &["--timeout", "3", "--tasks", "32"]
-        } else {
-            &["--timeout", "3"]
-        };
-        let inner = processes(user, &write, bounds, &[PYTHON, "-I", "-c", bomb, &marker]);
+        let bomb = "import errno, os, time\n\
+                    print('started', flush=True)\n\
+                    met = False\n\
+                    while True:\n\
+                    \x20   try:\n\
+                    \x20       if os.fork() == 0:\n\
+                    \x20           print('started', flush=True)\n\
+                    \x20           met = False\n\
+                    \x20   except OSError as e:\n\
+                    \x20       if not met:\n\
+                    \x20           print('fork', errno.errorcode[e.errno], flush=True)\n\
+                    \x20           met = True\n\
+                    \x20       time.sleep(0.05)";
+        let bounds = ["--timeout", "3", "--tasks", "32"];
+        let inner = processes(user, &write, &bounds, &[PYTHON, "-I", "-c", bomb, &marker]);
         let mut command = Command::new("/usr/bin/prlimit");
         command
             .arg("--nproc=64")
@@ -474,6 +483,16 @@ fn a_fork_bomb_ends_with_the_launch() {
         command.stdin(Stdio::null()).env_remove(SCRATCH_VARIABLE);
         let output = run(command);
         assert_eq!(output.status.code(), Some(137), "{output:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let started = stdout.lines().filter(|l| *l == "started").count();
+        let met = stdout.lines().filter(|l| *l == "fork EAGAIN").count();
+        assert!((1..=32).contains(&started), "{started} started: {output:?}");
+        assert!(met >= 1, "none met the bound: {output:?}");
+        assert_eq!(
+            stdout.lines().filter(|l| *l != "started").count(),
+            met,
+            "{output:?}"
+        );
         assert_eq!(left_with(&marker), Vec::<u32>::new(), "as {user:?}");
     }
 }

@@ -61,6 +61,8 @@ const HOST: &str = "--host";
 const MAX_CONNECTIONS: &str = "--max-connections";
 /// The descriptor the proxy logs its decisions to ([`Policy::with_net_log`]).
 const NET_LOG: &str = "--net-log";
+/// The socket the proxy asks the application's function on ([`crate::Sandbox::on_connect`]).
+const NET_DECIDER: &str = "--net-decider";
 const PROGRAM: &str = "--";
 
 /// A launch request: the policy, the canary, and the program with its arguments.
@@ -144,6 +146,11 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         use std::os::fd::AsRawFd;
         pair(NET_LOG, OsStr::new(&fd.as_raw_fd().to_string()));
     }
+    #[cfg(unix)]
+    if let Some(fd) = request.policy.decider() {
+        use std::os::fd::AsRawFd;
+        pair(NET_DECIDER, OsStr::new(&fd.as_raw_fd().to_string()));
+    }
     if !request.policy.hosts().is_empty() {
         let max = request.policy.max_connections().to_string();
         pair(MAX_CONNECTIONS, OsStr::new(&max));
@@ -220,6 +227,7 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             Some(HOST) => HOST,
             Some(MAX_CONNECTIONS) => MAX_CONNECTIONS,
             Some(NET_LOG) => NET_LOG,
+            Some(NET_DECIDER) => NET_DECIDER,
             Some(PROGRAM) => break,
             _ => return Err(WireError::UnknownKey { key }),
         };
@@ -271,6 +279,16 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
                     .and_then(|log| policy.clone().with_net_log(log))
                     .map_err(|_| WireError::Number {
                         key: NET_LOG,
+                        value,
+                    })?;
+            }
+            #[cfg(unix)]
+            NET_DECIDER => {
+                let fd = parse_descriptor(NET_DECIDER, value.clone())?;
+                policy = crate::sys::take_descriptor(fd)
+                    .and_then(|socket| policy.clone().with_decider(socket.into()))
+                    .map_err(|_| WireError::Number {
+                        key: NET_DECIDER,
                         value,
                     })?;
             }

@@ -137,6 +137,11 @@ pub(crate) fn build_request(
     if let Some(log) = request.policy.net_log_shared() {
         crate::sys::pass_shared_descriptor(&mut command, log);
     }
+    // The proxy's question socket (`Sandbox::on_connect`), likewise.
+    #[cfg(unix)]
+    if let Some(decider) = request.policy.decider_shared() {
+        crate::sys::pass_shared_descriptor(&mut command, decider);
+    }
     if backend.confines_at_creation() {
         let launch = launch_seen_from_parent(&request, &exe).map_err(CommandError::CurrentExe)?;
         backend

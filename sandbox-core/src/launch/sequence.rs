@@ -83,6 +83,13 @@ pub(super) fn sequence(
                     .net_log()
                     .map(|fd| std::os::fd::AsRawFd::as_raw_fd(&fd)),
             );
+            // The proxy's question socket, close-on-exec likewise.
+            keep.extend(
+                request
+                    .policy
+                    .decider()
+                    .map(|fd| std::os::fd::AsRawFd::as_raw_fd(&fd)),
+            );
             crate::fds::close_inherited_but(&keep)?;
             // The backend's `confine` sends the supervisor what it needs over it; the program
             // never holds it (closed below, before `exec`, and close-on-exec besides).

@@ -39,6 +39,10 @@ pub struct Config {
     pub max_connections: u32,
     /// Where each decision goes, one JSON line each (`--net-log`), if anywhere.
     pub log: Option<File>,
+    /// Who decides a destination off the list
+    /// ([`Sandbox::on_connect`](crate::Sandbox::on_connect)), if anyone; without it, such a
+    /// destination is refused.
+    pub decider: Option<super::decider::Asker>,
 }
 
 /// Why the proxy refused a connection.
@@ -52,6 +56,8 @@ enum Refused {
     Unreachable(String),
     /// The launch has had all its connections.
     Limit(u32),
+    /// The application's function refused the destination, or did not answer.
+    Decider(super::decider::NotAllowed),
 }
 
 impl Refused {
@@ -65,12 +71,19 @@ impl Refused {
             Refused::Limit(max) => {
                 format!("the launch has had its {max} connections (--max-connections)")
             }
+            Refused::Decider(super::decider::NotAllowed::Refused) => {
+                "refused by the application's function (on_connect)".to_owned()
+            }
+            Refused::Decider(super::decider::NotAllowed::NoAnswer) => format!(
+                "the application's function (on_connect) did not answer within {} s, or failed",
+                super::decider::DEADLINE.as_secs()
+            ),
         }
     }
 
     fn status(&self) -> &'static str {
         match self {
-            Refused::NotAllowed | Refused::Internal(_) => "403 Forbidden",
+            Refused::NotAllowed | Refused::Internal(_) | Refused::Decider(_) => "403 Forbidden",
             Refused::Unreachable(_) => "502 Bad Gateway",
             Refused::Limit(_) => "429 Too Many Requests",
         }
@@ -136,14 +149,15 @@ fn connection(shared: &Shared, mut client: TcpStream, over: bool) -> io::Result<
     };
     let destination = request.destination.to_string();
     let count = shared.count.fetch_add(1, Ordering::Relaxed);
+    let mut by_application = false;
     let decided = if over || count >= shared.config.max_connections {
         Err(Refused::Limit(shared.config.max_connections))
     } else {
-        addresses(&request.destination, &shared.config.hosts).and_then(|addresses| {
+        decide(shared, &request.destination, &mut by_application).and_then(|addresses| {
             connect(&addresses).map_err(|e| Refused::Unreachable(e.to_string()))
         })
     };
-    log(shared, &request, &decided);
+    log(shared, &request, &decided, by_application);
     let upstream = match decided {
         Ok(upstream) => upstream,
         Err(refused) => {
@@ -164,6 +178,27 @@ fn connection(shared: &Shared, mut client: TcpStream, over: bool) -> io::Result<
     }
     upstream_write.write_all(&rest)?;
     tunnel(client, upstream)
+}
+
+/// Where `destination` may be reached: [`addresses`] for one on the list; for one off it, the
+/// application's function is asked first (nothing is resolved before it allows), and an allowed
+/// one is then treated as on the list, the rule for names leading inside included.
+fn decide(
+    shared: &Shared,
+    destination: &Host,
+    by_application: &mut bool,
+) -> Result<Vec<SocketAddr>, Refused> {
+    let hosts = &shared.config.hosts;
+    match &shared.config.decider {
+        Some(decider) if !hosts.contains(destination) => {
+            decider.ask(destination).map_err(Refused::Decider)?;
+            *by_application = true;
+            let mut allowed = hosts.clone();
+            allowed.push(destination.clone());
+            addresses(destination, &allowed)
+        }
+        _ => addresses(destination, hosts),
+    }
 }
 
 /// Reads up to the end of the request's head: the head, and what came after it.
@@ -353,7 +388,12 @@ fn answer(client: &mut TcpStream, status: &str, body: &str) -> io::Result<()> {
 }
 
 /// One JSON line for a decision, where the application asked for them.
-fn log(shared: &Shared, request: &Request, decided: &Result<TcpStream, Refused>) {
+fn log(
+    shared: &Shared,
+    request: &Request,
+    decided: &Result<TcpStream, Refused>,
+    by_application: bool,
+) {
     let Ok(mut guard) = shared.log.lock() else {
         return;
     };
@@ -371,6 +411,9 @@ fn log(shared: &Shared, request: &Request, decided: &Result<TcpStream, Refused>)
     );
     if !reason.is_empty() {
         line.push_str(&format!(",\"reason\":{}", json(&reason)));
+    }
+    if by_application {
+        line.push_str(",\"by\":\"on_connect\"");
     }
     line.push_str("}\n");
     let _ignored = file.write_all(line.as_bytes());

@@ -33,9 +33,24 @@ impl<'b> Sandbox<'b> {
         // First: a copy of the application started as a launcher launches nothing.
         crate::launch::parent::stop_if_unhandled_launcher();
         let started = Instant::now();
+        // The proxy's questions for the application's function come on a socket of their own,
+        // whose other end the launch's policy carries to the launcher and on to the proxy.
+        let (decided, decider) = match &self.on_connect {
+            Some(on_connect) if !policy.hosts().is_empty() => {
+                let (ours, theirs) =
+                    std::os::unix::net::UnixStream::pair().map_err(SpawnError::Spawn)?;
+                let decided = policy
+                    .clone()
+                    .with_decider(theirs.into())
+                    .map_err(SpawnError::Spawn)?;
+                (Some(decided), Some((ours, Arc::clone(on_connect))))
+            }
+            _ => (None, None),
+        };
+        let policy = decided.as_ref().unwrap_or(policy);
         // A bound the application asked for is never silently dropped.
         // Read once: what the report carries, and what refuses the launch.
-        let unenforced = crate::bounds::unenforced(policy.limits());
+        let unenforced = crate::bounds::unenforced_for(policy);
         let missing = crate::bounds::required(policy.limits(), &unenforced);
         if !missing.is_empty() {
             return Err(SpawnError::Unenforceable { missing });
@@ -81,7 +96,7 @@ impl<'b> Sandbox<'b> {
         // An explained launch is traced by a thread of this process, so it cannot be the
         // server's child: it goes the usual way.
         // A supervised launch is neither: its launcher gets the supervisor's socket.
-        let supervised = broker.is_some();
+        let supervised = broker.is_some() || decider.is_some();
         // A backend that confines the launcher as it is created gets a launcher created from
         // its command: neither the server's fork nor this process's.
         let created = self.backend.confines_at_creation();
@@ -156,6 +171,12 @@ impl<'b> Sandbox<'b> {
             }
             Some(tracer) => spawn_traced(command, tracer).map_err(SpawnError::Spawn)?,
         };
+        // Served before the launch can ask: the proxy starts only once the launcher runs. Had
+        // it failed to start, the proxy would find the socket closed and refuse every
+        // destination off the list.
+        if let Some((ours, on_connect)) = decider {
+            crate::net::decider::serve(ours, on_connect).map_err(SpawnError::Spawn)?;
+        }
         // The launcher runs, and its end of the channel left this process with the command.
         let refusals = crate::grant::Refusals::default();
         let running = Running {
