@@ -322,15 +322,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "sandbox-core",
-        &[
-            "platform::linux::cgroup",
-            "platform::linux::cgroup::ahead",
-            "platform::linux::cgroup::hierarchies",
-            "platform::linux::cgroup::parked",
-        ],
-    ),
-    (
         "sandbox-linux",
         &[
             "backend",
