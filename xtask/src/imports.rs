@@ -47,14 +47,16 @@ fn module_of(root: &Path, file: &Path) -> String {
 
 /// The code of a file as the import picture reads it: plain `//` comment lines dropped, the
 /// text of doc comments kept (a rustdoc link path is an edge too), and everything from the
-/// first `#[cfg(test)]` module on left out: test code is not compiled into the file's room,
-/// and a test may reach up to build what it checks.
+/// first `#[cfg(test)]` (or `#[cfg(all(test, …))]`) module on left out: test code is not
+/// compiled into the file's room, and a test may reach up to build what it checks.
 fn code_of(text: &str) -> String {
     let mut code = String::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("#[cfg(test)]")
+        let test_only =
+            trimmed.starts_with("#[cfg(test)]") || trimmed.starts_with("#[cfg(all(test,");
+        if test_only
             && lines
                 .peek()
                 .is_some_and(|next| is_mod_line(next.trim_start()))
@@ -357,7 +359,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "probe",
         ],
     ),
-    ("examples/cell", &["crate", "outcome", "run", "warm"]),
 ];
 
 /// What each edge of a graph names: (from, to) to the names `from` takes from `to`.
