@@ -44,6 +44,7 @@ mod format;
 mod library;
 mod merge;
 mod read;
+mod value;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -51,49 +52,11 @@ use std::path::Path;
 pub use error::ProfileError;
 pub use format::USER_DATABASES;
 pub use library::{Library, Listed, Origin};
+pub use value::{Profile, MAX_DEPTH, MAX_FILES, MAX_FILE_BYTES};
 
 use crate::policy::Policy;
-use crate::scratch::Bound;
+use library::{Source, Walk};
 use read::{built_in, read_file, Key, Loaded};
-
-/// Where a profile's includes are looked for.
-#[derive(Debug, Clone, Copy)]
-enum Source<'a> {
-    /// Beside the including file, on disk.
-    Disk,
-    /// A table of names and texts built into the program.
-    Table(&'a [(&'a str, &'a str)]),
-    /// Beside the including file, then by name in a library.
-    Library(&'a Library<'a>),
-}
-
-/// How deep includes may nest.
-pub const MAX_DEPTH: usize = 8;
-/// How many files one profile may read, itself and its includes together: a fan-out of
-/// includes stops here instead of keeping the program busy.
-pub const MAX_FILES: usize = 64;
-/// How large one profile file may be.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024;
-
-#[derive(Default)]
-struct Walk {
-    /// The files being read, outermost first.
-    stack: Vec<Key>,
-    /// How many files have been read.
-    files: usize,
-}
-
-/// A profile: a policy, the variables its program gets, and a scratch folder to make for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Profile {
-    /// What the program may read and execute, and its bounds.
-    pub policy: Policy,
-    /// Variables set for the program.
-    pub env: BTreeMap<String, String>,
-    /// A scratch folder to make for each launch: its bound, and whether it is `HOME` too.
-    pub scratch: Option<(Bound, bool)>,
-}
 
 impl Profile {
     /// The profile in `file`, its includes read first, each from beside the file that
@@ -262,22 +225,13 @@ impl Profile {
     }
 }
 
-impl Default for Profile {
-    fn default() -> Self {
-        Profile {
-            policy: Policy::new(),
-            env: BTreeMap::new(),
-            scratch: None,
-        }
-    }
-}
-
 #[cfg(all(test, unix))]
 mod tests {
     use std::path::PathBuf;
 
     use super::*;
     use crate::limits::Limits;
+    use crate::scratch::Bound;
     use crate::PolicyError;
 
     fn dir(name: &str) -> PathBuf {

@@ -30,8 +30,9 @@ use crate::policy::Policy;
 use crate::process::{Kind, Process};
 use crate::run::{collect, Finished, RunOptions, SpawnError};
 use crate::spawn::running::{outcome, Running};
+use crate::spawn::watch::POLL;
 use crate::spawn::watch::{Cap, Watch};
-use crate::spawn::{Sandbox, POLL};
+use crate::spawn::Sandbox;
 
 impl Sandbox<'_> {
     /// [`Sandbox::spawn`], awaiting the launcher's report instead of blocking on it: returns once

@@ -15,15 +15,12 @@ use std::io::{self, Read};
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::backend::Backend;
 use crate::policy::Policy;
 use crate::run::{collect, Finished, RunOptions, SpawnError};
 use running::{outcome, Running};
-
-/// How often [`Sandbox::run`] looks whether the program has ended, when nothing else woke it.
-pub(crate) const POLL: Duration = Duration::from_millis(10);
 
 /// Runs programs confined through a backend.
 ///

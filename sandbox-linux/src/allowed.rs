@@ -1,5 +1,5 @@
 //! The other half of the classification: every system call the filters allow on purpose, with
-//! the reason. [`crate::rules::RULES`] names what is refused; a call of either architecture's
+//! the reason. `rules::RULES` names what is refused; a call of either architecture's
 //! table that no row names must be listed here. A named call that is in neither answers
 //! `ENOSYS` (the filter treats it as a number the table does not know), so a call a newer
 //! syscall table brings in is refused until someone decides, and the decision tests fail until
@@ -17,7 +17,7 @@ pub struct Allowed {
 }
 
 /// Every call the filters allow on purpose. A call of either architecture's table that no row of
-/// [`RULES`](crate::rules::RULES) names must be here; a call both here and in a row is a contradiction. Both are
+/// `rules::RULES` names must be here; a call both here and in a row is a contradiction. Both are
 /// reported by `decisions::Table::problems` (the `analysis` feature).
 pub static ALLOWED: &[Allowed] = &[
     Allowed {

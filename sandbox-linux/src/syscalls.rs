@@ -12,7 +12,7 @@
 //! A table names every number the kernel of that version assigns, including the ones it reserves
 //! without an implementation (x86_64's `tuxcall`), so "a number the table does not name" means
 //! one a later kernel may give to a new call. The filters answer those with `ENOSYS`
-//! (see [`crate::rules::Calls::Unnamed`]).
+//! (see `rules::Calls::Unnamed`).
 
 use std::fmt;
 

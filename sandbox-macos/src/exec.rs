@@ -10,8 +10,8 @@ use std::process::Command;
 use sandbox_core::backend::wire::{self, Request};
 use sandbox_core::backend::{phases::FAULT_VARIABLE, wire::CONFINED_FLAG, wire::EXIT_FLAG, Launch};
 
+use crate::error::MacosError;
 use crate::profile::{Grants, Profile, ProfileError};
-use crate::MacosError;
 
 /// Which copy of the launcher to start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +92,10 @@ pub(crate) fn command(
 pub(crate) fn reexec(launch: &Launch) -> Result<std::convert::Infallible, MacosError> {
     use std::os::unix::process::CommandExt;
 
-    let sandbox_exec = Path::new(crate::SANDBOX_EXEC);
-    crate::check_sandbox_exec(sandbox_exec)?;
+    use crate::error::{check_sandbox_exec, SANDBOX_EXEC};
+
+    let sandbox_exec = Path::new(SANDBOX_EXEC);
+    check_sandbox_exec(sandbox_exec)?;
     let profile = profile_for(launch)?;
     let fault = std::env::var_os(FAULT_VARIABLE);
     trial(sandbox_exec, &profile, launch, fault.as_deref())?;

@@ -50,7 +50,7 @@ pub enum Outcome {
         /// What it printed on standard error.
         diagnostics: String,
     },
-    /// A warm runner ([`crate::Runner`]) answered outside its protocol: a malformed answer, an
+    /// A warm runner (`Runner`) answered outside its protocol: a malformed answer, an
     /// answer of another status than 0 and 1, or bytes after the answer. It was killed.
     Garbled {
         /// What it printed on standard error.
@@ -120,7 +120,7 @@ pub enum Blocked {
         /// Why, as the launcher reported it (shared, so that the outcome can be cloned).
         refusal: Arc<Refusal>,
     },
-    /// The program asked for a scratch folder ([`crate::Program::with_scratch`]) and none with
+    /// The program asked for a scratch folder (`Program::with_scratch`) and none with
     /// its bound could be made here, so nothing was started.
     NoScratch {
         /// Why, on one line: [`sandbox_core::scratch::ScratchError`]'s message and its causes.
@@ -178,7 +178,7 @@ pub enum CellError {
     #[error("cannot read the cell's output")]
     Read(#[source] io::Error),
     /// The program's policy holds a scratch folder of its own, which every launch of it would
-    /// share; [`crate::Program::with_scratch`] gives each launch a fresh one instead.
+    /// share; `Program::with_scratch` gives each launch a fresh one instead.
     #[error("the program's policy holds a scratch folder, which its launches would share")]
     ScratchInPolicy,
 }

@@ -21,7 +21,7 @@ pub const VALUE_EXIT: i32 = 0;
 pub const ERROR_EXIT: i32 = 1;
 
 /// The limits on a cell: the timeout and the output cap, which [`Sandbox::run`] (or a warm
-/// [`crate::Runner`], for each cell) enforces by killing the program, and the memory limit, which
+/// `Runner`, for each cell) enforces by killing the program, and the memory limit, which
 /// the launcher sets before it confines itself ([`sandbox_core::Limits::address_space`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -101,7 +101,7 @@ impl Program {
     /// Gives every launch of the program a scratch folder of its own, holding at most `bound`:
     /// its `TMPDIR` (and its `HOME` too when `home`), the one place it may write
     /// ([`sandbox_core::scratch::Scratch`]). A cold cell ([`run`]) gets a fresh folder, removed once the
-    /// program has been waited for; a warm [`crate::Runner`] gets one for the life of each
+    /// program has been waited for; a warm `Runner` gets one for the life of each
     /// program it starts, so the cells one runner serves share that folder as they share its
     /// interpreter, and no two runners (no two workbooks) ever share one.
     ///

@@ -162,6 +162,34 @@ pub fn parse() -> Cli {
     Cli::parse()
 }
 
+/// The limits the command line sets on each cell.
+pub(crate) fn limits(cli: &Cli) -> cell::Limits {
+    cell::Limits {
+        timeout: cli.timeout,
+        output_cap: cli.output_cap,
+        memory: Some(cli.memory_limit << 20),
+    }
+}
+
+/// `program` with the scratch folder the command line asks for, if any; never as `HOME`, which
+/// the driver does not need.
+pub(crate) fn with_scratch(program: cell::Program, cli: &Cli) -> cell::Program {
+    let program = match cli.scratch() {
+        Some(bound) => program.with_scratch(bound, false),
+        None => program,
+    };
+    // Resolved by the command line's parser.
+    cli.grant_folders
+        .iter()
+        .fold(program, |program, folder| program.with_grant_folder(folder))
+}
+
+/// Reports a failure to set a cell up, and returns the exit status that says so.
+pub(crate) fn setup_failed(why: &str) -> u8 {
+    eprintln!("python-cell: {why}");
+    python_cell::render::EXIT_SETUP
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

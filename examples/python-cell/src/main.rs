@@ -42,9 +42,10 @@ mod warm;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use cell::Limits;
 use python_cell::{render, request};
 use sandbox_core::one_line;
+
+use crate::cli::{limits, setup_failed, with_scratch};
 
 fn main() -> ExitCode {
     // First, before anything else: a launcher run never returns from here.
@@ -59,28 +60,6 @@ fn main() -> ExitCode {
         return ExitCode::from(warm::serve(&cli));
     }
     ExitCode::from(evaluate(&cli))
-}
-
-/// The limits the command line sets on each cell.
-pub(crate) fn limits(cli: &cli::Cli) -> Limits {
-    Limits {
-        timeout: cli.timeout,
-        output_cap: cli.output_cap,
-        memory: Some(cli.memory_limit << 20),
-    }
-}
-
-/// `program` with the scratch folder the command line asks for, if any; never as `HOME`, which
-/// the driver does not need.
-pub(crate) fn with_scratch(program: cell::Program, cli: &cli::Cli) -> cell::Program {
-    let program = match cli.scratch() {
-        Some(bound) => program.with_scratch(bound, false),
-        None => program,
-    };
-    // Resolved by the command line's parser.
-    cli.grant_folders
-        .iter()
-        .fold(program, |program, folder| program.with_grant_folder(folder))
 }
 
 /// Evaluates the cell, prints what it shows, and returns the exit status.
@@ -182,9 +161,4 @@ fn print(shown: &render::Shown, diagnostics: &str, unenforced: &[sandbox_core::U
     drop(stderr);
     println!("{}", shown.cell);
     shown.exit
-}
-
-pub(crate) fn setup_failed(why: &str) -> u8 {
-    eprintln!("python-cell: {why}");
-    render::EXIT_SETUP
 }

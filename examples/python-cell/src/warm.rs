@@ -9,7 +9,7 @@ use cell::{Recycle, Runner};
 use python_cell::{render, request};
 use sandbox_core::one_line;
 
-use crate::cli::Cli;
+use crate::cli::{limits, setup_failed, with_scratch, Cli};
 
 /// One line's request, or why it is none.
 fn parse_line(cli: &Cli, line: &str) -> Result<Vec<u8>, String> {
@@ -122,7 +122,7 @@ impl Serving<'_> {
 /// The workbook's runner, or why there is none.
 #[cfg(unix)]
 fn runner<'a>(backend: &'a dyn sandbox_core::Backend, cli: &Cli) -> Result<Serving<'a>, String> {
-    let program = crate::with_scratch(python_cell::warm_program().map_err(|e| one_line(&e))?, cli);
+    let program = with_scratch(python_cell::warm_program().map_err(|e| one_line(&e))?, cli);
     let recycle = Recycle {
         cells: usize::try_from(cli.max_cells).unwrap_or(usize::MAX),
         age: cli.max_age,
@@ -130,7 +130,7 @@ fn runner<'a>(backend: &'a dyn sandbox_core::Backend, cli: &Cli) -> Result<Servi
     Ok(Serving::Runner(Box::new(Runner::new(
         backend,
         program,
-        crate::limits(cli),
+        limits(cli),
         recycle,
     ))))
 }
@@ -149,7 +149,7 @@ pub fn serve(cli: &Cli) -> u8 {
         Some(blocked) => Serving::Blocked(blocked),
         None => match runner(&backend, cli) {
             Ok(serving) => serving,
-            Err(why) => return crate::setup_failed(&why),
+            Err(why) => return setup_failed(&why),
         },
     };
     let stdin = std::io::stdin().lock();
@@ -161,7 +161,7 @@ pub fn serve(cli: &Cli) -> u8 {
         let line = match line {
             Ok(line) => line,
             Err(e) => {
-                return crate::setup_failed(&format!("reading line {number}: {e}"));
+                return setup_failed(&format!("reading line {number}: {e}"));
             }
         };
         let (shown, diagnostics) = match parse_line(cli, &line) {
@@ -173,7 +173,7 @@ pub fn serve(cli: &Cli) -> u8 {
                     let diagnostics = render::diagnostics(&outcome).to_owned();
                     (render::show(&outcome), diagnostics)
                 }
-                Err(e) => return crate::setup_failed(&one_line(&e)),
+                Err(e) => return setup_failed(&one_line(&e)),
             },
             Err(why) => {
                 exit = exit.max(render::EXIT_USAGE);

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{MAX_DEPTH, MAX_FILES, MAX_FILE_BYTES};
+use super::value::{MAX_DEPTH, MAX_FILES, MAX_FILE_BYTES};
 use crate::PolicyError;
 
 /// Why a profile could not be read.

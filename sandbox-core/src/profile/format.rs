@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::error::ProfileError;
-use super::Profile;
+use super::value::Profile;
 use crate::limits::Limits;
 use crate::scratch::Bound;
 

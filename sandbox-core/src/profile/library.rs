@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::error::ProfileError;
-use super::read::{built_in, read_file, Loaded};
-use super::{Profile, Source, Walk};
+use super::read::{built_in, read_file, Key, Loaded};
+use super::value::Profile;
 
 /// Profiles found by name: in folders, in order, then among those built into the program.
 ///
@@ -152,4 +152,24 @@ impl<'a> Library<'a> {
         looked.push("the built-in profiles".to_owned());
         built_in(self.built_in, file_name).map(Ok)
     }
+}
+
+/// Where a profile's includes are looked for.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Source<'a> {
+    /// Beside the including file, on disk.
+    Disk,
+    /// A table of names and texts built into the program.
+    Table(&'a [(&'a str, &'a str)]),
+    /// Beside the including file, then by name in a library.
+    Library(&'a Library<'a>),
+}
+
+/// Where a profile's read has got to: the includes open, and the files read so far.
+#[derive(Default)]
+pub(super) struct Walk {
+    /// The files being read, outermost first.
+    pub(super) stack: Vec<Key>,
+    /// How many files have been read.
+    pub(super) files: usize,
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::error::ProfileError;
 use super::format::{apply_limits, bytes, File, USER_DATABASES};
-use super::Profile;
+use super::value::Profile;
 use crate::scratch::Bound;
 use crate::PolicyError;
 

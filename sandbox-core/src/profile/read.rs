@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::ProfileError;
-use super::MAX_FILE_BYTES;
+use super::value::MAX_FILE_BYTES;
 
 /// A profile's text, and what it is known by.
 pub(super) struct Loaded {

@@ -12,8 +12,7 @@ use crate::explain::Explanation;
 use crate::process::Process;
 use crate::run::{Ending, Finished, RunOptions, SpawnError};
 
-use super::watch::{Cap, Watch};
-use super::POLL;
+use super::watch::{Cap, Watch, POLL};
 
 /// The first look for an exit once the program has closed its output (or in
 /// [`Running::wait_timeout`]); each later look waits twice as long, up to [`POLL`]. A program that
@@ -151,7 +150,7 @@ impl Running {
     }
 
     /// What the sandbox refused the program, once it has ended, if it was started by
-    /// [`Sandbox::spawn_explained`](super::Sandbox::spawn_explained) (or run with [`RunOptions::explain`]); `None` before.
+    /// `Sandbox::spawn_explained` (or run with [`RunOptions::explain`]); `None` before.
     pub fn explanation(&self) -> Option<&Explanation> {
         self.process.explanation()
     }
@@ -165,7 +164,7 @@ impl Running {
         Ok(status)
     }
 
-    /// Runs the program to its end as [`Sandbox::run`](super::Sandbox::run) does: `options.input` on its standard
+    /// Runs the program to its end as `Sandbox::run` does: `options.input` on its standard
     /// input, its output collected up to the cap, and a kill at the timeout (counted from the
     /// program's start). Any thread may call it, not only the one that spawned. A stream already taken
     /// from the handle is the caller's: no input is written to it, no output read from it.

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use crate::process::Process;
 use crate::run::{Ending, KilledFor};
 
+/// How often `Sandbox::run` looks whether the program has ended, when nothing else woke it.
+pub(crate) const POLL: Duration = Duration::from_millis(10);
+
 /// The output kept across both of a program's streams, up to the cap. Shared by reference between
 /// the threads that read the streams (the blocking form) or used from one task (the async form).
 #[derive(Debug)]

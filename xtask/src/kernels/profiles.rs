@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
-use super::{failed, Cpio};
+use super::cpio::{failed, Cpio};
 use crate::cmd::Failed;
 
 /// Where the works' databases sit in the guest; `@DATA@` in a work's words stands for it (and

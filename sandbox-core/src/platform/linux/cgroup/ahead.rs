@@ -17,7 +17,7 @@
 //!
 //! Names: `sandbox-<maker's pid>-<sequence>`. A launcher's pid is not known before it exists,
 //! and a v2 cgroup cannot be renamed, so the maker keeps which launcher each holds and removes it
-//! once empty (at its next [`sweep_all`](super::sweep_all), as every launch's cgroup); a later
+//! once empty (at its next `sweep_all`, as every launch's cgroup); a later
 //! launch's sweep removes those of a maker that is gone.
 
 use std::io;
@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
+use super::base::{sweep, usable_v2, v2_files, wanted, OPTIONAL, PREFIX};
 use super::hierarchies::Hierarchies;
-use super::{usable_v2, v2_files, wanted, OPTIONAL, PREFIX};
 use crate::limits::Limits;
 use crate::sys::ForkSide;
 
@@ -55,7 +55,7 @@ pub(crate) fn fork_launcher(limits: &Limits) -> io::Result<ForkSide> {
     fork_inside(Some(limits))
 }
 
-/// Forks a launch server's parked child ([`super::parked`]): inside a cgroup v2 made for it with
+/// Forks a launch server's parked child (`cgroup::parked`): inside a cgroup v2 made for it with
 /// no bounds yet, which its launch writes once its request has come, where this machine has one
 /// (the controllers are those the default [`Limits`] bound); plainly otherwise.
 pub(crate) fn fork_parked() -> io::Result<ForkSide> {
@@ -123,20 +123,6 @@ pub(crate) fn forget_inherited() {
     lock(&MADE).clear();
 }
 
-/// The process that made the launch cgroup `name`: the launcher for `sandbox-<pid>`, the maker
-/// for `sandbox-<pid>-<sequence>`.
-pub(super) fn maker(name: &str) -> Option<i32> {
-    let rest = name.strip_prefix(PREFIX)?;
-    let pid = match rest.split_once('-') {
-        Some((pid, sequence)) => {
-            sequence.parse::<u32>().ok()?;
-            pid
-        }
-        None => rest,
-    };
-    pid.parse().ok()
-}
-
 /// Makes this process's next cgroup ahead in its cgroup v2 with `limits`' bounds (none for
 /// `None`, the controllers usable for the default [`Limits`] listed), where one is usable;
 /// `None` otherwise, or on any failure (the launcher then tries, and refuses by name).
@@ -153,7 +139,7 @@ fn make(limits: Option<&Limits>) -> Option<Ahead> {
     if usable.is_empty() {
         return None;
     }
-    super::sweep(parent);
+    sweep(parent);
     let (files, bounded) = match limits {
         Some(limits) => v2_files(&usable, limits),
         None => (Vec::new(), usable),
@@ -197,26 +183,4 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_launch_cgroup_names_its_launcher_or_its_maker_and_nothing_else_is_read_as_one() {
-        assert_eq!(maker("sandbox-4242"), Some(4242));
-        assert_eq!(maker("sandbox-4242-0"), Some(4242));
-        assert_eq!(maker("sandbox-4242-17"), Some(4242));
-        for other in [
-            "sandbox-leaf",
-            "sandbox-4242-",
-            "sandbox-4242-x",
-            "sandbox--3",
-            "sandbox-",
-            "other-4242",
-        ] {
-            assert_eq!(maker(other), None, "{other}");
-        }
-    }
 }

@@ -3,7 +3,14 @@
 
 use std::path::PathBuf;
 
-use super::{CPU, LEAF, MEMORY, PIDS};
+// The controllers' names, as a hierarchy lists them.
+pub(super) const MEMORY: &str = "memory";
+pub(super) const PIDS: &str = "pids";
+pub(super) const CPU: &str = "cpu";
+
+/// The leaf of a delegated cgroup its processes are moved into, so that its children may have
+/// controllers. Its name is no launch's (`sandbox-` and a number), so no sweep removes it.
+pub(super) const LEAF: &str = "sandbox-leaf";
 
 /// Where the bounds can go on this machine.
 #[derive(Debug, Default)]

@@ -15,11 +15,12 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use super::hierarchies::Hierarchies;
-use super::{
-    ahead, make_and_join, started_inside, usable_v2, v1_files, v2_files, wanted, writable,
-    write_bounds, Join, CPU, MEMORY, PIDS,
+use super::ahead;
+use super::base::{
+    make_and_join, started_inside, usable_v2, v1_files, v2_files, wanted, writable, write_bounds,
+    Join,
 };
+use super::hierarchies::{Hierarchies, CPU, MEMORY, PIDS};
 use crate::error::limit::LimitError;
 use crate::limits::Limits;
 
@@ -44,7 +45,7 @@ static PARKED: Mutex<Option<Vec<Joined>>> = Mutex::new(None);
 
 /// Makes and joins this process's cgroups on every hierarchy a default launch is bounded on,
 /// writing no bound: a parked child calls it before its request comes. A v2 cgroup its parent
-/// created it inside ([`fork_parked`](super::fork_parked)) is taken as joined; otherwise the
+/// created it inside ([`fork_parked`](super::ahead::fork_parked)) is taken as joined; otherwise the
 /// process moves into its own, here, where the move's wait delays no launch.
 pub(crate) fn park() -> Result<(), LimitError> {
     let found = Hierarchies::find();

@@ -26,6 +26,8 @@ use std::time::Duration;
 use crate::backend::Backend;
 use crate::sys::ForkSide;
 
+use super::child::{kill, read_request, take_streams};
+
 /// How many children the server keeps parked: enough for a lone launch and one beside it. Each
 /// idle one costs a process (its pages are the server's, shared until written) and its cgroups.
 pub(super) const PARKED: usize = 2;
@@ -91,7 +93,7 @@ impl Pool {
         match sent {
             Ok(()) => Some(parked.pid),
             Err(_) => {
-                super::kill(parked.pid);
+                kill(parked.pid);
                 None
             }
         }
@@ -114,7 +116,7 @@ impl Pool {
     /// Kills every parked child and reaps it.
     pub(super) fn empty(&mut self) {
         for parked in &self.parked {
-            super::kill(parked.pid);
+            kill(parked.pid);
         }
         for parked in self.parked.drain(..) {
             let _ignored = crate::sys::wait_raw(parked.pid, false);
@@ -145,7 +147,7 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
         _ => crate::sys::exit_now(0),
     };
     let mut socket = UnixStream::from(socket);
-    let Some(bytes) = super::read_request(&mut socket) else {
+    let Some(bytes) = read_request(&mut socket) else {
         crate::sys::exit_now(0)
     };
     drop(socket);
@@ -154,7 +156,7 @@ fn wait_for_request(backend: &dyn Backend, socket: OwnedFd, server: u32) -> ! {
     let [stdin, stdout, stderr, status] = &fds[..] else {
         crate::sys::exit_now(0)
     };
-    super::take_streams([stdin, stdout, stderr, status]);
+    take_streams([stdin, stdout, stderr, status]);
     crate::launch::launcher::run_forked(
         backend,
         crate::launch::launcher::ForkedRequest::Encoded(super::super::message::split(&bytes)),
