@@ -504,23 +504,23 @@ mod launch {
         if let (Some(watch), Some(limit), true) = (&watch, run.settings.timeout, started) {
             watch.time_out(limit).map_err(Refused::Relay)?;
         }
-        let status = crate::signals::wait_forwarding(forked, user, watch.as_deref());
+        // Read before the program is reaped (see `wait_forwarding`): the launch's cgroup says
+        // whether the kernel killed the program at its memory bound.
+        let memory_limit = policy.limits().memory;
+        let status = crate::signals::wait_forwarding(forked, user, watch.as_deref(), || {
+            memory_limit.filter(|_| sandbox_core::backend::killed_at_memory_bound(launcher))
+        });
         // A question still open is withdrawn: the relays wait for it.
         if let Some(console) = &console {
             console.program_ended();
         }
         // Everything the program wrote is passed on before this process says anything more.
         relayed.finish();
-        // Before the canary goes: dropping it sweeps the launch's cgroup, which says whether
-        // the kernel killed the program at its memory bound.
-        let memory = policy
-            .limits()
-            .memory
-            .filter(|_| sandbox_core::backend::killed_at_memory_bound(launcher));
         drop(canary);
         crate::scratch::report(scratch);
+        let (status, memory) = status.map_err(Refused::Wait)?;
         Ok(Ran {
-            status: status.map_err(Refused::Wait)?,
+            status,
             refusal,
             memory,
             hit: watch.and_then(|watch| watch.hit()),

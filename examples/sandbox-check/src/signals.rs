@@ -60,11 +60,12 @@ struct Streams {
 /// then sets the standard streams back as `user` recorded them, however the child ended. `watch`
 /// is told the child has ended before it is reaped, so that its kills never reach a process that
 /// took the ID after.
-pub fn wait_forwarding(
+pub fn wait_forwarding<T>(
     mut child: sandbox_core::raw::Forked,
     user: Saved,
     watch: Option<&crate::watch::Watch>,
-) -> io::Result<ExitStatus> {
+    before_reap: impl FnOnce() -> T,
+) -> io::Result<(ExitStatus, T)> {
     let pid = Pid::from_raw(child.id() as i32);
     let streams = Arc::new(Mutex::new(Streams { user, ended: false }));
     let shared = Arc::clone(&streams);
@@ -78,13 +79,16 @@ pub fn wait_forwarding(
         restore(&streams);
         return Err(e);
     }
+    // While the ended program is not yet reaped its ID names it alone: no other application's
+    // sweep takes the launch's cgroup for a dead one's, so what it counted can still be read.
+    until_exited(pid);
     if let Some(watch) = watch {
-        until_exited(pid);
         watch.end();
     }
+    let seen = before_reap();
     let status = child.wait();
     restore(&streams);
-    status
+    status.map(|status| (status, seen))
 }
 
 /// Returns once the child has exited, leaving it to be reaped (`WNOWAIT`).
