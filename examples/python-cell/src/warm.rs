@@ -9,7 +9,9 @@ use cell::{Recycle, Runner};
 use python_cell::{render, request};
 use sandbox_core::one_line;
 
-use crate::cli::{limits, setup_failed, with_scratch, Cli};
+#[cfg(unix)]
+use crate::cli::{limits, with_scratch};
+use crate::cli::{setup_failed, Cli};
 
 /// One line's request, or why it is none.
 fn parse_line(cli: &Cli, line: &str) -> Result<Vec<u8>, String> {
