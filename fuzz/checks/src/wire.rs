@@ -72,6 +72,7 @@ pub fn wire_kind(error: &WireError) -> &'static str {
         WireError::RelativeProgram { .. } => "relative-program",
         WireError::RelativeDir { .. } => "relative-dir",
         WireError::UnknownAllowance { .. } => "unknown-allowance",
+        WireError::Host { .. } => "host",
         WireError::Identity { .. } => "identity",
         WireError::Scratch { .. } => "scratch",
         WireError::Variable { .. } => "variable",
@@ -89,6 +90,8 @@ pub fn policy_kind(error: &PolicyError) -> &'static str {
         PolicyError::Unreadable { .. } => "policy-unreadable",
         PolicyError::LinkToFolder { .. } => "policy-link-to-folder",
         PolicyError::NotCanonical { .. } => "policy-not-canonical",
+        PolicyError::Host(_) => "policy-host",
+        PolicyError::Write { .. } => "policy-write",
         other => panic!("a PolicyError these checks do not know; name it in policy_kind: {other}"),
     }
 }

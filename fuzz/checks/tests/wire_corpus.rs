@@ -51,6 +51,7 @@ fn expected(name: &str) -> Option<&str> {
         "relative-program",
         "relative-dir",
         "unknown-allowance",
+        "host",
         "identity",
         "scratch",
         "variable",
@@ -60,6 +61,8 @@ fn expected(name: &str) -> Option<&str> {
         "policy-unreadable",
         "policy-link-to-folder",
         "policy-not-canonical",
+        "policy-host",
+        "policy-write",
     ];
     let rest = name.strip_prefix("err-").unwrap_or_else(|| {
         panic!("{name}: name a corpus file ok-... or err-<kind>-... (see this test's doc)")
