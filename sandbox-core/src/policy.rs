@@ -250,6 +250,12 @@ impl Policy {
         self
     }
 
+    /// The bound [`Policy::with_max_connections`] set, if it was set: what the launcher's
+    /// arguments carry, so that the request they decode to is this one exactly.
+    pub(crate) fn max_connections_set(&self) -> Option<u32> {
+        self.max_connections
+    }
+
     /// How many connections one launch may have ([`Policy::with_max_connections`]).
     pub fn max_connections(&self) -> u32 {
         self.max_connections

@@ -124,13 +124,13 @@ fn loopback_up() -> std::io::Result<()> {
         *to = *from as libc::c_char;
     }
     // SAFETY: SIOCGIFFLAGS fills the `ifreq` it is given, which lives across the call.
-    if unsafe { libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request) } < 0 {
+    if unsafe { libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFFLAGS as _, &mut request) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: the union's flags member is the one SIOCGIFFLAGS filled.
     unsafe { request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short };
     // SAFETY: SIOCSIFFLAGS reads the `ifreq` it is given.
-    if unsafe { libc::ioctl(socket.as_raw_fd(), libc::SIOCSIFFLAGS, &request) } < 0 {
+    if unsafe { libc::ioctl(socket.as_raw_fd(), libc::SIOCSIFFLAGS as _, &request) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())

@@ -151,9 +151,8 @@ pub fn encode(request: &Request) -> Vec<OsString> {
         use std::os::fd::AsRawFd;
         pair(NET_DECIDER, OsStr::new(&fd.as_raw_fd().to_string()));
     }
-    if !request.policy.hosts().is_empty() {
-        let max = request.policy.max_connections().to_string();
-        pair(MAX_CONNECTIONS, OsStr::new(&max));
+    if let Some(max) = request.policy.max_connections_set() {
+        pair(MAX_CONNECTIONS, OsStr::new(&max.to_string()));
     }
     for word in request.policy.limits().encode() {
         pair(LIMIT, &word);
