@@ -242,6 +242,10 @@ fn guest_probes() -> Vec<GuestProbe> {
         .enumerate()
         .filter(|(_, p)| !matches!(p.call, Call::Foreign(_)))
         .filter(|(_, p)| p.with != With::ScratchMetadata)
+        // The network's rows answer as the opt-in does only in a launch with hosts, whose proxy
+        // and namespace the guest's busybox world does not make: they are probed on the host
+        // (`tests/network.rs`, `tests/probes.rs`) and by the evaluator for both architectures.
+        .filter(|(_, p)| p.with != With::Network)
         .filter_map(|(index, probe)| {
             let (nr, _) = probe.number(Table::Aarch64)?;
             let mut line = format!("{index} {nr}");
