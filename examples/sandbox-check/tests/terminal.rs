@@ -399,7 +399,17 @@ fn refuse_until(pty: &mut Pty, done: impl Fn(&str) -> bool) {
         if done(&seen) {
             return;
         }
-        let last = seen.rsplit("sandbox-check: ").next().unwrap_or_default();
+        // Only a question sandbox-check put: one starting a line (or marked in reverse video).
+        // A program's forged question arrives after its escape sequences shown as text, and
+        // answering it would type into the real question that follows.
+        let last = seen
+            .match_indices("sandbox-check: ")
+            .filter(|&(at, _)| {
+                let head = &seen[..at];
+                head.is_empty() || head.ends_with('\n') || head.ends_with("\x1b[7m")
+            })
+            .last()
+            .map_or("", |(at, marker)| &seen[at + marker.len()..]);
         // Ends "[n]o ", or "[n]o" and the end of reverse video where the question is marked.
         let open = last.trim_end_matches(' ').trim_end_matches("\x1b[m");
         if open.ends_with("[n]o") && !last.contains('\n') {
