@@ -7,6 +7,7 @@ mod common;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +24,8 @@ struct Pty {
     /// The terminal side, kept open here so that its file status flags can be read.
     slave: OwnedFd,
     seen: Arc<(Mutex<Vec<u8>>, Condvar)>,
+    /// Set, under `seen`'s lock, once the reader met the end: no terminal side is open.
+    ended: Arc<AtomicBool>,
     /// How much of `seen` earlier `expect`s consumed.
     cursor: usize,
 }
@@ -32,20 +35,26 @@ impl Pty {
         let pty = openpty(None, None).expect("a pseudo-terminal");
         let master = std::fs::File::from(pty.master);
         let seen = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
+        let ended = Arc::new(AtomicBool::new(false));
         let (mut reader, shared) = (master.try_clone().unwrap(), Arc::clone(&seen));
+        let at_end = Arc::clone(&ended);
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
-            // EIO once every terminal side is closed: the end.
+            let (lock, ready) = &*shared;
+            // EIO once every terminal side is closed, after what they wrote: the end.
             while let Ok(n @ 1..) = reader.read(&mut buf) {
-                let (lock, ready) = &*shared;
                 lock.lock().unwrap().extend_from_slice(&buf[..n]);
                 ready.notify_all();
             }
+            let _held = lock.lock().unwrap();
+            at_end.store(true, Ordering::SeqCst);
+            ready.notify_all();
         });
         Self {
             master,
             slave: pty.slave,
             seen,
+            ended,
             cursor: 0,
         }
     }
@@ -84,6 +93,29 @@ impl Pty {
 
     fn everything(&self) -> String {
         String::from_utf8_lossy(&self.seen.0.lock().unwrap()).into_owned()
+    }
+
+    /// Everything the terminal showed, read to its end: call it once every process given the
+    /// terminal side has ended and every `Command` holding it is dropped. A program's last
+    /// output may still be on its way through the terminal when its parent has reaped it.
+    fn finish(self) -> String {
+        let Self {
+            slave, seen, ended, ..
+        } = self;
+        drop(slave);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let (lock, ready) = &*seen;
+        let mut all = lock.lock().unwrap();
+        while !ended.load(Ordering::SeqCst) {
+            let now = Instant::now();
+            assert!(
+                now < deadline,
+                "a terminal side is still open 30 s on; it showed: {:?}",
+                String::from_utf8_lossy(&all)
+            );
+            all = ready.wait_timeout(all, deadline - now).unwrap().0;
+        }
+        String::from_utf8_lossy(&all).into_owned()
     }
 
     fn status_flags(&self) -> OFlag {
@@ -154,7 +186,8 @@ fn ctrl_z_stops_the_program_so_it_reads_nothing_and_fg_continues_it() {
     pty.expect("status=0\r\n");
     pty.type_in("exit\n");
     assert_eq!(shell.wait().unwrap().code(), Some(0));
-    let all = pty.everything();
+    drop(setsid);
+    let all = pty.finish();
     assert!(!all.contains("got:echo"), "the stopped program read: {all}");
 }
 
@@ -350,18 +383,12 @@ fn ask_puts_each_file_to_the_terminal_and_the_program_cannot_read_the_answers() 
     pty.type_in("n\n");
     pty.expect("refused: 13");
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "{}", pty.everything());
-    assert!(
-        pty.everything().contains("read: a,b\r\n"),
-        "{}",
-        pty.everything()
-    );
+    drop(setsid);
+    let all = pty.finish();
+    assert_eq!(status.code(), Some(0), "{all}");
+    assert!(all.contains("read: a,b\r\n"), "{all}");
     // The program's input was not the terminal: it read nothing of the answers typed there.
-    assert!(
-        pty.everything().contains("stdin: ''\r\n"),
-        "{}",
-        pty.everything()
-    );
+    assert!(all.contains("stdin: ''\r\n"), "{all}");
     let log = std::fs::read_to_string(&log).unwrap();
     let decided: Vec<&str> = log.lines().filter(|l| l.contains("ask-terminal")).collect();
     assert_eq!(decided.len(), 2, "{log}");
@@ -523,7 +550,8 @@ fn the_program_cannot_draw_over_the_question_nor_forge_one() {
         pty.everything()
     );
     // Once answered, what the program wrote meanwhile comes, its escape sequences as text.
-    let all = pty.everything();
+    drop(setsid);
+    let all = pty.finish();
     assert!(
         all.contains("\\x0d\\x1b[2K\\x1b[1Asandbox-check: python3 wants to read")
             && all.contains("\\x1b[2K\\x0d\\x0d\\x1b[2K"),
@@ -564,7 +592,8 @@ fn a_line_typed_before_the_question_does_not_answer_it() {
         "{}",
         pty.everything()
     );
-    assert!(!pty.everything().contains("read: secret"));
+    let all = pty.finish();
+    assert!(!all.contains("read: secret"), "{all:?}");
 }
 
 /// Issue 46.5: `--ask` with `--explain` (refused as a usage error before): the questions are put
@@ -607,7 +636,7 @@ fn ask_with_explain_asks_as_without_and_the_report_names_what_was_refused() {
         "{}",
         pty.everything()
     );
-    let all = pty.everything();
+    let all = pty.finish();
     assert!(all.contains("ttys [False, False, False]\r\n"), "{all:?}");
     assert!(all.contains("read: a,b\r\n"), "{all:?}");
     assert!(!all.contains(&refused(&data)), "{all:?}");
@@ -641,7 +670,7 @@ fn under_ask_no_stream_of_the_program_is_the_terminal() {
         "{}",
         pty.everything()
     );
-    let all = pty.everything();
+    let all = pty.finish();
     assert!(all.contains("ttys [False, False, False]\r\n"), "{all:?}");
     assert!(all.contains("read 2: 9\r\n"), "{all:?}");
     assert!(!all.contains("stole:"), "{all:?}");
@@ -704,7 +733,7 @@ fn under_an_output_cap_no_stream_of_the_program_is_the_terminal() {
         .stderr(pty.stdio())
         .status()
         .unwrap();
-    let all = pty.everything();
+    let all = pty.finish();
     assert_eq!(status.code(), Some(0), "{all:?}");
     assert!(all.contains("ttys [False, False, False]\r\n"), "{all:?}");
     assert!(all.contains("write 0: 9\r\n"), "{all:?}");
