@@ -232,7 +232,7 @@ fn fork_with(
 ) -> Result<Forked, SpawnError> {
     // A fork is no creation the backend takes part in: its launcher would start unconfined.
     if backend.confines_at_creation() {
-        return Err(crate::CommandError::CreatedOnly {
+        return Err(crate::error::command::CommandError::CreatedOnly {
             backend: backend.name(),
         }
         .into());
@@ -255,7 +255,7 @@ fn fork_with(
             if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
                 crate::launch::refuse::refuse_forked_at(
                     status_writer.as_raw_fd(),
-                    &crate::Refusal::Descriptors(e),
+                    &crate::error::refusal::Refusal::Descriptors(e),
                 );
             }
             // Above SUPERVISOR_FD by construction (`socket_pair`), as the streams are
@@ -266,7 +266,7 @@ fn fork_with(
                 {
                     crate::launch::refuse::refuse_forked_at(
                         STATUS_FD,
-                        &crate::Refusal::Descriptors(e),
+                        &crate::error::refusal::Refusal::Descriptors(e),
                     );
                 }
             }
@@ -282,7 +282,7 @@ fn fork_with(
                         if let Err(e) = crate::sys::dup_onto(fd, target) {
                             crate::launch::refuse::refuse_forked_at(
                                 STATUS_FD,
-                                &crate::Refusal::Descriptors(e),
+                                &crate::error::refusal::Refusal::Descriptors(e),
                             );
                         }
                     }
@@ -422,7 +422,7 @@ mod tests {
     /// the typed thread count.
     #[test]
     fn a_process_with_threads_is_refused_before_any_fork() {
-        if crate::platform::thread_count().is_none() {
+        if crate::platform::threads::thread_count().is_none() {
             // Written past the harness's capture, so that the CI summary counts it.
             let _ = std::io::Write::write_all(
                 &mut std::io::stderr(),

@@ -482,7 +482,7 @@ mod tests {
         assert!(matches!(
             decode(root),
             Err(WireError::Policy(crate::PolicyError::Write {
-                problem: crate::opt_in::WriteProblem::Root,
+                problem: crate::opt_in::write_problem::WriteProblem::Root,
                 ..
             }))
         ));

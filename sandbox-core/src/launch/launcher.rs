@@ -7,12 +7,12 @@ use std::ffi::OsString;
 use std::sync::atomic::Ordering;
 
 use crate::backend::check::EXIT_FLAG;
+#[cfg(not(unix))]
+use crate::backend::decoded::Launch;
 #[cfg(unix)]
 use crate::backend::wire::Request;
 use crate::backend::wire::{self, CONFINED_FLAG, LAUNCH_FLAG};
 use crate::backend::Backend;
-#[cfg(not(unix))]
-use crate::backend::Launch;
 use crate::error::refusal::Refusal;
 
 use super::refuse::refuse;

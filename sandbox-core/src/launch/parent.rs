@@ -5,10 +5,12 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::backend::decoded::Launch;
+use crate::backend::support::Support;
 #[cfg(unix)]
 use crate::backend::wire::CONFINED_FLAG;
 use crate::backend::wire::{self, Request, LAUNCH_FLAG};
-use crate::backend::{Backend, Launch, Support};
+use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::error::command::CommandError;
 use crate::policy::Policy;

@@ -4,8 +4,10 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::backend::decoded::Launch;
+use crate::backend::support::Support;
 use crate::backend::wire::{Request, CONFINED_FLAG};
-use crate::backend::{Backend, Launch, Support};
+use crate::backend::Backend;
 use crate::error::refusal::Refusal;
 
 use super::refuse::{announce, launch_status, program_streams};
@@ -160,8 +162,8 @@ pub(super) fn sequence(
     // which may leave no path to look up (capability mode). Close-on-exec: the program never
     // holds it.
     let opened = match backend.program_start() {
-        crate::backend::ProgramStart::ExecByPath => None,
-        crate::backend::ProgramStart::ExecOpenedBefore => Some(
+        crate::start::ProgramStart::ExecByPath => None,
+        crate::start::ProgramStart::ExecOpenedBefore => Some(
             crate::platform::open_for_exec(&launch.request.program).map_err(|source| {
                 Refusal::Exec {
                     program: launch.request.program.clone(),
