@@ -13,6 +13,7 @@
 pub mod check;
 pub(crate) mod decoded;
 pub mod identity;
+pub(crate) mod inherited_handle;
 pub mod phases;
 mod refusal_code;
 pub(crate) mod support;
@@ -30,6 +31,7 @@ pub use crate::fact::Fact;
 pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
 pub use crate::start::ProgramStart;
 pub use decoded::Launch;
+pub use inherited_handle::InheritedHandle;
 pub use refusal_code::RefusalCode;
 pub use support::Support;
 pub use wrong_system::WrongSystem;

@@ -9,9 +9,10 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::ExitStatus;
 
+use crate::backend::inherited_handle::InheritedHandle;
 use crate::backend::Backend;
 use crate::canary::Canary;
-use crate::pipes::STATUS_FD;
+use crate::pipes::{STATUS_FD, STATUS_HANDLE};
 use crate::policy::Policy;
 use crate::run::SpawnError;
 
@@ -113,11 +114,11 @@ fn forked_request(
     program: &Path,
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
-    supervisor: Option<i32>,
+    supervisor: Option<InheritedHandle>,
 ) -> Result<crate::backend::wire::Request, crate::error::command::CommandError> {
     let extras = crate::launch::parent::Extras {
         launcher: None,
-        status: Some(STATUS_FD),
+        status: Some(STATUS_HANDLE),
         supervisor,
         env,
         dir: None,
@@ -162,7 +163,7 @@ where
         })?;
     let (ours, theirs) = crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?;
     let args = crate::run::collect(args);
-    let supervisor = Some(crate::pipes::SUPERVISOR_FD);
+    let supervisor = Some(crate::pipes::SUPERVISOR_HANDLE);
     let request = forked_request(
         backend,
         policy,

@@ -85,7 +85,7 @@ where
         args,
         crate::launch::parent::Extras {
             launcher: None,
-            status: Some(STATUS_FD),
+            status: Some(crate::pipes::STATUS_HANDLE),
             supervisor: None,
             env,
             dir: None,
@@ -131,8 +131,8 @@ where
         collect(args),
         crate::launch::parent::Extras {
             launcher: None,
-            status: Some(STATUS_FD),
-            supervisor: Some(crate::pipes::SUPERVISOR_FD),
+            status: Some(crate::pipes::STATUS_HANDLE),
+            supervisor: Some(crate::pipes::SUPERVISOR_HANDLE),
             env,
             dir: None,
         },
