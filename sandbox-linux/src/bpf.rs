@@ -122,10 +122,13 @@ pub enum Slot {
     Supervised,
     /// The architecture's audit value where the policy opts in to processes
     /// (`OptIn::Processes`), and a value no architecture has where it does not, as
-    /// [`Slot::Supervised`].
+    /// [`Slot::Supervised`]. Only the full variant of the program has it
+    /// (`filter::Variant::Full`): the lean one, for a launch with neither processes nor
+    /// hosts, compiles the opt-in as never given.
     Processes,
     /// The architecture's audit value where the policy names hosts (`OptIn::Network`), and a
-    /// value no architecture has where it does not, as [`Slot::Supervised`].
+    /// value no architecture has where it does not, as [`Slot::Supervised`]; only in the full
+    /// variant, as [`Slot::Processes`].
     Network,
 }
 

@@ -21,7 +21,7 @@
 use std::fmt;
 
 use crate::eval::{Action, Known, SeccompData, Stack, StackError, Unsupported};
-use crate::filter::{self, FilterError, Mutation, OptIns, Program};
+use crate::filter::{self, FilterError, Mutation, OptIns, Program, Variant};
 use crate::rules::{self, Calls, Condition, Rule, RULES};
 use crate::syscalls::Arch;
 
@@ -245,11 +245,18 @@ pub struct Table {
 }
 
 impl Table {
-    /// Compiles `arch`'s program afresh for `pid` and works out every decision. Afresh, so the
-    /// tables follow the refusal table even before the program compiled ahead of time is
-    /// generated again; a test holds the two equal.
+    /// Compiles `arch`'s program afresh for `pid`, as a launch with no opt-in installs it
+    /// ([`Variant::Lean`]), and works out every decision. Afresh, so the tables follow the
+    /// refusal table even before the program compiled ahead of time is generated again; a test
+    /// holds the two equal.
     pub fn build(arch: Arch, pid: u32) -> Result<Table, DecisionError> {
-        let programs = vec![filter::compile(arch)?.with_pid(pid)?];
+        Self::build_variant(arch, pid, Variant::Lean)
+    }
+
+    /// [`Table::build`] from the program of `variant`, with no opt-in written in: both variants
+    /// must give every call the same answers.
+    pub fn build_variant(arch: Arch, pid: u32, variant: Variant) -> Result<Table, DecisionError> {
+        let programs = vec![filter::compile(arch, variant)?.with_pid(pid)?];
         let stack = Stack::of(arch, &programs)?;
         let audit = arch.audit_value();
         let rows: Vec<Row> = arch
@@ -638,7 +645,8 @@ pub struct Hunt {
 
 /// Compiles every mutant of `arch` in turn and runs `probes` against it, in the evaluator.
 pub fn hunt(arch: Arch, probes: &[ProbeCall]) -> Result<Hunt, DecisionError> {
-    let original = filter::compile(arch)?;
+    // The full variant: it serves every probe's opt-ins, as the mutants are compiled.
+    let original = filter::compile(arch, Variant::Full)?;
     let mut hunt = Hunt {
         arch,
         wrong: Vec::new(),

@@ -9,11 +9,15 @@
 //! arguments. `clone3` answers `ENOSYS`, and so does a number the syscall table does not name,
 //! so a call a later kernel adds is refused until the table classifies it.
 //!
-//! The program is the same for every launch but for the process ID the program may signal, so
-//! it is compiled ahead of time: [`build`] copies the program `cargo xtask docs` wrote into
-//! `filter/prebuilt.rs` and writes the process ID into the instructions recorded for it. A test
-//! holds that file equal to a fresh [`compile`], so a change to the table that is not generated
-//! again fails the tests instead of installing an old program.
+//! The program is the same for every launch but for the values a launch writes in (the process
+//! ID the program may signal, its opt-ins), so it is compiled ahead of time: [`build`] copies the
+//! program `cargo xtask docs` wrote into `filter/prebuilt.rs` and writes those values into the
+//! instructions recorded for them. It is compiled in two [`Variant`]s: a launch that opts in to
+//! neither new processes nor hosts installs the [`Variant::Lean`] one, which has no instruction
+//! for those two opt-ins, and any other launch the [`Variant::Full`] one, which tests them. Tests
+//! hold that file equal to a fresh [`compile`] of both, so a change to the table that is not
+//! generated again fails the tests instead of installing an old program, and hold the two
+//! variants to the same answer for every call of a launch with neither opt-in.
 //!
 //! The program comes from the crate's `bpf` module, whose searches keep paths short and leave
 //! every call whose answer depends only on its number to the kernel's action cache.
@@ -120,6 +124,51 @@ impl OptIns {
     }
 }
 
+/// Which of the two programs compiled from the table: the opt-ins [`OptIn::Processes`] and
+/// [`OptIn::Network`] cost every launch that has them compiled in an instruction on every
+/// call of their rows, so a launch that opts in to neither gets a program without them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Variant {
+    /// For a launch that opts in to neither new processes nor hosts: their rows' opt-in is
+    /// compiled as never given, so their tests and [`Slot::Processes`] and [`Slot::Network`] are
+    /// not in it, and a row that refuses unless opted in refuses on its own condition alone.
+    Lean,
+    /// Every row as written, with a slot for every opt-in: for a launch with either.
+    Full,
+}
+
+impl Variant {
+    /// Both, the one installed most first.
+    pub const ALL: [Variant; 2] = [Variant::Lean, Variant::Full];
+
+    /// The variant a launch allowing `opt_ins` installs.
+    pub const fn for_launch(opt_ins: OptIns) -> Variant {
+        if opt_ins.processes || opt_ins.network {
+            Variant::Full
+        } else {
+            Variant::Lean
+        }
+    }
+
+    /// Whether the opt-in `opt_in` is compiled as never given here.
+    const fn leaves_out(self, opt_in: OptIn) -> bool {
+        matches!(
+            (self, opt_in),
+            (Variant::Lean, OptIn::Processes | OptIn::Network)
+        )
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Variant::Lean => "without the processes and hosts opt-ins",
+            Variant::Full => "with every opt-in",
+        })
+    }
+}
+
 /// The program compiled for no launch in particular: [`Template::with_pid`] completes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
@@ -128,6 +177,8 @@ pub struct Template {
     /// The indexes of the instructions that compare a word with a launch's value, and which
     /// value: the process ID, its group, or an opt-in's.
     pub slots: Vec<(usize, Slot)>,
+    /// Which opt-ins it has rows for.
+    pub variant: Variant,
 }
 
 impl Template {
@@ -138,9 +189,16 @@ impl Template {
 
     /// The program for a launcher whose process ID is `pid`, allowing `opt_ins`; `arch` is the
     /// architecture the template was compiled for, whose call numbers the opt-ins compare.
+    ///
+    /// A [`Variant::Lean`] template refuses to allow processes or hosts: it has no row to lift
+    /// for them, and a program that silently refused what the policy allows would be a wrong
+    /// program, not a safe one.
     pub fn with(&self, pid: u32, opt_ins: OptIns, arch: Arch) -> Result<Program, FilterError> {
         if pid == 0 || i32::try_from(pid).is_err() {
             return Err(FilterError::InvalidPid { pid });
+        }
+        if Variant::for_launch(opt_ins) == Variant::Full && self.variant == Variant::Lean {
+            return Err(FilterError::LeanVariant);
         }
         // A call number's comparison that never holds: no call has this number.
         const NEVER: u32 = u32::MAX;
@@ -215,6 +273,12 @@ pub enum FilterError {
         /// The architecture that has it.
         arch: Arch,
     },
+    /// A program compiled without the processes and hosts opt-ins was asked to allow one.
+    #[error(
+        "the filter compiled without the processes and hosts opt-ins cannot allow them; \
+         build it with `filter::build_with`, which picks the variant that has them"
+    )]
+    LeanVariant,
     /// The program came out longer than the kernel accepts.
     #[error("the filter has {len} instructions; the kernel takes at most 4096")]
     TooLong {
@@ -239,9 +303,10 @@ pub fn build(arch: Arch, pid: u32) -> Result<Program, FilterError> {
     build_with(arch, pid, OptIns::NONE)
 }
 
-/// [`build`], allowing what `opt_ins` names beyond the table.
+/// [`build`], allowing what `opt_ins` names beyond the table: from the [`Variant`] such a
+/// launch installs.
 pub fn build_with(arch: Arch, pid: u32, opt_ins: OptIns) -> Result<Program, FilterError> {
-    prebuilt(arch).with(pid, opt_ins, arch)
+    prebuilt(arch, Variant::for_launch(opt_ins)).with(pid, opt_ins, arch)
 }
 
 /// [`build`] for the architecture this process runs on.
@@ -261,11 +326,13 @@ pub fn install(program: &Program) -> Result<(), FilterError> {
         .map_err(|source| FilterError::Install { source })
 }
 
-/// The program compiled ahead of time for `arch`.
-fn prebuilt(arch: Arch) -> Template {
-    let data = match arch {
-        Arch::X86_64 => &prebuilt::X86_64,
-        Arch::Aarch64 => &prebuilt::AARCH64,
+/// The program compiled ahead of time for `arch`, in `variant`.
+fn prebuilt(arch: Arch, variant: Variant) -> Template {
+    let data = match (arch, variant) {
+        (Arch::X86_64, Variant::Lean) => &prebuilt::X86_64_LEAN,
+        (Arch::X86_64, Variant::Full) => &prebuilt::X86_64_FULL,
+        (Arch::Aarch64, Variant::Lean) => &prebuilt::AARCH64_LEAN,
+        (Arch::Aarch64, Variant::Full) => &prebuilt::AARCH64_FULL,
     };
     Template {
         instructions: data
@@ -274,11 +341,12 @@ fn prebuilt(arch: Arch) -> Template {
             .map(|&(code, jt, jf, k)| sock_filter { code, jt, jf, k })
             .collect(),
         slots: data.slots.to_vec(),
+        variant,
     }
 }
 
-/// The text of `filter/prebuilt.rs`: both architectures' programs, compiled afresh. `cargo
-/// xtask docs` writes it and `cargo xtask docs --check` compares it.
+/// The text of `filter/prebuilt.rs`: both architectures' programs in both variants, compiled
+/// afresh. `cargo xtask docs` writes it and `cargo xtask docs --check` compares it.
 pub fn prebuilt_source() -> Result<String, FilterError> {
     let mut out = String::from(
         "//! The seccomp programs compiled ahead of time. Generated by `cargo xtask docs` from the\n\
@@ -286,36 +354,51 @@ pub fn prebuilt_source() -> Result<String, FilterError> {
          use crate::bpf::{Prebuilt, Slot};\n",
     );
     for arch in Arch::ALL {
-        let template = compile(arch)?;
-        let constant = match arch {
-            Arch::X86_64 => "X86_64",
-            Arch::Aarch64 => "AARCH64",
-        };
-        let _ = write!(
-            out,
-            "\n/// {arch}: {} instructions.\npub(super) const {constant}: Prebuilt = Prebuilt {{\n    instructions: &[\n",
-            template.instructions.len()
-        );
-        for i in &template.instructions {
-            let _ = writeln!(
-                out,
-                "        ({:#06x}, {}, {}, {:#x}),",
-                i.code, i.jt, i.jf, i.k
-            );
+        for variant in Variant::ALL {
+            let template = compile(arch, variant)?;
+            let constant = match (arch, variant) {
+                (Arch::X86_64, Variant::Lean) => "X86_64_LEAN",
+                (Arch::X86_64, Variant::Full) => "X86_64_FULL",
+                (Arch::Aarch64, Variant::Lean) => "AARCH64_LEAN",
+                (Arch::Aarch64, Variant::Full) => "AARCH64_FULL",
+            };
+            prebuilt_constant(&mut out, arch, variant, constant, &template);
         }
-        out.push_str("    ],\n    slots: &[\n");
-        for (at, slot) in &template.slots {
-            let _ = writeln!(out, "        ({at}, Slot::{slot:?}),");
-        }
-        out.push_str("    ],\n};\n");
     }
     Ok(out)
 }
 
-/// Compiles the refusal table for `arch` afresh, for no process in particular.
-pub fn compile(arch: Arch) -> Result<Template, FilterError> {
+/// One template as a constant of `filter/prebuilt.rs`.
+fn prebuilt_constant(
+    out: &mut String,
+    arch: Arch,
+    variant: Variant,
+    constant: &str,
+    template: &Template,
+) {
+    let _ = write!(
+        out,
+        "\n/// {arch}, {variant}: {} instructions.\npub(super) const {constant}: Prebuilt = Prebuilt {{\n    instructions: &[\n",
+        template.instructions.len()
+    );
+    for i in &template.instructions {
+        let _ = writeln!(
+            out,
+            "        ({:#06x}, {}, {}, {:#x}),",
+            i.code, i.jt, i.jf, i.k
+        );
+    }
+    out.push_str("    ],\n    slots: &[\n");
+    for (at, slot) in &template.slots {
+        let _ = writeln!(out, "        ({at}, Slot::{slot:?}),");
+    }
+    out.push_str("    ],\n};\n");
+}
+
+/// Compiles the refusal table for `arch` afresh, in `variant`, for no process in particular.
+pub fn compile(arch: Arch, variant: Variant) -> Result<Template, FilterError> {
     let rows = resolve(arch)?;
-    by_graph(arch, &rows, None)
+    by_graph(arch, variant, &rows, None)
 }
 
 /// A wrong decision on one row of the refusal table, as a contributor could write it while the
@@ -338,12 +421,18 @@ pub enum Mutation {
     Without(u32),
 }
 
-/// [`compile`] with `mutation` applied to row `row` of [`RULES`] (its index there), and every
-/// other row as written.
+/// [`compile`] of the [`Variant::Full`] program with `mutation` applied to row `row` of
+/// [`RULES`] (its index there), and every other row as written. The full variant, because it
+/// serves every probe's opt-ins; the lean one is held to the full one's answers apart.
 #[cfg(feature = "analysis")]
 pub fn compile_mutant(arch: Arch, row: usize, mutation: Mutation) -> Result<Template, FilterError> {
     let rows = resolve(arch)?;
-    by_graph(arch, &rows, RULES.get(row).map(|rule| (rule, mutation)))
+    by_graph(
+        arch,
+        Variant::Full,
+        &rows,
+        RULES.get(row).map(|rule| (rule, mutation)),
+    )
 }
 
 /// The rows that apply to `arch`, each with its call's number where it names one.
@@ -390,6 +479,7 @@ fn action_value(action: Action) -> u32 {
 /// probes' tests; [`compile`] passes none.
 fn by_graph(
     arch: Arch,
+    variant: Variant,
     rows: &[(&'static Rule, Option<u32>)],
     mutant: Option<(&'static Rule, Mutation)>,
 ) -> Result<Template, FilterError> {
@@ -438,7 +528,7 @@ fn by_graph(
     };
     let cases: Vec<(u32, NodeId)> = by_number
         .iter()
-        .map(|(&nr, rules)| (nr, lower_rows(&mut g, rules, allow, &mutation)))
+        .map(|(&nr, rules)| (nr, lower_rows(&mut g, variant, rules, allow, &mutation)))
         .collect();
     let mut body = g.switch(Word::Nr, &cases, gaps);
     // Only a call whose rows read arguments runs the program at all (the action cache answers
@@ -461,6 +551,7 @@ fn by_graph(
     Ok(Template {
         instructions,
         slots,
+        variant,
     })
 }
 
@@ -499,6 +590,7 @@ fn classified_ranges(arch: Arch, classified: impl Fn(&str) -> bool) -> Vec<(u32,
 /// One call's rows, tried in table order; a call no row refuses goes to `pass`.
 fn lower_rows(
     g: &mut Graph,
+    variant: Variant,
     rules: &[&Rule],
     pass: NodeId,
     mutation: &dyn Fn(&Rule) -> Option<Mutation>,
@@ -508,20 +600,20 @@ fn lower_rows(
         match mutation(rule) {
             None => {
                 let refuse = refuse(g, rule.action);
-                lower(g, &rule.when, refuse, next)
+                lower(g, variant, &rule.when, refuse, next)
             }
             Some(Mutation::Allowed) => next,
             Some(Mutation::Answer(action)) => {
                 let refuse = refuse(g, action);
-                lower(g, &rule.when, refuse, next)
+                lower(g, variant, &rule.when, refuse, next)
             }
             Some(Mutation::Inverted) => {
                 let refuse = refuse(g, rule.action);
-                lower(g, &rule.when, next, refuse)
+                lower(g, variant, &rule.when, next, refuse)
             }
             Some(Mutation::Without(value)) => {
                 let refuse = refuse(g, rule.action);
-                lower(g, &without(rule.when, value), refuse, next)
+                lower(g, variant, &without(rule.when, value), refuse, next)
             }
         }
     })
@@ -556,11 +648,20 @@ fn without(when: Condition, value: u32) -> Condition {
     }
 }
 
-/// `yes` where `condition` holds, `no` where it does not.
-fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeId {
+/// `yes` where `condition` holds, `no` where it does not, in `variant`.
+fn lower(
+    g: &mut Graph,
+    variant: Variant,
+    condition: &Condition,
+    yes: NodeId,
+    no: NodeId,
+) -> NodeId {
     let word = |index: u8| Word::ArgLow(index);
     match *condition {
         Condition::Always => yes,
+        // Never opted in here: the condition holds with no instruction, and the rows after it
+        // on the same call, which only an opted-in call reaches, are compiled out with it.
+        Condition::NotOptedIn { opt_in } if variant.leaves_out(opt_in) => yes,
         Condition::FlagClear { arg, flag } => {
             g.test(word(arg.index), Test::AnySet(flag.value), no, yes)
         }
@@ -614,8 +715,8 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
         Condition::UnlessOptedIn { opt_in, when } => {
             // `when` first: a call it lets through (a thread, a signal to the program itself)
             // costs no comparison more than before the opt-in existed.
-            let not_opted_in = lower(g, &Condition::NotOptedIn { opt_in }, yes, no);
-            lower(g, when, not_opted_in, no)
+            let not_opted_in = lower(g, variant, &Condition::NotOptedIn { opt_in }, yes, no);
+            lower(g, variant, when, not_opted_in, no)
         }
         Condition::OtherProcessBy {
             which,
@@ -624,6 +725,7 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
         } => {
             let who_check = lower(
                 g,
+                variant,
                 &Condition::OtherProcess {
                     arg: who,
                     zero_allowed: true,
@@ -641,7 +743,7 @@ fn lower(g: &mut Graph, condition: &Condition, yes: NodeId, no: NodeId) -> NodeI
             let w = word(arg.index);
             // Past this command's own test, the rows after it see the command as known.
             let after = g.known(no, w, command.value);
-            let inner = lower(g, with, yes, after);
+            let inner = lower(g, variant, with, yes, after);
             g.switch(w, &[(command.value, inner)], no)
         }
         Condition::Except { arg, allowed } => {
@@ -729,15 +831,24 @@ mod tests {
     }
 
     #[test]
-    fn one_program_compiled_ahead_of_time_as_a_fresh_compile_makes_it() {
+    fn each_program_compiled_ahead_of_time_as_a_fresh_compile_makes_it() {
         for arch in Arch::ALL {
-            let fresh = compile(arch).unwrap();
+            for variant in Variant::ALL {
+                let fresh = compile(arch, variant).unwrap();
+                assert!(
+                    prebuilt(arch, variant) == fresh,
+                    "{arch} {variant}: filter/prebuilt.rs is out of date; run `cargo xtask docs`"
+                );
+                assert_eq!(fresh.variant, variant);
+                assert!(!fresh.instructions.is_empty());
+                assert!(fresh.instructions.len() < crate::bpf::MAX_INSTRUCTIONS);
+            }
+            let lean = compile(arch, Variant::Lean).unwrap().instructions.len();
+            let full = compile(arch, Variant::Full).unwrap().instructions.len();
             assert!(
-                prebuilt(arch) == fresh,
-                "{arch}: filter/prebuilt.rs is out of date; run `cargo xtask docs`"
+                lean < full,
+                "{arch}: {lean} instructions, the full one {full}"
             );
-            assert!(!fresh.instructions.is_empty());
-            assert!(fresh.instructions.len() < crate::bpf::MAX_INSTRUCTIONS);
         }
         assert_eq!(
             prebuilt_source().unwrap(),
@@ -746,25 +857,57 @@ mod tests {
         );
     }
 
+    /// A launch opts in to processes or hosts only through the full variant; the lean one has
+    /// no instruction of theirs, and refuses to be asked for them.
+    #[test]
+    fn the_lean_variant_has_no_slot_of_processes_or_hosts() {
+        for arch in Arch::ALL {
+            for variant in Variant::ALL {
+                let template = compile(arch, variant).unwrap();
+                for slot in [
+                    Slot::Pid,
+                    Slot::Group,
+                    Slot::LocalPairs,
+                    Slot::Supervised,
+                    Slot::Processes,
+                    Slot::Network,
+                ] {
+                    let left_out =
+                        variant == Variant::Lean && matches!(slot, Slot::Processes | Slot::Network);
+                    assert_eq!(
+                        template.slots.iter().any(|&(_, s)| s == slot),
+                        !left_out,
+                        "{arch} {variant}: {slot:?}"
+                    );
+                }
+            }
+            let lean = compile(arch, Variant::Lean).unwrap();
+            for opt_ins in [OptIns::NONE.processes(true), OptIns::NONE.network(true)] {
+                assert!(matches!(
+                    lean.with(PID, opt_ins, arch),
+                    Err(FilterError::LeanVariant)
+                ));
+                assert_eq!(Variant::for_launch(opt_ins), Variant::Full);
+                let full = compile(arch, Variant::Full).unwrap();
+                assert_eq!(
+                    build_with(arch, PID, opt_ins).unwrap(),
+                    full.with(PID, opt_ins, arch).unwrap()
+                );
+            }
+            let others = OptIns::NONE.local_socket_pairs(true).scratch_metadata(true);
+            assert_eq!(Variant::for_launch(others), Variant::Lean);
+            assert_eq!(Variant::for_launch(OptIns::NONE), Variant::Lean);
+            assert_eq!(build(arch, PID).unwrap(), lean.with_pid(PID).unwrap());
+        }
+    }
+
     /// The process ID, its group and the opt-ins go into the comparisons of the rows that read
     /// them, and only there: every other instruction is the same whatever the launch.
     #[test]
     fn a_launch_writes_its_values_where_the_rows_compare_them() {
         for arch in Arch::ALL {
-            let template = compile(arch).unwrap();
-            for slot in [
-                Slot::Pid,
-                Slot::Group,
-                Slot::LocalPairs,
-                Slot::Supervised,
-                Slot::Processes,
-                Slot::Network,
-            ] {
-                assert!(
-                    template.slots.iter().any(|&(_, s)| s == slot),
-                    "{arch} {slot:?}"
-                );
-            }
+            // The variant a launch without processes or hosts installs.
+            let template = compile(arch, Variant::Lean).unwrap();
             let pairs = arch.number("socketpair").unwrap();
             for (pid, opt_in) in [(1, false), (2, true), (4242, false), (0x7fff_ffff, true)] {
                 let opt_ins = OptIns::NONE
@@ -787,9 +930,9 @@ mod tests {
                                 Slot::LocalPairs => u32::MAX,
                                 Slot::Supervised if opt_in => arch.audit_value(),
                                 Slot::Supervised => u32::MAX,
-                                // Never opted in here: the test of the opt-in is its own.
-                                Slot::Processes => u32::MAX,
-                                Slot::Network => u32::MAX,
+                                Slot::Processes | Slot::Network => {
+                                    unreachable!("{arch}: the lean variant has {slot:?}")
+                                }
                             };
                             assert_eq!(built.code, 0x15, "{arch} {at}: a JEQ");
                             assert_eq!(built.k, expected, "{arch} {at} {slot:?}");
@@ -1368,6 +1511,118 @@ mod tests {
                 }
             }
             assert!(checked > 250, "{}: only {checked} probes", s.arch);
+        }
+    }
+
+    /// A launch that opts in to neither processes nor hosts gets from the lean variant the
+    /// answer the full one gives it, for every call: for every call number and architecture
+    /// value, and for every value of each word the program reads (the call number, the
+    /// architecture, each argument's low half) with the other words set as each row's refused
+    /// calls set them, and as all zeros and all ones, the two programs' exact partitions of
+    /// that word (every one of its 2^32 values, by [`eval::Stack::partition`]) are the same;
+    /// where a wide mask test leaves the partition too many ranges, the two answer alike for
+    /// every constant either program compares with, its neighbours and complement, and every
+    /// single bit.
+    /// With the opt-ins the lean variant takes, too (local socket pairs, scratch metadata).
+    #[test]
+    #[cfg(feature = "analysis")]
+    fn the_lean_variant_answers_every_call_as_the_full_one_without_the_opt_in() {
+        for arch in Arch::ALL {
+            let audit = arch.audit_value();
+            let lean = compile(arch, Variant::Lean).unwrap();
+            let full = compile(arch, Variant::Full).unwrap();
+            let (mut exact, mut sampled) = (0usize, 0usize);
+            // Each constant either program compares with, its neighbours and complement, every
+            // single bit, and the process ID's values.
+            let mut values: std::collections::BTreeSet<u32> = (0..32).map(|b| 1 << b).collect();
+            values.extend([0, u32::MAX, PID, PID + 1, PID.wrapping_neg()]);
+            for k in lean
+                .instructions
+                .iter()
+                .chain(&full.instructions)
+                .map(|i| i.k)
+            {
+                values.extend([k, k.wrapping_sub(1), k.wrapping_add(1), !k]);
+            }
+            // Neither, and both: their slots' comparisons are the same instructions in either
+            // variant, each written apart.
+            for both in [false, true] {
+                let opt_ins = OptIns::NONE.local_socket_pairs(both).scratch_metadata(both);
+                let stack = |template: &Template| {
+                    let program = template.with(PID, opt_ins, arch).unwrap();
+                    eval::Stack::of(arch, &[program]).unwrap()
+                };
+                let (lean, full) = (stack(&lean), stack(&full));
+                let mut bases: Vec<(u32, [u64; 6])> = Vec::new();
+                for &(name, nr) in arch.syscalls() {
+                    bases.push((nr, [0; 6]));
+                    bases.push((nr, [u64::MAX; 6]));
+                    bases.push((nr, [u64::from(PID); 6]));
+                    for rule in RULES
+                        .iter()
+                        .filter(|r| r.calls.applies_to(arch) && r.calls.syscall() == Some(name))
+                    {
+                        for args in refused_args(&rule.when, PID) {
+                            bases.push((nr, args));
+                        }
+                    }
+                }
+                // The call number's partition does not depend on the number the base has,
+                // and the architecture's is the program's first test: once per argument
+                // values (with the other opt-ins, whose slots compare arguments only on their
+                // own calls, once), and once per call.
+                let mut seen_args = std::collections::HashSet::new();
+                let mut words = Vec::new();
+                for &(nr, args) in &bases {
+                    if seen_args.insert(args) && (!both || args == [0; 6]) {
+                        words.push((nr, args, 0));
+                    }
+                    if args == [0; 6] {
+                        words.push((nr, args, 4));
+                    }
+                    words.extend((0..6).map(|i| (nr, args, 16 + 8 * i)));
+                }
+                for (nr, args, offset) in words {
+                    let base = eval::SeccompData::call(audit, nr, args);
+                    let cut = |stack: &eval::Stack| {
+                        let segments = stack.partition(&base, offset, 0, u32::MAX).ok()?;
+                        Some(
+                            segments
+                                .iter()
+                                .map(|s| (s.low, s.high, s.decision.ret))
+                                .collect::<Vec<_>>(),
+                        )
+                    };
+                    let at = format!("{arch} {opt_ins:?}: call {nr} with {args:x?}");
+                    match (cut(&lean), cut(&full)) {
+                        (Some(lean), Some(full)) => {
+                            assert_eq!(lean, full, "{at}, word at {offset}");
+                            exact += 1;
+                        }
+                        // A mask test the partition cannot split in few enough ranges:
+                        // every value some comparison of either program singles out.
+                        _ => {
+                            for &value in &values {
+                                let data = base.with_word(offset, value);
+                                assert_eq!(
+                                    lean.decide(&data).ret,
+                                    full.decide(&data).ret,
+                                    "{at}, word at {offset} = {value:#x}"
+                                );
+                            }
+                            sampled += 1;
+                        }
+                    }
+                }
+            }
+            println!(
+                "{arch}: {exact} words compared over all values, {sampled} over {} values",
+                values.len()
+            );
+            assert!(
+                exact > 10 * sampled,
+                "{arch}: {exact} exact, {sampled} sampled"
+            );
         }
     }
 

@@ -8,8 +8,9 @@
 //!   `sandbox_linux::rules::RULES`, in the words of its `Display` impls;
 //! - docs/decisions.md: every system call of x86_64 and aarch64 with the answer the built
 //!   programs give it, worked out by `sandbox_linux::eval`, and what the programs cost;
-//! - sandbox-linux/src/filter/prebuilt.rs: the seccomp program of each architecture, compiled
-//!   ahead of time so a launch only writes its process ID into it.
+//! - sandbox-linux/src/filter/prebuilt.rs: the seccomp programs of each architecture (the lean
+//!   variant a launch without processes or hosts installs, and the full one), compiled ahead of
+//!   time so a launch only writes its process ID and opt-ins into one.
 //!
 //! The output depends only on the sources: both architectures' programs are built here, for the
 //! placeholder process ID `sandbox_linux::decisions::PLACEHOLDER_PID`.
@@ -46,6 +47,7 @@ mod generate {
         Expected, Range, Row, Table, ALLOWED, ARGUMENT_CHECK_BUDGET, PLACEHOLDER_PID,
     };
     use sandbox_linux::eval::Action;
+    use sandbox_linux::filter::Variant;
     use sandbox_linux::rules::{Condition, RULES};
     use sandbox_linux::syscalls::{Arch, LINUX_VERSION};
 
@@ -323,6 +325,15 @@ mod generate {
                     .map_err(|e| Failed(format!("the {arch} decision table: {e}")))
             })
             .collect::<Result<_, _>>()?;
+        // The program a launch with processes or hosts installs instead; the tests hold it to
+        // the same answers as the one above for a launch with neither.
+        let full: Vec<Table> = Arch::ALL
+            .iter()
+            .map(|&arch| {
+                Table::build_variant(arch, PLACEHOLDER_PID, Variant::Full)
+                    .map_err(|e| Failed(format!("the {arch} decision table, full variant: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
         let mut out = String::new();
         let w = &mut out;
         let line = |w: &mut String, text: &str| {
@@ -389,6 +400,21 @@ mod generate {
                     format!("{} instructions, longest run {}", c.instructions, c.longest)
                 }),
             );
+            let cells: Vec<String> = full
+                .iter()
+                .map(|t| {
+                    let c = &t.costs.filters[i];
+                    format!("{} instructions, longest run {}", c.instructions, c.longest)
+                })
+                .collect();
+            line(
+                w,
+                &format!(
+                    "| The program with `--processes` or `--allow-host` (`{}`, full variant) | {} |",
+                    filter.name,
+                    cells.join(" | ")
+                ),
+            );
         }
         line(
             w,
@@ -433,7 +459,13 @@ mod generate {
              `ioctl`, `fcntl`, `kill`), where seccompiler's linear chain would run up to 141 \
              instructions for an `ioctl` on x86_64 and 311 for a number the table does not name \
              (measured in that module's documentation). It is compiled ahead of time \
-             (`sandbox-linux/src/filter/prebuilt.rs`); a launch writes its process ID into it.",
+             (`sandbox-linux/src/filter/prebuilt.rs`); a launch writes its process ID into it. \
+             It is compiled twice: a launch that opts in to neither new processes \
+             (`--processes`) nor hosts (`--allow-host`) installs the program this page is made \
+             from, which has no instruction for those two opt-ins; a launch with either \
+             installs the full variant, whose rows test them (its size is in the table above); \
+             the tests compare the two, word by word, for a launch with neither, and find the \
+             same answers.",
         );
         line(w, "");
         line(w, "## Allowed on purpose");

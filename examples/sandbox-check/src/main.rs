@@ -19,6 +19,7 @@ mod explain;
 // Without unix there is no launch, so nothing asks: the flags parse and go unread there.
 #[cfg_attr(not(unix), allow(dead_code))]
 mod grants;
+mod home;
 #[cfg_attr(not(unix), allow(dead_code))]
 mod notes;
 mod profile;

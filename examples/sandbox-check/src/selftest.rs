@@ -149,7 +149,7 @@ fn launch(
         policy = policy.with_scratch(scratch.grant(false));
     }
     let exe = std::env::current_exe()?;
-    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+    let home = crate::home::home().unwrap_or_else(|| PathBuf::from("/"));
     let mut args: Vec<OsString> = vec![
         "--inner-self-test".into(),
         canary.path().into(),

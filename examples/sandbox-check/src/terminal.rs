@@ -375,9 +375,13 @@ fn invisible(c: char) -> bool {
 /// `\xNN`, and `\` as `\\`, so that two paths that differ look different and no name can move
 /// the cursor, reorder the text or hide a part of itself.
 pub fn shown(path: &std::path::Path) -> String {
+    shown_under(path, crate::home::home().as_deref())
+}
+
+/// [`shown`], with `home` as the home folder.
+fn shown_under(path: &std::path::Path, home: Option<&std::path::Path>) -> String {
     use std::os::unix::ffi::OsStrExt;
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+    match home.and_then(|h| path.strip_prefix(h).ok()) {
         Some(rest) if !rest.as_os_str().is_empty() => {
             format!("~/{}", escaped(rest.as_os_str().as_bytes()))
         }
@@ -498,11 +502,26 @@ mod tests {
             "/tmp/a\rb\x1b[2Jc\u{202e}vsc.\u{200b}d\u{2028}e\\x\u{9b}\u{feff}\u{a0}".as_bytes(),
         ));
         assert_eq!(
-            shown(path),
+            shown_under(path, None),
             "/tmp/a\\x0db\\x1b[2Jc\\u{202e}vsc.\\u{200b}d\\u{2028}e\\\\x\\u{9b}\\u{feff}\\u{a0}"
         );
         let bytes = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/tmp/\xff\x9bz"));
-        assert_eq!(shown(bytes), "/tmp/\\xff\\x9bz");
+        assert_eq!(shown_under(bytes, None), "/tmp/\\xff\\x9bz");
+    }
+
+    #[test]
+    fn a_path_beneath_the_home_folder_is_shown_from_it_and_the_folder_itself_whole() {
+        use std::path::Path;
+        let home = Some(Path::new("/home/user"));
+        assert_eq!(
+            shown_under(Path::new("/home/user/data.csv"), home),
+            "~/data.csv"
+        );
+        assert_eq!(shown_under(Path::new("/home/user"), home), "/home/user");
+        assert_eq!(
+            shown_under(Path::new("/home/username/x"), home),
+            "/home/username/x"
+        );
     }
 
     #[test]

@@ -196,6 +196,29 @@ fn the_self_test_starts_in_plain_words_and_ends_with_a_verdict() {
     );
 }
 
+/// Whatever `HOME` says (unset, empty, `/`, relative), the self-test passes: an empty `HOME`
+/// once reached the confined copy as a missing argument, and every check failed.
+#[test]
+fn the_self_test_passes_whatever_home_says() {
+    for home in [None, Some(""), Some("/"), Some("relative")] {
+        let output = run({
+            let mut c = sandbox_check();
+            c.stdin(Stdio::null()).env_remove("HOME");
+            if let Some(home) = home {
+                c.env("HOME", home);
+            }
+            c
+        });
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "HOME {home:?}: {output:?}");
+        assert_eq!(
+            stdout.lines().last(),
+            Some("verdict: this machine confines programs: every attempt went as required."),
+            "HOME {home:?}: {stdout}"
+        );
+    }
+}
+
 #[test]
 fn completions_and_the_manual_page_come_from_the_parser() {
     let print = |args: &[&str]| {

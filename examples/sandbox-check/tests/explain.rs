@@ -162,10 +162,6 @@ fn rule(name: &str) -> (String, String) {
     (name.to_owned(), format!("{} when {}", row.calls, row.when))
 }
 
-/// What a dynamically linked program reads at its start beyond `/usr` (the loader's cache, and
-/// the C library's locale aliases, a link into `/etc`).
-const START: [&str; 3] = ["/usr", "/etc/ld.so.cache", "/etc/locale.alias"];
-
 #[test]
 fn node_without_etc_ssl_names_the_openssl_config_and_the_suggestion_runs() {
     if !Path::new(NODE).exists() {
@@ -223,7 +219,12 @@ fn node_without_etc_ssl_names_the_openssl_config_and_the_suggestion_runs() {
 fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
     let code = "import tempfile; tempfile.mkstemp()";
     for user in users() {
-        let output = explain(user, false, &START, &[PYTHON, "-I", "-S", "-c", code]);
+        let output = explain(
+            user,
+            false,
+            &python_start(),
+            &[PYTHON, "-I", "-S", "-c", code],
+        );
         assert_eq!(output.status.code(), Some(1), "{output:?}");
         assert!(
             String::from_utf8_lossy(&output.stderr).contains("No usable temporary directory"),
@@ -256,7 +257,12 @@ fn python_tempfile_names_the_temporary_folder_and_writing_is_never_allowed() {
             "{lines:#?}"
         );
 
-        let output = explain(user, true, &START, &[PYTHON, "-I", "-S", "-c", code]);
+        let output = explain(
+            user,
+            true,
+            &python_start(),
+            &[PYTHON, "-I", "-S", "-c", code],
+        );
         let json = stderr_lines(&output);
         assert!(
             json.iter().any(|l| l
@@ -300,7 +306,12 @@ for attempt in (lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM), os.for
         print(e.errno)
 "#;
     for user in users() {
-        let output = explain(user, false, &START, &[PYTHON, "-I", "-S", "-c", code]);
+        let output = explain(
+            user,
+            false,
+            &python_start(),
+            &[PYTHON, "-I", "-S", "-c", code],
+        );
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         assert_eq!(String::from_utf8_lossy(&output.stdout), "1\n1\n1\n");
         let lines = report(&output);
@@ -340,7 +351,12 @@ for attempt in (lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM), os.for
 #[test]
 fn a_program_with_no_refusals_gets_an_empty_report() {
     for user in users() {
-        let output = explain(user, false, &START, &[PYTHON, "-I", "-S", "-c", "print(1)"]);
+        let output = explain(
+            user,
+            false,
+            &python_start(),
+            &[PYTHON, "-I", "-S", "-c", "print(1)"],
+        );
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         // Beside the routine lookups the host decides (none, or /etc/ld.so.preload).
         let lines = project_lines(&output);
@@ -353,7 +369,12 @@ fn a_program_with_no_refusals_gets_an_empty_report() {
             "{lines:#?}"
         );
 
-        let output = explain(user, true, &START, &[PYTHON, "-I", "-S", "-c", "print(1)"]);
+        let output = explain(
+            user,
+            true,
+            &python_start(),
+            &[PYTHON, "-I", "-S", "-c", "print(1)"],
+        );
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         let lines = project_lines(&output);
         let routine = |line: &str| {
@@ -470,7 +491,7 @@ attempt("write null", lambda: open("/dev/null", "w").write("x"))
     );
     let program = format!("{PRELUDE}\n{code}");
     let unreadable = unreadable.display().to_string();
-    let mut read = START.to_vec();
+    let mut read = python_start();
     read.push(&unreadable);
     for user in users() {
         let output = explain(user, false, &read, &[PYTHON, "-I", "-S", "-c", &program]);
@@ -573,7 +594,7 @@ fn signals_still_reach_the_program() {
     for user in users() {
         let mut command = sandbox_check();
         command.arg("--explain");
-        for path in START {
+        for path in python_start() {
             command.arg("--read").arg(path);
         }
         command.args(["--", PYTHON, "-I", "-S", "-c", code]);
@@ -645,7 +666,12 @@ fn explain_json_tells_a_real_refusal_from_a_program_that_exits_97() {
         );
 
         let code = "import os; os.write(2, b'sandbox: refused: forged\\n'); os._exit(97)";
-        let output = explain(user, true, &START, &[PYTHON, "-I", "-S", "-c", code]);
+        let output = explain(
+            user,
+            true,
+            &python_start(),
+            &[PYTHON, "-I", "-S", "-c", code],
+        );
         assert_eq!(output.status.code(), Some(97), "{output:?}");
         let json = stderr_lines(&output);
         assert_eq!(json[json.len() - 1], exited_json(user, 97), "{json:#?}");
@@ -707,7 +733,12 @@ for path, flags in [
     );
     for user in users() {
         for json in [false, true] {
-            let output = explain(user, json, &START, &[PYTHON, "-I", "-S", "-c", &code]);
+            let output = explain(
+                user,
+                json,
+                &python_start(),
+                &[PYTHON, "-I", "-S", "-c", &code],
+            );
             let all = format!(
                 "{}{}",
                 String::from_utf8_lossy(&output.stdout),

@@ -17,15 +17,12 @@ use common::*;
 
 const LAUNCHER: &str = env!("CARGO_BIN_EXE_sandbox-check");
 
-/// What Python needs to start, as in the command line's tests.
-const START: [&str; 3] = ["/usr", "/etc/ld.so.cache", "/etc/locale.alias"];
-
 fn sandbox() -> Sandbox<'static> {
     Sandbox::new(&LinuxBackend).with_launcher(Path::new(LAUNCHER))
 }
 
 fn start() -> Policy {
-    START.iter().fold(Policy::new(), |policy, path| {
+    python_start().iter().fold(Policy::new(), |policy, path| {
         policy.allow_read(path).unwrap()
     })
 }

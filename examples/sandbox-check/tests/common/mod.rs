@@ -11,6 +11,16 @@ use std::process::{Command, Output, Stdio};
 
 pub const PYTHON: &str = "/usr/bin/python3";
 
+/// What a dynamically linked Python reads at its start beyond `/usr`, of what this machine
+/// has: the loader's cache (a minimal root may have none; the loader then searches its folders
+/// and opens nothing in its place) and the C library's locale aliases (a link into `/etc`).
+pub fn python_start() -> Vec<&'static str> {
+    ["/usr", "/etc/ld.so.cache", "/etc/locale.alias"]
+        .into_iter()
+        .filter(|path| Path::new(path).exists())
+        .collect()
+}
+
 /// The lines `sandbox-check` adds beside the program's, as the binary has them.
 #[path = "../../src/notes.rs"]
 pub mod notes;
