@@ -7,8 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output, Stdio};
 
-use super::probe::{self, READABLE};
-use super::{Class, CASES, LEAK_AT, PROBE_FLAG, SECRET_VARIABLE, STDIN_TEXT};
+use crate::class::Class;
+use crate::flags::{PROBE_FLAG, SECRET_VARIABLE};
+use crate::probe::{self, LEAK_AT, READABLE, STDIN_TEXT};
 use sandbox_core::backend::check::{self, Context};
 use sandbox_core::backend::phases::{FAULT_VARIABLE, PHASES};
 use sandbox_core::backend::wire::{self, Request, CONFINED_FLAG, EXIT_FLAG, LAUNCH_FLAG};
@@ -196,92 +197,6 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs every case that applies to the backend's class and whose name holds `filter`.
-pub(super) fn run_all(
-    backend: &dyn Backend,
-    libraries: &[&str],
-    filter: Option<&str>,
-    #[cfg(target_os = "linux")] server: std::result::Result<sandbox_core::Server, String>,
-) -> ExitCode {
-    let support = backend.support();
-    let class = Class::of(&support);
-    let facts: Vec<String> = support.facts().iter().map(ToString::to_string).collect();
-    println!(
-        "conformance: backend {} answers {class} ({})",
-        backend.name(),
-        facts.join("; ")
-    );
-    let me = match std::env::current_exe().and_then(|exe| exe.canonicalize()) {
-        Ok(me) => me,
-        Err(e) => {
-            println!("conformance: cannot find this test binary: {e}");
-            println!("0 passed, 1 failed");
-            return ExitCode::FAILURE;
-        }
-    };
-    let env = Env {
-        backend,
-        #[cfg(target_os = "linux")]
-        server,
-        class,
-        me,
-        libraries: libraries
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-            .collect(),
-    };
-    let (mut passed, mut failed) = (0u32, 0u32);
-    // The launch server forks its launchers, and a backend that confines at creation has every
-    // launcher created from its command instead: the server's cases show nothing of it.
-    let created = backend.confines_at_creation();
-    let mut not_served = 0u32;
-    for case in CASES {
-        if !case.applies.contains(&class) || filter.is_some_and(|f| !case.name.contains(f)) {
-            continue;
-        }
-        if created && case.name.starts_with("served_") {
-            not_served += 1;
-            continue;
-        }
-        match (case.run)(&env) {
-            Ok(()) => {
-                passed += 1;
-                println!("test {} ... ok", case.name);
-            }
-            Err(why) => {
-                failed += 1;
-                println!("test {} ... FAILED: {why}", case.name);
-            }
-        }
-    }
-    if class == Class::Unavailable {
-        let needing = CASES
-            .iter()
-            .filter(|c| c.applies == super::CONFINED)
-            .count();
-        let reason = support.reason().map(|r| one_line(r)).unwrap_or_default();
-        println!(
-            "SKIPPED: conformance: {needing} cases need a machine the {} backend confines; \
-             it answers Unavailable here: {reason}",
-            backend.name()
-        );
-    }
-    if not_served > 0 {
-        println!(
-            "SKIPPED: conformance: {not_served} cases of the launch server; the {} backend \
-             confines its launchers as they are created, which the server's fork does not do",
-            backend.name()
-        );
-    }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-
 /// One line of the report probe.
 struct Line {
     kind: String,
@@ -401,14 +316,9 @@ fn lines_of(stdout: &[u8]) -> Vec<Line> {
         .collect()
 }
 
-mod by_class;
-mod confined;
-mod contract;
-mod every;
-mod served;
-
-pub(crate) use by_class::*;
-pub(crate) use confined::*;
-pub(crate) use contract::*;
-pub(crate) use every::*;
-pub(crate) use served::*;
+pub(crate) mod by_class;
+pub(crate) mod confined;
+pub(crate) mod contract;
+pub(crate) mod every;
+pub(crate) mod runner;
+pub(crate) mod served;

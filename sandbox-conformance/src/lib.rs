@@ -42,172 +42,25 @@
 //!
 //! `cargo test --test conformance -- WORD` runs the cases whose name holds `WORD`. The cases are
 //! listed in [`CASES`]; `docs/backends.md` says what each one shows.
+//!
+//! [`Support::Unavailable`]: sandbox_core::backend::Support::Unavailable
+//! [`Support::NoBackend`]: sandbox_core::backend::Support::NoBackend
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use sandbox_core::backend::{Backend, Support};
+use sandbox_core::backend::Backend;
 
+mod class;
+mod flags;
 mod started;
 #[cfg(unix)]
 mod sys;
+mod table;
 
-/// The first argument of a run as the confined program; the rest name the probe.
-pub const PROBE_FLAG: &str = "--sandbox-conformance-probe";
-
-/// What a backend answers on this machine, which decides the cases that apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
-    /// [`Support::Supported`]: every case applies.
-    Confines,
-    /// [`Support::Unavailable`]: launches are built, and the launcher refuses them.
-    Unavailable,
-    /// [`Support::NoBackend`]: no launch is built, and a launcher started by hand refuses.
-    NoBackend,
-}
-
-impl Class {
-    /// The class of `support`.
-    pub fn of(support: &Support) -> Self {
-        match support {
-            Support::Supported { .. } => Class::Confines,
-            Support::Unavailable { .. } => Class::Unavailable,
-            Support::NoBackend { .. } => Class::NoBackend,
-            // An answer newer than this suite: the fewest promises, so that every case about
-            // launches a backend of that kind builds fails until the suite knows it.
-            _ => Class::NoBackend,
-        }
-    }
-}
-
-impl std::fmt::Display for Class {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Class::Confines => "Supported",
-            Class::Unavailable => "Unavailable",
-            Class::NoBackend => "NoBackend",
-        })
-    }
-}
-
-/// Every class.
-const ALL: &[Class] = &[Class::Confines, Class::Unavailable, Class::NoBackend];
-/// Where launches are built.
-const BUILT: &[Class] = &[Class::Confines, Class::Unavailable];
-/// Where the launcher refuses every launch.
-const REFUSING: &[Class] = &[Class::Unavailable, Class::NoBackend];
-/// Where programs run confined.
-const CONFINED: &[Class] = &[Class::Confines];
-
-/// One case of the suite.
-#[derive(Clone, Copy)]
-pub struct Case {
-    /// Its name, as the report and `docs/backends.md` give it.
-    pub name: &'static str,
-    /// The classes it runs for.
-    pub applies: &'static [Class],
-    #[cfg(unix)]
-    run: fn(&cases::Env<'_>) -> Result<(), String>,
-}
-
-impl std::fmt::Debug for Case {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Case")
-            .field("name", &self.name)
-            .field("applies", &self.applies)
-            .finish()
-    }
-}
-
-macro_rules! cases {
-    ($($name:ident: $applies:expr,)*) => {
-        /// The cases, in the order they run.
-        pub const CASES: &[Case] = &[$(Case {
-            name: stringify!($name),
-            applies: $applies,
-            #[cfg(unix)]
-            run: cases::$name,
-        }),*];
-    };
-}
-
-cases! {
-    support_answers_the_same_each_time: ALL,
-    the_exit_flag_exits_at_once: ALL,
-    arguments_of_another_format_are_refused: ALL,
-    a_confined_start_by_hand_is_refused: ALL,
-    a_canary_inside_the_policy_is_refused_on_one_line: ALL,
-    a_fault_before_each_phase_is_a_refusal: ALL,
-    launch_command_refuses_without_a_sandbox: &[Class::NoBackend],
-    launch_command_builds_a_launch: BUILT,
-    a_launch_is_refused_with_the_reason_support_gave: REFUSING,
-    verify_starts_with_the_enforcement_check: BUILT,
-    the_program_runs_after_the_check: CONFINED,
-    the_check_passes_in_the_confined_program: CONFINED,
-    what_the_suite_adds_is_refused_too: CONFINED,
-    what_must_still_work_works: CONFINED,
-    the_exit_status_passes_through: CONFINED,
-    a_listed_program_can_replace_the_program: CONFINED,
-    a_program_outside_the_exec_list_is_not_executed: CONFINED,
-    an_exec_that_fails_is_a_refusal: CONFINED,
-    a_refusal_arrives_typed_to_an_application_without_standard_streams: CONFINED,
-    the_program_starts_as_the_backend_says: CONFINED,
-    the_backend_s_refusal_errors_prove_a_refusal: ALL,
-    the_provisions_hold: CONFINED,
-    grants_on_demand_are_served_or_refused: CONFINED,
-    served_the_program_runs_after_the_check: SERVED,
-    served_the_exit_status_passes_through: SERVED,
-    served_the_report_probe_passes: SERVED,
-    served_refusals_arrive_typed: SERVED,
-    served_a_fault_before_each_phase_is_a_typed_refusal: SERVED,
-    served_a_thousand_launches_four_at_a_time_leave_nothing: SERVED,
-    served_the_program_holds_no_descriptor_of_the_server: SERVED,
-    served_a_nul_byte_is_refused_not_split: SERVED,
-    served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing: SERVED,
-    served_no_launch_after_the_application_changed_its_user: SERVED,
-    served_a_server_started_without_standard_streams_serves: SERVED,
-    served_a_timeout_a_kill_and_a_drop_end_the_program: SERVED,
-    served_the_program_dies_with_the_application: SERVED,
-    served_a_kill_at_the_memory_bound_is_named: SERVED,
-    served_a_child_parked_before_its_request_takes_its_bounds: SERVED,
-}
-
-/// Where the launch server runs its cases: a backend that confines, on Linux (the server is
-/// Linux's: it needs the parent-death signal).
-const SERVED: &[Class] = if cfg!(target_os = "linux") {
-    CONFINED
-} else {
-    &[]
-};
-
-/// The first argument of a run of the suite's binary that starts a launch server, launches the
-/// `ran` probe through it once, and prints how that went: the launch server's fault case runs
-/// it once per phase with a fault injected.
-#[cfg(target_os = "linux")]
-const SERVER_ONCE_FLAG: &str = "--sandbox-conformance-server-once";
-
-/// The first argument of a run of the suite's binary that starts a launch server, launches the
-/// `sleep` probe, forks a copy of itself that drops its copy of the server and exits, and prints
-/// whether the program still runs.
-#[cfg(target_os = "linux")]
-const SERVER_FORKED_FLAG: &str = "--sandbox-conformance-server-forked";
-
-/// The first argument of a run of the suite's binary, as root, that starts a launch server,
-/// becomes the user `nobody`, launches `id -u` through the server, and prints how that went.
-#[cfg(target_os = "linux")]
-const SERVER_SETUID_FLAG: &str = "--sandbox-conformance-server-setuid";
-
-/// The first argument of a run of the suite's binary that closes its standard input and output,
-/// starts a launch server (whose socket pair then takes descriptors 0 and 1), gives its output
-/// back, launches the `ran` probe through the server, and prints how that went.
-#[cfg(target_os = "linux")]
-const SERVER_NO_STREAMS_FLAG: &str = "--sandbox-conformance-server-no-streams";
-
-/// The first argument of a run of the suite's binary that closes its standard input and output,
-/// launches the `ran` probe under a policy that covers the canary (without a server), gives its
-/// output back, and prints how that went.
-#[cfg(unix)]
-const NO_STREAMS_REFUSAL_FLAG: &str = "--sandbox-conformance-no-streams-refusal";
+pub use class::Class;
+pub use flags::PROBE_FLAG;
+pub use table::{Case, CASES};
 
 /// Runs the suite for `backend`, or the launcher or a probe when this process was started as one.
 ///
@@ -236,27 +89,33 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
             return probe::run(backend, &args[1..]);
         }
         #[cfg(target_os = "linux")]
-        if args.first().is_some_and(|a| a == SERVER_ONCE_FLAG) {
-            return cases::server_once(
+        if args.first().is_some_and(|a| a == flags::SERVER_ONCE_FLAG) {
+            return cases::served::server_once(
                 backend,
                 libraries,
                 args.get(1).is_some_and(|a| a == "hold"),
             );
         }
-        if args.first().is_some_and(|a| a == NO_STREAMS_REFUSAL_FLAG) {
-            return cases::no_streams_refusal(backend, libraries);
+        if args
+            .first()
+            .is_some_and(|a| a == flags::NO_STREAMS_REFUSAL_FLAG)
+        {
+            return cases::confined::no_streams_refusal(backend, libraries);
         }
         #[cfg(target_os = "linux")]
-        if args.first().is_some_and(|a| a == SERVER_NO_STREAMS_FLAG) {
-            return cases::server_no_streams(backend, libraries);
+        if args
+            .first()
+            .is_some_and(|a| a == flags::SERVER_NO_STREAMS_FLAG)
+        {
+            return cases::served::server_no_streams(backend, libraries);
         }
         #[cfg(target_os = "linux")]
-        if args.first().is_some_and(|a| a == SERVER_SETUID_FLAG) {
-            return cases::server_setuid(backend, libraries);
+        if args.first().is_some_and(|a| a == flags::SERVER_SETUID_FLAG) {
+            return cases::served::server_setuid(backend, libraries);
         }
         #[cfg(target_os = "linux")]
-        if args.first().is_some_and(|a| a == SERVER_FORKED_FLAG) {
-            return cases::server_forked(backend, libraries);
+        if args.first().is_some_and(|a| a == flags::SERVER_FORKED_FLAG) {
+            return cases::served::server_forked(backend, libraries);
         }
         let filter = args
             .iter()
@@ -266,10 +125,10 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
         // secret already set, so that the cases show it is not passed on.
         #[cfg(target_os = "linux")]
         let server = {
-            std::env::set_var(SECRET_VARIABLE, "1");
+            std::env::set_var(flags::SECRET_VARIABLE, "1");
             sandbox_core::Server::start(backend).map_err(|e| sandbox_core::one_line(&e))
         };
-        cases::run_all(
+        cases::runner::run_all(
             backend,
             libraries,
             filter,
@@ -289,19 +148,6 @@ pub fn main(backend: &dyn Backend, libraries: &[&str]) -> ExitCode {
         ExitCode::FAILURE
     }
 }
-
-/// The standard input the report probe must read.
-#[cfg(unix)]
-const STDIN_TEXT: &str = "conformance: standard input\n";
-
-/// A variable the parent sets on the launch, which the program must not see.
-#[cfg(unix)]
-const SECRET_VARIABLE: &str = "SANDBOX_CONFORMANCE_SECRET";
-
-/// The lowest number the descriptor leaked to the launcher gets: above anything a runtime opens
-/// for itself at start, so that a descriptor found there can only be the leaked one.
-#[cfg(unix)]
-const LEAK_AT: i32 = 200;
 
 #[cfg(unix)]
 mod probe;

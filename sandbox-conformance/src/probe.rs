@@ -7,7 +7,14 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use super::{LEAK_AT, PROBE_FLAG, STDIN_TEXT};
+use crate::flags::PROBE_FLAG;
+
+/// The standard input the report probe must read.
+pub(crate) const STDIN_TEXT: &str = "conformance: standard input\n";
+
+/// The lowest number the descriptor leaked to the launcher gets: above anything a runtime opens
+/// for itself at start, so that a descriptor found there can only be the leaked one.
+pub(crate) const LEAK_AT: i32 = 200;
 use sandbox_core::backend::check::{self, Context, Expect, Outcome};
 use sandbox_core::backend::Backend;
 

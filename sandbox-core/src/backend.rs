@@ -11,10 +11,12 @@
 //! also at the root, because an application names it: it holds a `&dyn Backend`.
 
 pub mod check;
-mod decoded;
+pub(crate) mod decoded;
 pub mod identity;
+pub(crate) mod inherited_handle;
 pub mod phases;
 mod refusal_code;
+pub(crate) mod support;
 pub mod wire;
 mod wrong_system;
 
@@ -29,7 +31,9 @@ pub use crate::fact::Fact;
 pub use crate::provisions::{BoundKind, Provisions, ScratchKind};
 pub use crate::start::ProgramStart;
 pub use decoded::Launch;
+pub use inherited_handle::InheritedHandle;
 pub use refusal_code::RefusalCode;
+pub use support::Support;
 pub use wrong_system::WrongSystem;
 
 /// The one loop that sends descriptors over a local socket (`SCM_RIGHTS`, retried on `EINTR`,
@@ -48,9 +52,9 @@ use check::{Context, Outcome};
 /// [confines at creation](Backend::confines_at_creation) calls it where it creates the launcher,
 /// before confining it (a Unix `pre_exec` hook), since the launcher is confined before it could.
 #[cfg(unix)]
-pub fn apply_bounds(limits: &crate::Limits) -> Result<(), LimitError> {
+pub fn apply_bounds(limits: &crate::limits::Limits) -> Result<(), LimitError> {
     crate::platform::cgroup::enter(limits)?;
-    crate::limits::apply(limits)
+    crate::bounds::apply(limits)
 }
 
 /// A platform's way of confining the calling process.
@@ -214,56 +218,5 @@ pub trait Backend: Send + Sync {
         Err(ExplainError::Unsupported {
             backend: self.name(),
         })
-    }
-}
-
-/// Whether a system can be confined, graded.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Support {
-    /// Confinement is available here.
-    Supported {
-        /// What was found.
-        facts: Vec<Fact>,
-    },
-    /// This kind of system has a backend, but this machine lacks what it needs (an old kernel, a
-    /// kernel without Landlock); every launch is refused, by the launcher, with `reason`.
-    Unavailable {
-        /// What was found.
-        facts: Vec<Fact>,
-        /// What is missing, and the remedy.
-        reason: BackendError,
-    },
-    /// There is no sandbox for this kind of system at all (an OS or architecture without a
-    /// backend); nothing that needs one may run.
-    NoBackend {
-        /// What was found.
-        facts: Vec<Fact>,
-        /// Which kind of system this is.
-        reason: BackendError,
-    },
-}
-
-impl Support {
-    /// The facts behind the answer.
-    pub fn facts(&self) -> &[Fact] {
-        match self {
-            Support::Supported { facts }
-            | Support::Unavailable { facts, .. }
-            | Support::NoBackend { facts, .. } => facts,
-        }
-    }
-
-    /// Why confinement is not available, if it is not.
-    pub fn reason(&self) -> Option<&BackendError> {
-        match self {
-            Support::Supported { .. } => None,
-            Support::Unavailable { reason, .. } | Support::NoBackend { reason, .. } => Some(reason),
-        }
-    }
-
-    /// Whether confinement is available here.
-    pub fn is_supported(&self) -> bool {
-        matches!(self, Support::Supported { .. })
     }
 }

@@ -36,7 +36,7 @@ pub const TASKS_BY_NPROC: &str = "RLIMIT_NPROC in the launch's user namespace (n
 /// Whether [`Limits::tasks`] of `policy` is held by [`TASKS_BY_NPROC`]: Linux, the processes
 /// opt-in (whose launch enters a user namespace of its own as an ordinary user), a user other
 /// than root (whom the kernel does not hold to `RLIMIT_NPROC`), and no cgroup that holds it.
-pub fn tasks_by_nproc(policy: &crate::Policy) -> bool {
+pub fn tasks_by_nproc(policy: &crate::policy::Policy) -> bool {
     policy.processes()
         && policy.limits().tasks.is_some()
         && ordinary_user_on_linux()
@@ -59,7 +59,7 @@ fn ordinary_user_on_linux() -> bool {
 
 /// [`unenforced`] for a launch of `policy`: the tasks bound is enforced where
 /// [`tasks_by_nproc`] holds it.
-pub fn unenforced_for(policy: &crate::Policy) -> Vec<Unenforced> {
+pub fn unenforced_for(policy: &crate::policy::Policy) -> Vec<Unenforced> {
     let mut missing = unenforced(policy.limits());
     if tasks_by_nproc(policy) {
         missing.retain(|missing| missing.bound != "tasks");
@@ -91,4 +91,40 @@ pub fn required(limits: &Limits, unenforced: &[Unenforced]) -> Vec<Unenforced> {
 /// bounds memory.
 pub fn killed_at_memory_bound(launcher: u32) -> bool {
     crate::platform::cgroup::killed_at_memory_bound(launcher)
+}
+
+/// Sets the process-wide limits on the calling process (the launcher, before confinement): the
+/// resource limits, the nice value and the OOM score. The cgroup bounds are `cgroup.rs`'s.
+#[cfg(unix)]
+pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::limit::LimitError> {
+    use nix::sys::resource::Resource;
+
+    use crate::error::limit::LimitError;
+
+    let mut resources: Vec<(&'static str, Resource, Option<u64>)> = vec![
+        ("RLIMIT_NOFILE", Resource::RLIMIT_NOFILE, limits.open_files),
+        ("RLIMIT_CPU", Resource::RLIMIT_CPU, limits.cpu_seconds),
+    ];
+    resources.extend(crate::platform::resource_limits(limits));
+    for (name, resource, value) in resources {
+        let Some(value) = value else { continue };
+        let fail = |source: nix::errno::Errno| LimitError::Resource {
+            name,
+            source: source.into(),
+        };
+        let (_soft, hard) = nix::sys::resource::getrlimit(resource).map_err(fail)?;
+        // rlim_t is signed on some systems (FreeBSD), where a value beyond it means no bound.
+        #[allow(clippy::unnecessary_fallible_conversions)]
+        let value = libc::rlim_t::try_from(value)
+            .unwrap_or(libc::rlim_t::MAX)
+            .min(hard);
+        nix::sys::resource::setrlimit(resource, value, value).map_err(fail)?;
+    }
+    if let Some(nice) = limits.nice {
+        crate::sys::lower_priority(nice.into()).map_err(LimitError::Nice)?;
+    }
+    if let Some(score) = limits.oom_score_adj {
+        crate::platform::set_oom_score(score).map_err(LimitError::OomScore)?;
+    }
+    Ok(())
 }

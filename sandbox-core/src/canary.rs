@@ -13,7 +13,7 @@ use crate::error::policy::CanaryError;
 /// The parent creates it, keeps it for as long as the launched child runs, and removes it when
 /// the canary is dropped, whether the launch worked or was refused (the confined side cannot
 /// remove it). It is deliberately not `Clone`: two owners would remove it twice, or too early.
-/// [`Sandbox`](crate::Sandbox) makes and keeps one per launch; only [`launch_command`]'s caller
+/// [`Sandbox`](crate::Sandbox) makes and keeps one per launch; only `raw::launch_command`'s caller
 /// handles it.
 ///
 /// ```
@@ -24,8 +24,6 @@ use crate::error::policy::CanaryError;
 /// assert!(!path.exists());
 /// # Ok::<(), sandbox_core::raw::CanaryError>(())
 /// ```
-///
-/// [`launch_command`]: crate::raw::launch_command
 #[derive(Debug)]
 pub struct Canary {
     path: PathBuf,

@@ -11,13 +11,13 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::error::policy::PolicyError;
 use crate::limits::Limits;
 use crate::policy::Policy;
 use crate::run::{Finished, RunOptions, SpawnError};
 use crate::scratch::{Bound, Scratch};
 use crate::spawn::running::Running;
 use crate::spawn::Sandbox;
-use crate::PolicyError;
 
 /// A confined program to run, built step by step; made by [`Sandbox::command`].
 ///

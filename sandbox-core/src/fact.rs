@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// One fact behind a [`Support`](crate::backend::Support) answer, such as `landlock ABI` = `7`.
+/// One fact behind a `Support` answer, such as `landlock ABI` = `7`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fact {
     /// What the fact is about.

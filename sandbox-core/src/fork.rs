@@ -9,9 +9,10 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::ExitStatus;
 
+use crate::backend::inherited_handle::InheritedHandle;
 use crate::backend::Backend;
 use crate::canary::Canary;
-use crate::pipes::STATUS_FD;
+use crate::pipes::{STATUS_FD, STATUS_HANDLE};
 use crate::policy::Policy;
 use crate::run::SpawnError;
 
@@ -113,11 +114,11 @@ fn forked_request(
     program: &Path,
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
-    supervisor: Option<i32>,
+    supervisor: Option<InheritedHandle>,
 ) -> Result<crate::backend::wire::Request, crate::error::command::CommandError> {
     let extras = crate::launch::parent::Extras {
         launcher: None,
-        status: Some(STATUS_FD),
+        status: Some(STATUS_HANDLE),
         supervisor,
         env,
         dir: None,
@@ -162,7 +163,7 @@ where
         })?;
     let (ours, theirs) = crate::pipes::socket_pair().map_err(crate::grant::GrantError::Start)?;
     let args = crate::run::collect(args);
-    let supervisor = Some(crate::pipes::SUPERVISOR_FD);
+    let supervisor = Some(crate::pipes::SUPERVISOR_HANDLE);
     let request = forked_request(
         backend,
         policy,
@@ -232,7 +233,7 @@ fn fork_with(
 ) -> Result<Forked, SpawnError> {
     // A fork is no creation the backend takes part in: its launcher would start unconfined.
     if backend.confines_at_creation() {
-        return Err(crate::CommandError::CreatedOnly {
+        return Err(crate::error::command::CommandError::CreatedOnly {
             backend: backend.name(),
         }
         .into());
@@ -255,7 +256,7 @@ fn fork_with(
             if let Err(e) = crate::sys::dup_onto(status_writer.as_raw_fd(), STATUS_FD) {
                 crate::launch::refuse::refuse_forked_at(
                     status_writer.as_raw_fd(),
-                    &crate::Refusal::Descriptors(e),
+                    &crate::error::refusal::Refusal::Descriptors(e),
                 );
             }
             // Above SUPERVISOR_FD by construction (`socket_pair`), as the streams are
@@ -266,7 +267,7 @@ fn fork_with(
                 {
                     crate::launch::refuse::refuse_forked_at(
                         STATUS_FD,
-                        &crate::Refusal::Descriptors(e),
+                        &crate::error::refusal::Refusal::Descriptors(e),
                     );
                 }
             }
@@ -282,7 +283,7 @@ fn fork_with(
                         if let Err(e) = crate::sys::dup_onto(fd, target) {
                             crate::launch::refuse::refuse_forked_at(
                                 STATUS_FD,
-                                &crate::Refusal::Descriptors(e),
+                                &crate::error::refusal::Refusal::Descriptors(e),
                             );
                         }
                     }
@@ -422,7 +423,7 @@ mod tests {
     /// the typed thread count.
     #[test]
     fn a_process_with_threads_is_refused_before_any_fork() {
-        if crate::platform::thread_count().is_none() {
+        if crate::platform::threads::thread_count().is_none() {
             // Written past the harness's capture, so that the CI summary counts it.
             let _ = std::io::Write::write_all(
                 &mut std::io::stderr(),

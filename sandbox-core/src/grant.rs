@@ -167,13 +167,13 @@ impl Refusals {
     }
 }
 
-/// Whether `path` is a routine file ([`ROUTINE_FILES`](crate::explain::ROUTINE_FILES)): one a
+/// Whether `path` is a routine file ([`ROUTINE_FILES`](crate::explain::routine::ROUTINE_FILES)): one a
 /// program's runtime looks for at its start and goes on without (the loader's cache, the user
 /// database, ...). Unless the application asks for them ([`Session::ask_routine`],
 /// [`Sandbox::ask_routine`](crate::Sandbox::ask_routine)), these are refused without asking the
 /// function, as the sandbox refuses them without a supervisor.
 pub fn is_routine(path: &Path) -> bool {
-    crate::explain::ROUTINE_FILES
+    crate::explain::routine::ROUTINE_FILES
         .iter()
         .any(|routine| path == Path::new(routine))
 }

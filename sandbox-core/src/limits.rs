@@ -295,42 +295,6 @@ pub struct Unenforced {
     pub reason: &'static str,
 }
 
-/// Sets the process-wide limits on the calling process (the launcher, before confinement): the
-/// resource limits, the nice value and the OOM score. The cgroup bounds are `cgroup.rs`'s.
-#[cfg(unix)]
-pub(crate) fn apply(limits: &Limits) -> Result<(), crate::error::limit::LimitError> {
-    use nix::sys::resource::Resource;
-
-    use crate::error::limit::LimitError;
-
-    let mut resources: Vec<(&'static str, Resource, Option<u64>)> = vec![
-        ("RLIMIT_NOFILE", Resource::RLIMIT_NOFILE, limits.open_files),
-        ("RLIMIT_CPU", Resource::RLIMIT_CPU, limits.cpu_seconds),
-    ];
-    resources.extend(crate::platform::resource_limits(limits));
-    for (name, resource, value) in resources {
-        let Some(value) = value else { continue };
-        let fail = |source: nix::errno::Errno| LimitError::Resource {
-            name,
-            source: source.into(),
-        };
-        let (_soft, hard) = nix::sys::resource::getrlimit(resource).map_err(fail)?;
-        // rlim_t is signed on some systems (FreeBSD), where a value beyond it means no bound.
-        #[allow(clippy::unnecessary_fallible_conversions)]
-        let value = libc::rlim_t::try_from(value)
-            .unwrap_or(libc::rlim_t::MAX)
-            .min(hard);
-        nix::sys::resource::setrlimit(resource, value, value).map_err(fail)?;
-    }
-    if let Some(nice) = limits.nice {
-        crate::sys::lower_priority(nice.into()).map_err(LimitError::Nice)?;
-    }
-    if let Some(score) = limits.oom_score_adj {
-        crate::platform::set_oom_score(score).map_err(LimitError::OomScore)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

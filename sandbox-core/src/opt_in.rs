@@ -13,132 +13,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::backend::identity::{Identity, Kind};
-use crate::Policy;
+use crate::policy::Policy;
 
-/// Folders beneath which no write folder may lie: the system's programs, libraries and
-/// configuration, the kernel's interfaces and the system's run-time state. Writing beneath one
-/// changes what other processes of the machine read and run, never a workspace.
-pub const SYSTEM_FOLDERS: &[&str] = &[
-    "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
-    "/sbin", "/sys", "/usr",
-];
+pub(crate) mod write_path;
+pub(crate) mod write_problem;
 
-/// Why a folder may not be written.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum WriteProblem {
-    /// The path is not a folder.
-    #[error("it is not a folder; name the folder the program may write in")]
-    NotAFolder,
-    /// The path is `/`.
-    #[error("it is the root folder, every file of the machine; name the program's own folder")]
-    Root,
-    /// The path is a folder directly beneath `/`.
-    #[error("it is a top-level folder, shared by the whole machine; name a folder beneath it")]
-    TopLevel,
-    /// The path lies at or beneath a system folder.
-    #[error("it lies beneath {}, the system's; name a folder of the application's", folder.display())]
-    System {
-        /// The system folder.
-        folder: PathBuf,
-    },
-    /// The path is the home folder of the application's user.
-    #[error("it is the home folder, whose files the user's shell and programs run; name a folder beneath it")]
-    Home,
-    /// The canary lies beneath the path.
-    #[error("it holds the canary, whose refusal the enforcement check proves; set TMPDIR to a folder outside it")]
-    HoldsCanary,
-    /// The launcher's own executable lies beneath the path.
-    #[error("it holds the launcher {}, which the program may execute; name a folder without it", launcher.display())]
-    HoldsLauncher {
-        /// The launcher.
-        launcher: PathBuf,
-    },
-    /// The path lies beneath an exec folder, so the program could execute what it writes.
-    #[error("it lies beneath the exec path {}, so the program could run what it writes there; {} if that is meant", exec.display(), crate::remedy::phrase("name the write folder itself with --exec", "pass the write folder itself to .exec()"))]
-    BeneathExec {
-        /// The exec folder.
-        exec: PathBuf,
-    },
-}
-
-// The report channel is Unix's; elsewhere nothing is launched to report on.
-#[cfg_attr(not(unix), allow(dead_code))]
-impl WriteProblem {
-    /// A short token for the report channel, and the path it carries, if any.
-    pub(crate) fn token(&self) -> (&'static str, Option<&Path>) {
-        match self {
-            WriteProblem::NotAFolder => ("not-a-folder", None),
-            WriteProblem::Root => ("root", None),
-            WriteProblem::TopLevel => ("top-level", None),
-            WriteProblem::System { folder } => ("system", Some(folder)),
-            WriteProblem::Home => ("home", None),
-            WriteProblem::HoldsCanary => ("holds-canary", None),
-            WriteProblem::HoldsLauncher { launcher } => ("holds-launcher", Some(launcher)),
-            WriteProblem::BeneathExec { exec } => ("beneath-exec", Some(exec)),
-        }
-    }
-
-    /// The problem [`WriteProblem::token`] encoded.
-    pub(crate) fn from_token(token: &str, path: PathBuf) -> Option<Self> {
-        Some(match token {
-            "not-a-folder" => WriteProblem::NotAFolder,
-            "root" => WriteProblem::Root,
-            "top-level" => WriteProblem::TopLevel,
-            "system" => WriteProblem::System { folder: path },
-            "home" => WriteProblem::Home,
-            "holds-canary" => WriteProblem::HoldsCanary,
-            "holds-launcher" => WriteProblem::HoldsLauncher { launcher: path },
-            "beneath-exec" => WriteProblem::BeneathExec { exec: path },
-            _ => return None,
-        })
-    }
-}
-
-/// Refuses a write folder by what it is, whatever the launch: not a folder, `/`, a top-level
-/// folder, a system folder or one beneath it, or the user's home folder (compared by identity,
-/// so a link to it is the home folder too).
-pub(crate) fn check_write_path(path: &Path, identity: Identity) -> Result<(), crate::PolicyError> {
-    let refuse = |problem| {
-        Err(crate::PolicyError::Write {
-            path: path.to_path_buf(),
-            problem,
-        })
-    };
-    if let Some(problem) = refused_by_name(path) {
-        return refuse(problem);
-    }
-    if identity.kind != Kind::Folder {
-        return refuse(WriteProblem::NotAFolder);
-    }
-    let home = std::env::var_os("HOME").and_then(|home| std::fs::metadata(home).ok());
-    if let Some(home) = home {
-        let home = Identity::of_metadata(&home);
-        if (home.device, home.inode) == (identity.device, identity.inode) {
-            return refuse(WriteProblem::Home);
-        }
-    }
-    Ok(())
-}
-
-/// Why `path` (absolute, canonical) can never be a write folder, by its name alone: `/`, a
-/// top-level folder, or a system folder or one beneath it ([`SYSTEM_FOLDERS`]). What an
-/// explanation checks before it names the write opt-in, since it looks nothing up.
-pub fn refused_by_name(path: &Path) -> Option<WriteProblem> {
-    if path == Path::new("/") {
-        return Some(WriteProblem::Root);
-    }
-    if path.parent() == Some(Path::new("/")) {
-        return Some(WriteProblem::TopLevel);
-    }
-    SYSTEM_FOLDERS
-        .iter()
-        .find(|f| path.starts_with(f))
-        .map(|folder| WriteProblem::System {
-            folder: PathBuf::from(folder),
-        })
-}
+pub use write_path::{refused_by_name, SYSTEM_FOLDERS};
+pub use write_problem::WriteProblem;
 
 /// A write folder that does not fit the launch: the folder and why.
 pub fn check_launch(
@@ -304,7 +185,10 @@ mod attempts {
 
 #[cfg(test)]
 mod tests {
+    use super::write_path::check_write_path;
     use super::*;
+    use crate::backend::identity::Identity;
+    use crate::error::policy::PolicyError;
 
     // No folder of this machine has this identity, so the home folder is not it.
     fn folder() -> Identity {
@@ -314,7 +198,7 @@ mod tests {
     fn problem(path: &str) -> Option<WriteProblem> {
         match check_write_path(Path::new(path), folder()) {
             Ok(()) => None,
-            Err(crate::PolicyError::Write { problem, .. }) => Some(problem),
+            Err(PolicyError::Write { problem, .. }) => Some(problem),
             Err(other) => panic!("{other}"),
         }
     }

@@ -3,12 +3,21 @@
 
 use std::io;
 
+use crate::backend::inherited_handle::InheritedHandle;
+
 /// The descriptor number the launcher's status pipe has in the launcher.
 pub(crate) const STATUS_FD: i32 = 3;
 
 /// The descriptor number the launcher's end of the supervisor's socket has in the launcher
 /// (grants on demand).
 pub(crate) const SUPERVISOR_FD: i32 = 4;
+
+/// The status pipe's write end as the launcher's request names it ([`STATUS_FD`]).
+pub(crate) const STATUS_HANDLE: InheritedHandle = InheritedHandle::from_raw_fd(STATUS_FD);
+
+/// The launcher's end of the supervisor's socket as the launcher's request names it
+/// ([`SUPERVISOR_FD`]).
+pub(crate) const SUPERVISOR_HANDLE: InheritedHandle = InheritedHandle::from_raw_fd(SUPERVISOR_FD);
 
 /// A connected pair of local stream sockets, both ends close-on-exec and numbered above
 /// [`SUPERVISOR_FD`], so that putting the launcher's end at its place cannot overwrite the status

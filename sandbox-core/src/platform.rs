@@ -13,3 +13,5 @@ pub(crate) use linux::*;
 mod other;
 #[cfg(not(target_os = "linux"))]
 pub(crate) use other::*;
+
+pub(crate) mod threads;

@@ -171,13 +171,13 @@ impl Policy {
     /// execution unless an exec path lies there too. Off by default.
     ///
     /// Refused here by name: `/`, a folder directly beneath it, and a folder at or beneath one
-    /// of the system's ([`crate::opt_in::SYSTEM_FOLDERS`]: `/usr`, `/etc`, `/proc`, ...), the
+    /// of the system's ([`crate::opt_in::write_path::SYSTEM_FOLDERS`]: `/usr`, `/etc`, `/proc`, ...), the
     /// home folder (`HOME`), and a path that is not a folder. The launcher refuses, besides, a folder holding the canary or the launcher, or lying
     /// beneath an exec folder; an exec path at or beneath it is the application's explicit
-    /// choice of write-then-execute, allowed ([`crate::opt_in::overlaps`]).
+    /// choice of write-then-execute, allowed (`opt_in::overlaps`).
     pub fn allow_write(mut self, path: impl AsRef<Path>) -> Result<Self, PolicyError> {
         let (path, identity) = canonical(path.as_ref())?;
-        crate::opt_in::check_write_path(&path, identity)?;
+        crate::opt_in::write_path::check_write_path(&path, identity)?;
         self.write.push(path, identity);
         Ok(self)
     }
@@ -205,7 +205,7 @@ impl Policy {
         identity: Identity,
     ) -> Result<(), PolicyError> {
         check_canonical(&path)?;
-        crate::opt_in::check_write_path(&path, identity)?;
+        crate::opt_in::write_path::check_write_path(&path, identity)?;
         self.write.push(path, identity);
         Ok(())
     }

@@ -7,8 +7,8 @@ use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitSta
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
+use crate::explain::explanation::Explanation;
 use crate::explain::tracer::{ExplainError, Tracer};
-use crate::explain::Explanation;
 
 /// The parent's ends of a child's standard streams.
 pub(crate) struct Pipes {

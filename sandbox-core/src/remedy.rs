@@ -1,7 +1,7 @@
 //! How a remedy that an error carries typed reads in that error's text.
 //!
 //! A refusal that one grant would cure (the program's loader lies outside every read path)
-//! carries that grant as a [`Remedy`] ([`BackendError::remedy`](crate::backend::BackendError::remedy)),
+//! carries that grant as a [`Remedy`] (`BackendError::remedy`),
 //! which crosses the launcher's status channel typed. Its text names it the way the reader
 //! grants it: an application's user reads `add .read("/usr")`, the `Command` method (the
 //! default); a command line's user reads `add --read /usr`, its flag, once the command line tool
@@ -9,9 +9,54 @@
 //! [`handle_args`](crate::handle_args), so that its own launcher's line says it the same way).
 //! A caller that shows the remedy itself reads it from the error, typed, and needs neither.
 
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 
-pub use crate::explain::Remedy;
+/// A grant (a `Policy` method, a flag of `sandbox-check`) that would allow part of what was
+/// refused.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Remedy {
+    /// `Policy::allow_read`, `--read PATH`.
+    Read(PathBuf),
+    /// `Policy::allow_exec`, `--exec PATH`.
+    Exec(PathBuf),
+}
+
+impl Remedy {
+    /// The flag.
+    pub fn flag(&self) -> &'static str {
+        match self {
+            Remedy::Read(_) => "--read",
+            Remedy::Exec(_) => "--exec",
+        }
+    }
+
+    /// The path.
+    pub fn path(&self) -> &Path {
+        match self {
+            Remedy::Read(path) | Remedy::Exec(path) => path,
+        }
+    }
+
+    /// The grant as an application writes it, for a remedy shown to a library's user rather
+    /// than a shell's: `.read("/etc/ssl")` on a [`Command`](crate::Command) (the same name as
+    /// on a `Policy`, `allow_read`, less its prefix).
+    pub fn call(&self) -> String {
+        let method = match self {
+            Remedy::Read(_) => "read",
+            Remedy::Exec(_) => "exec",
+        };
+        format!("{method}({:?})", self.path().display().to_string())
+    }
+}
+
+impl fmt::Display for Remedy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.flag(), self.path().display())
+    }
+}
 
 /// How this process's error texts name a remedy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

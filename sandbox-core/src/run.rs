@@ -11,8 +11,8 @@ use crate::error::command::CommandError;
 use crate::error::policy::CanaryError;
 use crate::error::refusal::Refusal;
 use crate::error::report::MalformedReport;
+use crate::explain::explanation::Explanation;
 use crate::explain::tracer::ExplainError;
-use crate::explain::Explanation;
 
 /// What [`Sandbox::run`](crate::Sandbox::run) gives the program and how long and how loud it may be.
 ///
@@ -128,7 +128,7 @@ pub struct Finished {
     pub explanation: Option<Explanation>,
     /// The bounds of the policy's [`Limits`](crate::Limits) this machine did not enforce for
     /// this launch, and why; empty where every bound asked for held.
-    pub unenforced: Vec<crate::Unenforced>,
+    pub unenforced: Vec<crate::limits::Unenforced>,
     /// How it ended, from what actually happened: a kill is the library's (the timeout, the
     /// cap) only where the library made it and the program died of it.
     pub ending: Ending,
@@ -136,7 +136,7 @@ pub struct Finished {
     /// supervisor refused, each once, in order: those the function refused, and the routine
     /// files refused without asking it ([`Sandbox::ask_routine`](crate::Sandbox::ask_routine)).
     /// At most [`REFUSALS_LISTED`](crate::grant::REFUSALS_LISTED); empty without a function.
-    pub grants_refused: Vec<crate::OpenRequest>,
+    pub grants_refused: Vec<crate::grant::OpenRequest>,
     /// The destinations the program could reach ([`Policy::allow_host`](crate::Policy::allow_host)),
     /// through the launch's proxy; empty for a launch without the opt-in.
     pub hosts: Vec<crate::net::Host>,
@@ -335,7 +335,7 @@ pub enum SpawnError {
     )]
     Unenforceable {
         /// The bounds, and why each cannot be enforced.
-        missing: Vec<crate::Unenforced>,
+        missing: Vec<crate::limits::Unenforced>,
     },
     /// The launcher started and ended before it executed the program or refused: it was
     /// killed (by `SIGSYS` where an inherited seccomp filter kills a call it makes). The
@@ -357,7 +357,7 @@ pub enum SpawnError {
     /// A path a [`Command`](crate::Command) was told to allow cannot go into the policy (and,
     /// through `?`, any [`PolicyError`](crate::PolicyError) met while building one).
     #[error("the policy")]
-    Policy(#[from] crate::PolicyError),
+    Policy(#[from] crate::error::policy::PolicyError),
     /// The scratch folder a [`Command`](crate::Command) was told to make could not be made.
     #[error("making the scratch folder")]
     Scratch(#[source] crate::scratch::ScratchError),

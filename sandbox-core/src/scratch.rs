@@ -293,7 +293,7 @@ pub struct Scratch {
 
 impl Scratch {
     /// Makes a scratch folder in [`std::env::temp_dir`], or where that cannot be written
-    /// (missing, read-only), in the next of [`temporary_folders`](crate::raw::temporary_folders)
+    /// (missing, read-only), in the next of [`temporary_folders`](crate::canary::temporary_folders)
     /// that can. A temporary folder that is not safe ([`ScratchError::UnsafeFolder`]) is refused,
     /// not passed over.
     pub fn create(bound: Bound) -> Result<Self, ScratchError> {

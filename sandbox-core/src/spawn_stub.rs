@@ -11,9 +11,11 @@ use std::path::Path;
 use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
 use std::time::Duration;
 
-use crate::backend::{Backend, BackendError, Support};
+use crate::backend::support::Support;
+use crate::backend::Backend;
+use crate::error::backend::BackendError;
 use crate::error::command::CommandError;
-use crate::explain::Explanation;
+use crate::explain::explanation::Explanation;
 use crate::policy::Policy;
 use crate::run::{Finished, RunOptions, SpawnError};
 
@@ -152,7 +154,7 @@ impl Running {
     }
 
     /// The bounds of the policy's limits this machine does not enforce.
-    pub fn unenforced(&self) -> &[crate::Unenforced] {
+    pub fn unenforced(&self) -> &[crate::limits::Unenforced] {
         match self.never {}
     }
 

@@ -16,13 +16,13 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::backend::check::Observed;
 use crate::error::backend::{BackendError, CheckFailure};
 use crate::error::limit::LimitError;
 use crate::error::policy::PolicyError;
 use crate::error::refusal::Refusal;
 use crate::error::report::MalformedReport;
 use crate::error::wire::WireError;
+use crate::observed::Observed;
 
 /// The byte a launcher writes first on its status descriptor: it is a launcher, and has started.
 pub(crate) const STARTED: u8 = b'S';
@@ -31,7 +31,7 @@ pub(crate) const STARTED: u8 = b'S';
 pub(crate) const EXECUTING: u8 = b'E';
 /// The byte a copy of the application writes, as its whole report, when it was started as a
 /// launcher, did not stop in [`handle_args`](crate::handle_args), and came to a launch of its own
-/// ([`crate::launch::parent::stop_if_unhandled_launcher`]): the parent answers `NotALauncher` at once,
+/// (`launch::parent::stop_if_unhandled_launcher`): the parent answers `NotALauncher` at once,
 /// without waiting for the copy's end (a child the copy started may hold the descriptor open).
 pub(crate) const NOT_A_LAUNCHER: u8 = b'N';
 
@@ -158,8 +158,8 @@ pub(crate) fn encode(refusal: &Refusal) -> Vec<u8> {
                 .s(e.code().unwrap_or(""))
                 .s(&e.text_without_remedy())
                 .s(match remedy {
-                    crate::explain::Remedy::Read(_) => "read",
-                    crate::explain::Remedy::Exec(_) => "exec",
+                    crate::remedy::Remedy::Read(_) => "read",
+                    crate::remedy::Remedy::Exec(_) => "exec",
                 })
                 .p(remedy.path()),
         },
@@ -232,8 +232,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
         "write-folder" => {
             let path = r.p()?;
             let token = r.s()?;
-            let problem =
-                crate::opt_in::WriteProblem::from_token(&token, r.p()?).ok_or(MalformedReport)?;
+            let problem = crate::opt_in::write_problem::WriteProblem::from_token(&token, r.p()?)
+                .ok_or(MalformedReport)?;
             Refusal::WriteFolder { path, problem }
         }
         "canary" => Refusal::Canary {
@@ -273,8 +273,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Refusal, MalformedReport> {
             let code = Some(r.s()?).filter(|c| !c.is_empty());
             let message = r.s()?;
             let remedy = match r.s()?.as_str() {
-                "read" => crate::explain::Remedy::Read(r.p()?),
-                "exec" => crate::explain::Remedy::Exec(r.p()?),
+                "read" => crate::remedy::Remedy::Read(r.p()?),
+                "exec" => crate::remedy::Remedy::Exec(r.p()?),
                 _ => return Err(MalformedReport),
             };
             Refusal::Confine(BackendError::reported(code, message, Some(remedy)))
@@ -360,8 +360,8 @@ fn decode_wire(r: &mut Reader) -> Result<WireError, MalformedReport> {
         "policy-write" => {
             let path = r.p()?;
             let token = r.s()?;
-            let problem =
-                crate::opt_in::WriteProblem::from_token(&token, r.p()?).ok_or(MalformedReport)?;
+            let problem = crate::opt_in::write_problem::WriteProblem::from_token(&token, r.p()?)
+                .ok_or(MalformedReport)?;
             WireError::Policy(PolicyError::Write { path, problem })
         }
         _ => return Err(MalformedReport),
@@ -506,7 +506,7 @@ mod tests {
             Refusal::Confine(BackendError::new(io::Error::other("landlock: too old"))),
             Refusal::Confine(
                 BackendError::coded("loader", io::Error::other("the loader is not readable"))
-                    .with_remedy(crate::explain::Remedy::Read(PathBuf::from("/usr"))),
+                    .with_remedy(crate::remedy::Remedy::Read(PathBuf::from("/usr"))),
             ),
             Refusal::Panic {
                 message: "a\nb".into(),
@@ -515,13 +515,13 @@ mod tests {
             Refusal::HostsUnavailable,
             Refusal::WriteFolder {
                 path: PathBuf::from("/w/bin"),
-                problem: crate::opt_in::WriteProblem::BeneathExec {
+                problem: crate::opt_in::write_problem::WriteProblem::BeneathExec {
                     exec: PathBuf::from("/w"),
                 },
             },
             Refusal::Arguments(WireError::Policy(PolicyError::Write {
                 path: PathBuf::from("/"),
-                problem: crate::opt_in::WriteProblem::Root,
+                problem: crate::opt_in::write_problem::WriteProblem::Root,
             })),
         ];
         for refusal in refusals {
@@ -535,7 +535,7 @@ mod tests {
         // The remedy arrives typed, and the text names it as this process names remedies.
         let Refusal::Confine(confine) = decode(&encode(&Refusal::Confine(
             BackendError::coded("loader", io::Error::other("the loader is not readable"))
-                .with_remedy(crate::explain::Remedy::Read(PathBuf::from("/usr"))),
+                .with_remedy(crate::remedy::Remedy::Read(PathBuf::from("/usr"))),
         )))
         .unwrap() else {
             panic!("not confine")
@@ -543,7 +543,7 @@ mod tests {
         assert_eq!(confine.code(), Some("loader"));
         assert_eq!(
             confine.remedy(),
-            Some(&crate::explain::Remedy::Read(PathBuf::from("/usr")))
+            Some(&crate::remedy::Remedy::Read(PathBuf::from("/usr")))
         );
         assert_eq!(
             one_line(&confine),

@@ -13,7 +13,7 @@ use crate::policy::Policy;
 use crate::run::collect;
 use crate::run::SpawnError;
 
-/// [`launch_command`](crate::raw::launch_command) with the launcher's report channel, for an expert
+/// [`launch_command`](crate::launch::parent::launch_command) with the launcher's report channel, for an expert
 /// caller that must hand the program standard streams of its own choosing (a command-line tool
 /// passing on its terminal), where [`Sandbox`](crate::Sandbox) gives pipes by construction.
 ///
@@ -85,7 +85,7 @@ where
         args,
         crate::launch::parent::Extras {
             launcher: None,
-            status: Some(STATUS_FD),
+            status: Some(crate::pipes::STATUS_HANDLE),
             supervisor: None,
             env,
             dir: None,
@@ -131,8 +131,8 @@ where
         collect(args),
         crate::launch::parent::Extras {
             launcher: None,
-            status: Some(STATUS_FD),
-            supervisor: Some(crate::pipes::SUPERVISOR_FD),
+            status: Some(crate::pipes::STATUS_HANDLE),
+            supervisor: Some(crate::pipes::SUPERVISOR_HANDLE),
             env,
             dir: None,
         },
@@ -164,7 +164,7 @@ impl StatusChannel {
     /// write end, which the command holds) and reads the launcher's report to its end. `Ok(())`
     /// means the launcher executed the program (it said so just before the `exec`);
     /// [`SpawnError::Refused`] carries the launcher's typed refusal, and the launcher then exits
-    /// with [`REFUSED_EXIT_CODE`](crate::raw::REFUSED_EXIT_CODE) at once;
+    /// with [`REFUSED_EXIT_CODE`](crate::launch::REFUSED_EXIT_CODE) at once;
     /// [`SpawnError::LauncherEnded`] is a launcher killed before it could do either, and
     /// [`SpawnError::NotALauncher`] a command whose executable never answered as one.
     pub fn outcome(self, command: Command) -> Result<(), SpawnError> {

@@ -10,7 +10,7 @@ use crate::error::refusal::Refusal;
 /// system without that listing re-executes the launcher under its confinement (macOS), which
 /// starts a fresh single-threaded image.
 pub fn check_single_thread() -> Result<(), Refusal> {
-    match crate::platform::thread_count() {
+    match crate::platform::threads::thread_count() {
         Some(Ok(1)) | None => Ok(()),
         Some(Ok(count)) => Err(Refusal::ThreadCount { count }),
         Some(Err(error)) => Err(Refusal::Threads(error)),
@@ -20,5 +20,5 @@ pub fn check_single_thread() -> Result<(), Refusal> {
 /// Whether this process is known to have a single thread, as forking to run ordinary code needs:
 /// `false` where threads are not listed.
 pub fn known_single_thread() -> bool {
-    matches!(crate::platform::thread_count(), Some(Ok(1)))
+    matches!(crate::platform::threads::thread_count(), Some(Ok(1)))
 }

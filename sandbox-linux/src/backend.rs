@@ -74,7 +74,7 @@ impl LinuxBackend {
         // After Landlock (which set `no_new_privs`) and before the refusal table, which need not
         // allow `seccomp` for it: from here every open waits for the application's supervisor.
         if let Some(channel) = launch.request.supervisor {
-            crate::notify::hand_over(channel, arch, launch.request.policy.processes())?;
+            crate::notify::hand_over(channel.as_raw_fd(), arch, launch.request.policy.processes())?;
         }
         filter::install(&program)?;
         Ok(())

@@ -132,6 +132,13 @@ pub enum Slot {
     Network,
 }
 
+/// A compiled program's template as the generated `filter/prebuilt.rs` holds it: its
+/// instructions, and where a launch writes its values.
+pub(crate) struct Prebuilt {
+    pub(crate) instructions: &'static [(u16, u8, u8, u32)],
+    pub(crate) slots: &'static [(usize, Slot)],
+}
+
 impl Test {
     /// Whether the test holds for `value`, where that is known without the process ID.
     fn holds(self, value: u32) -> Option<bool> {

@@ -269,98 +269,6 @@ fn paths_in(text: &str, module: &str) -> Vec<Vec<String>> {
     paths
 }
 
-/// Where a circle is known and left to be broken: each entry a crate and the modules of one
-/// circle, sorted, as the test reports it. These were found when the test began to read
-/// file-level edges (child and parent, `super::`, doc links, the crate root as a room). The test fails on any other circle, and on an entry
-/// here that is no longer a circle, so the list only shrinks.
-const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
-    (
-        "sandbox-core",
-        &[
-            "backend",
-            "backend::check",
-            "backend::decoded",
-            "backend::phases",
-            "backend::wire",
-            "backend::wrong_system",
-            "bounds",
-            "canary",
-            "error::backend",
-            "error::command",
-            "error::policy",
-            "error::refusal",
-            "error::report",
-            "error::wire",
-            "explain",
-            "explain::refusal",
-            "explain::remedy",
-            "explain::report",
-            "explain::tracer",
-            "fact",
-            "fds",
-            "fork",
-            "grant",
-            "launch",
-            "launch::launcher",
-            "launch::parent",
-            "launch::refuse",
-            "launch::sequence",
-            "limits",
-            "opt_in",
-            "platform",
-            "platform::linux",
-            "platform::linux::syscalls",
-            "platform::other",
-            "policy",
-            "provisions",
-            "raw",
-            "remedy",
-            "run",
-            "scratch",
-            "status",
-            "status_channel",
-            "sys",
-            "threads",
-        ],
-    ),
-    (
-        "sandbox-linux",
-        &[
-            "backend",
-            "crate",
-            "decisions",
-            "error",
-            "eval",
-            "eval::analysis",
-            "explain",
-            "explain::attribute",
-            "explain::files",
-            "explain::report",
-            "filter",
-            "filter::prebuilt",
-            "landlock",
-            "limits",
-            "namespace",
-            "net",
-            "notify",
-            "workspace",
-        ],
-    ),
-    (
-        "sandbox-conformance",
-        &[
-            "cases",
-            "cases::by_class",
-            "cases::confined",
-            "cases::contract",
-            "cases::every",
-            "cases::served",
-            "crate",
-            "probe",
-        ],
-    ),
-];
-
 /// What each edge of a graph names: (from, to) to the names `from` takes from `to`.
 type Ties = BTreeMap<(String, String), BTreeSet<String>>;
 
@@ -505,30 +413,13 @@ fn no_crate_of_the_workspace_has_an_import_circle() {
             shown.push(format!("{krate}: {}", describe(&circle, &ties)));
         }
     }
-    let known: Vec<String> = KNOWN_CIRCLES
-        .iter()
-        .map(|(krate, circle)| format!("{krate}/src: {circle:?}"))
-        .collect();
-    let new: Vec<&String> = found
-        .iter()
-        .zip(&shown)
-        .filter(|(c, _)| !known.contains(c))
-        .map(|(_, s)| s)
-        .collect();
-    for circle in &new {
+    for circle in &shown {
         eprintln!("import circle in {circle}");
     }
-    // The known ones too, for `--nocapture`: what is left to break, tie by tie.
-    for (found, shown) in found.iter().zip(&shown) {
-        if known.contains(found) {
-            eprintln!("known import circle in {shown}");
-        }
-    }
-    assert!(new.is_empty(), "{} import circles (ties above)", new.len());
-    let gone: Vec<&String> = known.iter().filter(|c| !found.contains(c)).collect();
     assert!(
-        gone.is_empty(),
-        "no longer circles; take them out of KNOWN_CIRCLES:\n{gone:#?}"
+        found.is_empty(),
+        "{} import circles (ties above)",
+        found.len()
     );
 }
 

@@ -20,7 +20,7 @@ pub(crate) fn a_refusal_arrives_typed_to_an_application_without_standard_streams
 ) -> Result<()> {
     run_alone(
         env,
-        crate::NO_STREAMS_REFUSAL_FLAG,
+        crate::flags::NO_STREAMS_REFUSAL_FLAG,
         b"refused, typed: canary\n",
     )
 }

@@ -189,7 +189,7 @@ pub(crate) fn served_a_fault_before_each_phase_is_a_typed_refusal(env: &Env<'_>)
         for phase in PHASES {
             let mut command = Command::new(&env.me);
             command
-                .arg(crate::SERVER_ONCE_FLAG)
+                .arg(crate::flags::SERVER_ONCE_FLAG)
                 .env(FAULT_VARIABLE, phase);
             let output = output(command)?;
             let expected = format!("refused, typed: {}\n", one_line(&Refusal::Fault { phase }));
@@ -430,7 +430,11 @@ pub(crate) fn served_a_copy_of_the_server_dropped_in_a_fork_stops_nothing(
 ) -> Result<()> {
     #[cfg(target_os = "linux")]
     {
-        run_alone(env, crate::SERVER_FORKED_FLAG, b"the program still runs\n")
+        run_alone(
+            env,
+            crate::flags::SERVER_FORKED_FLAG,
+            b"the program still runs\n",
+        )
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -762,7 +766,7 @@ pub(crate) fn served_no_launch_after_the_application_changed_its_user(env: &Env<
         }
         run_alone(
             env,
-            crate::SERVER_SETUID_FLAG,
+            crate::flags::SERVER_SETUID_FLAG,
             b"refused: permission denied\n",
         )
     }
@@ -817,7 +821,7 @@ pub(crate) fn server_setuid(backend: &dyn Backend, libraries: &[&str]) -> ExitCo
 pub(crate) fn served_a_server_started_without_standard_streams_serves(env: &Env<'_>) -> Result<()> {
     #[cfg(target_os = "linux")]
     {
-        run_alone(env, crate::SERVER_NO_STREAMS_FLAG, b"ran: ran\n")
+        run_alone(env, crate::flags::SERVER_NO_STREAMS_FLAG, b"ran: ran\n")
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -928,7 +932,7 @@ pub(crate) fn served_the_program_dies_with_the_application(env: &Env<'_>) -> Res
     {
         use std::io::BufRead;
         let mut child = Command::new(&env.me)
-            .args([crate::SERVER_ONCE_FLAG, "hold"])
+            .args([crate::flags::SERVER_ONCE_FLAG, "hold"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()

@@ -99,7 +99,10 @@ impl Outcome {
 
     /// [`Outcome::observed`], counting the error numbers `refusals` as refused too, as a
     /// backend's [`refusal_errors`](crate::Backend::refusal_errors) asks.
-    pub fn observed_counting(&self, refusals: &[super::RefusalCode]) -> Option<Observed> {
+    pub fn observed_counting(
+        &self,
+        refusals: &[super::refusal_code::RefusalCode],
+    ) -> Option<Observed> {
         let refused =
             |e: &io::Error| is_permission_error(e) || refusals.iter().any(|code| code.is(e));
         match (self.expect, &self.result) {
@@ -188,7 +191,7 @@ pub fn first_failure(outcomes: &[Outcome]) -> Option<crate::error::backend::Chec
 /// [`first_failure`], counting the error numbers `refusals` as refused too.
 pub fn first_failure_counting(
     outcomes: &[Outcome],
-    refusals: &[super::RefusalCode],
+    refusals: &[super::refusal_code::RefusalCode],
 ) -> Option<crate::error::backend::CheckFailure> {
     outcomes.iter().find_map(|o| {
         o.observed_counting(refusals)

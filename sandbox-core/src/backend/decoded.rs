@@ -1,13 +1,13 @@
 //! The launch as the launcher decoded and checked it: what a backend confines. It has a file of
 //! its own because both sides name it, the launch sequence (which builds it) and the
-//! [`Backend`](super::Backend) contract (which takes it), and neither should import the other.
+//! `Backend` contract (which takes it), and neither should import the other.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::check::Context;
 use super::wire::Request;
-use crate::Policy;
+use crate::policy::Policy;
 
 /// Everything a backend needs to confine a launch, decoded and checked.
 #[derive(Debug, Clone)]
@@ -25,7 +25,7 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// A launch as the launch sequence would hand it to [`Backend::confine`](super::Backend), for
+    /// A launch as the launch sequence would hand it to `Backend::confine`, for
     /// a backend's own tests: `program` with `args` under `policy`, the environment the launcher
     /// would give the program here, this process standing in for both the launcher (its own
     /// executable) and the launcher's parent, and a canary path under the temporary directory

@@ -10,6 +10,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use super::inherited_handle::InheritedHandle;
 use crate::backend::identity::Identity;
 use crate::error::wire::WireError;
 use crate::policy::Policy;
@@ -79,13 +80,14 @@ pub struct Request {
     /// The launcher's parent, when a confined copy of the launcher must check against the parent
     /// the first copy saw.
     pub parent: Option<u32>,
-    /// The descriptor, open in the launcher, on which it reports a refusal to the parent before
-    /// exiting; `None` where the parent reads only the exit status and standard error.
-    pub status: Option<i32>,
-    /// The descriptor, open in the launcher, of the socket whose other end the application's
-    /// supervisor holds ([`crate::grant`]): `None` for a launch without grants on demand. The
-    /// launcher closes it just before it executes the program.
-    pub supervisor: Option<i32>,
+    /// The channel (on Unix a descriptor), open in the launcher, on which it reports a refusal to
+    /// the parent before exiting; `None` where the parent reads only the exit status and
+    /// standard error.
+    pub status: Option<InheritedHandle>,
+    /// The channel (on Unix a descriptor), open in the launcher, of the socket whose other end the
+    /// application's supervisor holds ([`crate::grant`]): `None` for a launch without grants on
+    /// demand. The launcher closes it just before it executes the program.
+    pub supervisor: Option<InheritedHandle>,
     /// Variables the caller sets for the program, over the few the launcher keeps.
     pub env: Vec<(OsString, OsString)>,
     /// The folder the program starts in, an absolute path; `None` keeps the launcher's own.
@@ -262,7 +264,11 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, WireE
             CANARY => canaries.push(PathBuf::from(value)),
             LIMIT => limits.decode_word(&value)?,
             STATUS => status = Some(parse_status(value)?),
-            SUPERVISOR => supervisor = Some(parse_descriptor(SUPERVISOR, value)?),
+            SUPERVISOR => {
+                supervisor = Some(InheritedHandle::from_wire(parse_descriptor(
+                    SUPERVISOR, value,
+                )?))
+            }
             ALLOW if value == LOCAL_SOCKET_PAIRS => policy = policy.allow_local_socket_pairs(),
             ALLOW if value == PROCESSES => policy = policy.allow_processes(),
             ALLOW => return Err(WireError::UnknownAllowance { value }),
@@ -374,7 +380,7 @@ fn parse_variable(word: OsString) -> Result<(OsString, OsString), WireError> {
 
 /// The status descriptor of encoded arguments, if they name one where [`encode`] puts it: read
 /// before decoding, so that a request that does not decode is reported there too.
-pub fn peek_status(args: &[OsString]) -> Option<i32> {
+pub fn peek_status(args: &[OsString]) -> Option<InheritedHandle> {
     match args {
         [_, key, value, ..] if key == STATUS => parse_status(value.clone()).ok(),
         _ => None,
@@ -382,8 +388,8 @@ pub fn peek_status(args: &[OsString]) -> Option<i32> {
 }
 
 /// A status descriptor is above the standard streams, which are the program's.
-fn parse_status(value: OsString) -> Result<i32, WireError> {
-    parse_descriptor(STATUS, value)
+fn parse_status(value: OsString) -> Result<InheritedHandle, WireError> {
+    parse_descriptor(STATUS, value).map(InheritedHandle::from_wire)
 }
 
 /// A descriptor the launcher keeps is above the standard streams, which are the program's.
@@ -418,8 +424,8 @@ mod tests {
             program: PathBuf::from("/bin/echo"),
             args: vec!["--".into(), "--read".into(), "a b\nc".into()],
             parent: Some(42),
-            status: Some(3),
-            supervisor: Some(4),
+            status: Some(InheritedHandle::from_raw_fd(3)),
+            supervisor: Some(InheritedHandle::from_raw_fd(4)),
             env: vec![("A".into(), "b=c".into()), ("EMPTY".into(), "".into())],
             dir: Some(PathBuf::from("/work dir")),
         }
@@ -452,7 +458,17 @@ mod tests {
     fn a_request_survives_the_round_trip() {
         let r = request();
         assert_eq!(decode(encode(&r)).unwrap(), r);
-        assert_eq!(peek_status(&encode(&r)), Some(3));
+        assert_eq!(
+            peek_status(&encode(&r)),
+            Some(InheritedHandle::from_raw_fd(3))
+        );
+        // A handle travels as its number in decimal, right after the format, as a bare `i32`
+        // did: a launcher of the previous release reads the same words.
+        let words = encode(&r);
+        assert_eq!(words[1..3], [OsString::from(STATUS), OsString::from("3")]);
+        assert!(words
+            .windows(2)
+            .any(|w| w == [OsString::from(SUPERVISOR), OsString::from("4")]));
         assert!(matches!(
             decode_strs(&[FORMAT, "--env", "=x", "--canary", "/a", "--", "/x"]),
             Err(WireError::Variable { .. })
@@ -482,7 +498,7 @@ mod tests {
         assert!(matches!(
             decode(root),
             Err(WireError::Policy(crate::PolicyError::Write {
-                problem: crate::opt_in::WriteProblem::Root,
+                problem: crate::opt_in::write_problem::WriteProblem::Root,
                 ..
             }))
         ));

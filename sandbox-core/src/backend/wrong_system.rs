@@ -2,7 +2,9 @@
 //! gives wherever an application was built with the wrong one: one type, so that each backend
 //! says it the same way and a caller can recognise it.
 
-use super::{BackendError, Fact, Support};
+use super::support::Support;
+use crate::error::backend::BackendError;
+use crate::fact::Fact;
 
 /// A backend run on a system it does not confine: the reason its `support` and `confine` give
 /// there.

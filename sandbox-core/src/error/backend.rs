@@ -7,7 +7,7 @@ use crate::observed::Observed;
 /// In this process (`support()`, a backend called directly) it wraps the backend's typed error
 /// (for example the Linux backend's `LinuxError`), which a caller can downcast to match on. A
 /// refusal made in the launcher crosses the status pipe as its [`code`](BackendError::code) and
-/// its text ([`ReportedError`](crate::raw::ReportedError)): match on the code, which names the
+/// its text ([`ReportedError`](super::report::ReportedError)): match on the code, which names the
 /// kind the same way on both sides.
 ///
 /// One that a grant would cure carries it typed ([`BackendError::remedy`]), across the pipe too:
@@ -18,7 +18,7 @@ use crate::observed::Observed;
 pub struct BackendError {
     code: Option<std::borrow::Cow<'static, str>>,
     source: Box<dyn std::error::Error + Send + Sync + 'static>,
-    remedy: Option<crate::explain::Remedy>,
+    remedy: Option<crate::remedy::Remedy>,
 }
 
 // Transparent: it reads as the backend's error, and its causes are that error's. With a remedy,
@@ -74,14 +74,14 @@ impl BackendError {
     /// With the grant that would cure it (the folder the program's loader lies in, to read),
     /// which its text names last, as this process names remedies ([`crate::remedy`]).
     #[must_use]
-    pub fn with_remedy(mut self, remedy: crate::explain::Remedy) -> Self {
+    pub fn with_remedy(mut self, remedy: crate::remedy::Remedy) -> Self {
         self.remedy = Some(remedy);
         self
     }
 
     /// The grant that would cure it, where one would: for an application to show in its own
     /// terms, or to offer.
-    pub fn remedy(&self) -> Option<&crate::explain::Remedy> {
+    pub fn remedy(&self) -> Option<&crate::remedy::Remedy> {
         self.remedy.as_ref()
     }
 
@@ -90,7 +90,7 @@ impl BackendError {
     pub(crate) fn reported(
         code: Option<String>,
         message: String,
-        remedy: Option<crate::explain::Remedy>,
+        remedy: Option<crate::remedy::Remedy>,
     ) -> Self {
         Self {
             code: code.clone().map(std::borrow::Cow::Owned),

@@ -8,7 +8,7 @@ use super::policy::PolicyError;
 
 /// The launcher's command could not be built: [`Sandbox`](crate::Sandbox) reports it as
 /// [`SpawnError::Command`](crate::SpawnError::Command), and
-/// [`launch_command`](crate::raw::launch_command) returns it.
+/// `raw::launch_command` returns it.
 ///
 /// ```
 /// use sandbox_core::{CommandError, Policy, RunOptions, Sandbox, SpawnError};
@@ -54,7 +54,7 @@ pub enum CommandError {
     /// A backend that confines the launcher as it is created cannot have it forked by this
     /// process (nor by a launch server): its confinement is chosen where the launcher is created.
     /// The remedy: launch through [`Sandbox`](crate::Sandbox) without a server, or
-    /// [`launch_command`](crate::raw::launch_command).
+    /// `raw::launch_command`.
     #[error("the backend {backend} confines its launcher as it is created, which a fork does not do; launch through Sandbox without a server, or launch_command")]
     CreatedOnly {
         /// The backend's name.

@@ -66,7 +66,7 @@ pub enum PolicyError {
         /// The path, canonical.
         path: PathBuf,
         /// Why.
-        problem: crate::opt_in::WriteProblem,
+        problem: crate::opt_in::write_problem::WriteProblem,
     },
 }
 

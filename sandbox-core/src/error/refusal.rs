@@ -50,7 +50,7 @@ pub enum Refusal {
         /// The write folder.
         path: PathBuf,
         /// Why.
-        problem: crate::opt_in::WriteProblem,
+        problem: crate::opt_in::write_problem::WriteProblem,
     },
     /// The policy opts in to processes ([`Policy::allow_processes`](crate::Policy::allow_processes)),
     /// which this build cannot yet hold.
@@ -151,7 +151,7 @@ pub enum Refusal {
         source: io::Error,
     },
     /// A test asked for a refusal at this phase (see
-    /// [`FAULT_VARIABLE`](crate::backend::phases::FAULT_VARIABLE)).
+    /// `backend::phases::FAULT_VARIABLE`).
     #[error("a fault was injected before {phase}")]
     Fault {
         /// The phase.

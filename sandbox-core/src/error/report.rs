@@ -28,7 +28,7 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// A backend's error as the launcher reported it: its kind's code, where the backend gave one
-/// ([`BackendError::code`](crate::backend::BackendError::code)), and its text, one line.
+/// (`BackendError::code`), and its text, one line.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 #[non_exhaustive]

@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::explanation::{Explanation, Last, Never, Outcome};
 use super::paths::{is_process_folder, is_secret, shown, too_wide};
 use super::refusal::{PathRight, Right};
-use super::remedy::{Because, Learnt, OptIn, OptInAllows, Remedy, Withheld};
-use super::{Explanation, Last, Never, Outcome};
+use super::remedy::{Because, Learnt, OptIn, OptInAllows, Withheld};
+use crate::remedy::Remedy;
 
 /// Why no path grants writing, and what does instead: a scratch folder, for the CLI and for
 /// the library alike.
@@ -31,7 +32,7 @@ const TABLE: &str = "the refusal table applies to every launch; no flag changes 
 impl Explanation {
     /// The grants a profile learnt from this run adds, printed as `sandbox-check --explain`'s
     /// suggestion and written by `--suggest`: the smallest that allow every refused access a
-    /// policy can allow, and never more than what was asked. Routine files ([`ROUTINE_FILES`](super::ROUTINE_FILES))
+    /// policy can allow, and never more than what was asked. Routine files ([`ROUTINE_FILES`](super::routine::ROUTINE_FILES))
     /// are withheld; [`Explanation::learnt_all`] suggests them too.
     ///
     /// - A file read is granted as that file, and as its folder only where the program read two
@@ -269,7 +270,7 @@ fn may_be_write_folder(folder: &Path, keep_clear: &[&Path]) -> bool {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     printable
         && folder.is_absolute()
-        && crate::opt_in::refused_by_name(folder).is_none()
+        && crate::opt_in::write_path::refused_by_name(folder).is_none()
         && home.as_deref() != Some(folder)
         && !is_secret(folder)
         && !too_wide(folder)

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::paths::shown;
+
 /// A right a file access needs, in the words a report uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Right {
@@ -112,8 +114,17 @@ pub struct CallRefusal {
     pub rules: Vec<Rule>,
     /// How many times.
     pub count: u64,
-    /// Whether it is routine: a call of [`ROUTINE_CALLS`](super::ROUTINE_CALLS), or one the backend knows a runtime
+    /// Whether it is routine: a call of [`ROUTINE_CALLS`](super::routine::ROUTINE_CALLS), or one the backend knows a runtime
     /// makes and goes on without (the C library's probe for the `nscd` cache's socket). Never
     /// the likeliest cause.
     pub routine: bool,
+}
+
+/// `file` as a sentence: `reading /etc/ssl/openssl.cnf was refused`.
+pub(super) fn file_sentence(file: &FileRefusal) -> String {
+    format!(
+        "{} {} was refused",
+        file.access.right.gerund(),
+        shown(&file.access.resolved)
+    )
 }

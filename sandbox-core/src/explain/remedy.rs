@@ -1,56 +1,12 @@
 //! What would allow a refusal (a grant), what a learnt profile keeps and withholds, and why.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::paths::shown;
+use crate::remedy::Remedy;
 
-/// A grant (a `Policy` method, a flag of `sandbox-check`) that would allow part of what was
-/// refused.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Remedy {
-    /// `Policy::allow_read`, `--read PATH`.
-    Read(PathBuf),
-    /// `Policy::allow_exec`, `--exec PATH`.
-    Exec(PathBuf),
-}
-
-impl Remedy {
-    /// The flag.
-    pub fn flag(&self) -> &'static str {
-        match self {
-            Remedy::Read(_) => "--read",
-            Remedy::Exec(_) => "--exec",
-        }
-    }
-
-    /// The path.
-    pub fn path(&self) -> &Path {
-        match self {
-            Remedy::Read(path) | Remedy::Exec(path) => path,
-        }
-    }
-
-    /// The grant as an application writes it, for a remedy shown to a library's user rather
-    /// than a shell's: `.read("/etc/ssl")` on a [`Command`](crate::Command) (the same name as
-    /// on a `Policy`, `allow_read`, less its prefix).
-    pub fn call(&self) -> String {
-        let method = match self {
-            Remedy::Read(_) => "read",
-            Remedy::Exec(_) => "exec",
-        };
-        format!("{method}({:?})", self.path().display().to_string())
-    }
-}
-
-impl fmt::Display for Remedy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.flag(), self.path().display())
-    }
-}
-
-/// What [`Explanation::learnt`](super::Explanation::learnt) suggests, and what it would not.
+/// What `Explanation::learnt` suggests, and what it would not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Learnt {
     /// The grants to add, each path once, none beneath another of the same kind.
@@ -59,7 +15,7 @@ pub struct Learnt {
     pub withheld: Vec<Withheld>,
 }
 
-/// A grant [`Explanation::learnt`](super::Explanation::learnt) would not suggest, and why.
+/// A grant `Explanation::learnt` would not suggest, and why.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Withheld {
     /// The grant.
@@ -68,7 +24,7 @@ pub struct Withheld {
     pub because: Because,
 }
 
-/// Why [`Explanation::learnt`](super::Explanation::learnt) would not suggest a grant.
+/// Why `Explanation::learnt` would not suggest a grant.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Because {
@@ -77,9 +33,9 @@ pub enum Because {
     /// It is no path to copy: a control character, not UTF-8, another process's folder in
     /// `/proc`.
     NotAPath,
-    /// It is a file runtimes look for and go on without ([`ROUTINE_FILES`](super::ROUTINE_FILES)).
+    /// It is a file runtimes look for and go on without ([`ROUTINE_FILES`](super::routine::ROUTINE_FILES)).
     Routine,
-    /// It looks like a secret ([`is_secret`](super::is_secret)): keys, credentials, keyrings, `.env` files.
+    /// It looks like a secret ([`is_secret`](super::paths::is_secret)): keys, credentials, keyrings, `.env` files.
     Secret,
     /// It is `/`, a top-level folder, or a folder in `/proc` or `/sys`: a grant of it would
     /// give far more than any one request.
@@ -178,7 +134,7 @@ impl fmt::Display for OptIn {
 }
 
 /// Something the program was refused that an opt-in would allow
-/// ([`Explanation::opt_ins`](super::Explanation::opt_ins)).
+/// (`Explanation::opt_ins`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptInAllows {
     /// What: `create in /home/me/project`, `clone`.

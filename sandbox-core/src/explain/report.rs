@@ -3,19 +3,9 @@
 use std::fmt;
 use std::path::Path;
 
+use super::explanation::{Explanation, Outcome, Seen, MAX_DISTINCT};
 use super::paths::shown;
-use super::refusal::FileRefusal;
 use super::remedy::{Because, Learnt};
-use super::{Explanation, Outcome, Seen, MAX_DISTINCT};
-
-/// `file` as a sentence: `reading /etc/ssl/openssl.cnf was refused`.
-pub(super) fn file_sentence(file: &FileRefusal) -> String {
-    format!(
-        "{} {} was refused",
-        file.access.right.gerund(),
-        shown(&file.access.resolved)
-    )
-}
 
 /// An explanation as lines for a person ([`Explanation::report`]).
 #[derive(Debug, Clone, Copy)]

@@ -3,7 +3,7 @@
 
 use std::process::{Command, ExitStatus};
 
-use super::Explanation;
+use super::explanation::Explanation;
 use crate::error::backend::BackendError;
 
 /// A backend's watcher of one launch, from [`Backend::tracer`](crate::Backend::tracer).

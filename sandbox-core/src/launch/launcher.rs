@@ -7,12 +7,14 @@ use std::ffi::OsString;
 use std::sync::atomic::Ordering;
 
 use crate::backend::check::EXIT_FLAG;
+#[cfg(not(unix))]
+use crate::backend::decoded::Launch;
+#[cfg(unix)]
+use crate::backend::inherited_handle::InheritedHandle;
 #[cfg(unix)]
 use crate::backend::wire::Request;
 use crate::backend::wire::{self, CONFINED_FLAG, LAUNCH_FLAG};
 use crate::backend::Backend;
-#[cfg(not(unix))]
-use crate::backend::Launch;
 use crate::error::refusal::Refusal;
 
 use super::refuse::refuse;
@@ -128,7 +130,7 @@ fn run(
     let mut phases = crate::backend::phases::Phases::from_env();
     let args: Vec<OsString> = args.collect();
     if let Some(fd) = wire::peek_status(&args) {
-        STATUS.store(fd, Ordering::Relaxed);
+        STATUS.store(fd.as_raw_fd(), Ordering::Relaxed);
         // The handshake: whatever the parent started is a launcher (a confined copy was
         // announced by the launcher that started it).
         if stage == Stage::Launch {
@@ -185,14 +187,14 @@ pub(crate) enum ForkedRequest {
 /// What a forked child does first: a panic becomes a refusal, and a refusal is reported on
 /// `status`.
 #[cfg(unix)]
-fn forked_start(status: Option<i32>) {
+fn forked_start(status: Option<InheritedHandle>) {
     FORKED.store(true, Ordering::Relaxed);
     std::panic::set_hook(Box::new(|info| {
         refuse(&Refusal::Panic {
             message: info.to_string(),
         })
     }));
-    if let Some(fd) = status.filter(|&fd| fd > 2) {
+    if let Some(fd) = status.map(InheritedHandle::as_raw_fd).filter(|&fd| fd > 2) {
         STATUS.store(fd, Ordering::Relaxed);
         announce(crate::status::STARTED);
     }

@@ -5,10 +5,13 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::backend::decoded::Launch;
+use crate::backend::inherited_handle::InheritedHandle;
+use crate::backend::support::Support;
 #[cfg(unix)]
 use crate::backend::wire::CONFINED_FLAG;
 use crate::backend::wire::{self, Request, LAUNCH_FLAG};
-use crate::backend::{Backend, Launch, Support};
+use crate::backend::Backend;
 use crate::canary::Canary;
 use crate::error::command::CommandError;
 use crate::policy::Policy;
@@ -78,10 +81,10 @@ where
 pub(crate) struct Extras<'a> {
     /// The launcher's executable, this one if `None`.
     pub launcher: Option<&'a Path>,
-    /// The descriptor the launcher reports on.
-    pub status: Option<i32>,
-    /// The descriptor the launcher shares with the application's supervisor.
-    pub supervisor: Option<i32>,
+    /// The channel the launcher reports on (on Unix a descriptor).
+    pub status: Option<InheritedHandle>,
+    /// The channel the launcher shares with the application's supervisor (on Unix a descriptor).
+    pub supervisor: Option<InheritedHandle>,
     /// The variables the caller sets for the program.
     pub env: Vec<(OsString, OsString)>,
     /// The folder the program starts in, the launcher's own if `None`.
@@ -201,7 +204,7 @@ pub(crate) fn stop_if_unhandled_launcher() {
     // another file's by now.
     let rest: Vec<OsString> = args.collect();
     if let Some(fd) = flagged.then(|| wire::peek_status(&rest)).flatten() {
-        let _ignored = crate::sys::write_all(fd, &[crate::status::NOT_A_LAUNCHER]);
+        let _ignored = crate::sys::write_all(fd.as_raw_fd(), &[crate::status::NOT_A_LAUNCHER]);
     }
     eprintln!("{REFUSED_PREFIX}{UNHANDLED}");
     crate::sys::exit_now(REFUSED_EXIT_CODE)

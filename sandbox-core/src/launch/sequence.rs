@@ -4,8 +4,11 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::backend::decoded::Launch;
+use crate::backend::inherited_handle::InheritedHandle;
+use crate::backend::support::Support;
 use crate::backend::wire::{Request, CONFINED_FLAG};
-use crate::backend::{Backend, Launch, Support};
+use crate::backend::Backend;
 use crate::error::refusal::Refusal;
 
 use super::refuse::{announce, launch_status, program_streams};
@@ -75,7 +78,7 @@ pub(super) fn sequence(
         Stage::Launch => {
             let mut keep: Vec<i32> = launch_status().into_iter().collect();
             keep.extend(program_streams().into_iter().map(|(_, fd)| fd));
-            keep.extend(request.supervisor);
+            keep.extend(request.supervisor.map(InheritedHandle::as_raw_fd));
             // The proxy's log, close-on-exec: the program never holds it.
             keep.extend(
                 request
@@ -94,7 +97,8 @@ pub(super) fn sequence(
             // The backend's `confine` sends the supervisor what it needs over it; the program
             // never holds it (closed below, before `exec`, and close-on-exec besides).
             if let Some(fd) = request.supervisor {
-                crate::sys::set_close_on_exec(fd, true).map_err(Refusal::Descriptors)?;
+                crate::sys::set_close_on_exec(fd.as_raw_fd(), true)
+                    .map_err(Refusal::Descriptors)?;
             }
             // A backend that confines by re-executing needs the descriptor across that `exec`;
             // its confined copy sets the flag (below). Otherwise the program never holds it.
@@ -160,8 +164,8 @@ pub(super) fn sequence(
     // which may leave no path to look up (capability mode). Close-on-exec: the program never
     // holds it.
     let opened = match backend.program_start() {
-        crate::backend::ProgramStart::ExecByPath => None,
-        crate::backend::ProgramStart::ExecOpenedBefore => Some(
+        crate::start::ProgramStart::ExecByPath => None,
+        crate::start::ProgramStart::ExecOpenedBefore => Some(
             crate::platform::open_for_exec(&launch.request.program).map_err(|source| {
                 Refusal::Exec {
                     program: launch.request.program.clone(),
@@ -220,7 +224,7 @@ pub(super) fn sequence(
     // The supervisor takes every open after this word (or this close, whichever it sees) for
     // the program's: the launcher's own opens up to here were its own. The word counts even
     // where a copy of the application's end of the socket would keep the close from showing.
-    if let Some(fd) = launch.request.supervisor {
+    if let Some(fd) = launch.request.supervisor.map(InheritedHandle::as_raw_fd) {
         crate::sys::write_all(fd, &[crate::grant::EXECUTING]).map_err(Refusal::Descriptors)?;
         nix::unistd::close(fd).map_err(|e| Refusal::Descriptors(e.into()))?;
     }

@@ -9,11 +9,6 @@ pub(crate) mod syscalls;
 /// The system-wide preload list glibc's loader reads in every program it starts.
 pub(crate) const SYSTEM_PRELOAD: Option<&str> = Some("/etc/ld.so.preload");
 
-/// How many threads this process has, from `/proc/self/task`.
-pub(crate) fn thread_count() -> Option<std::io::Result<usize>> {
-    Some(std::fs::read_dir("/proc/self/task").map(Iterator::count))
-}
-
 /// A descriptor, registered with tokio's reactor, that becomes readable when the child `pid`
 /// exits: its pidfd (Linux 5.3 and later); `None` where the kernel has none.
 #[cfg(feature = "tokio")]

@@ -9,14 +9,6 @@ pub(crate) mod server;
 /// theirs from the environment, which the launcher clears.
 pub(crate) const SYSTEM_PRELOAD: Option<&str> = None;
 
-/// How many threads this process has: not listed here. A launcher on such a system is
-/// re-executed under its confinement (macOS), which starts a fresh single-threaded image, and the
-/// launch sequence is never forked.
-#[cfg(unix)]
-pub(crate) fn thread_count() -> Option<std::io::Result<usize>> {
-    None
-}
-
 /// No descriptor tells of a child's exit here: the async wait looks every few milliseconds.
 #[cfg(all(unix, feature = "tokio"))]
 pub(crate) fn exit_watch(_pid: u32) -> Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>> {

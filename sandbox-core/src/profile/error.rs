@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::value::{MAX_DEPTH, MAX_FILES, MAX_FILE_BYTES};
-use crate::PolicyError;
+use crate::error::policy::PolicyError;
 
 /// Why a profile could not be read.
 #[derive(Debug, thiserror::Error)]

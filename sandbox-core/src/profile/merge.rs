@@ -6,8 +6,8 @@ use std::path::Path;
 use super::error::ProfileError;
 use super::format::{apply_limits, bytes, File, USER_DATABASES};
 use super::value::Profile;
+use crate::error::policy::PolicyError;
 use crate::scratch::Bound;
-use crate::PolicyError;
 
 impl Profile {
     /// Adds `parsed`'s own entries, read from `file`, after its includes.

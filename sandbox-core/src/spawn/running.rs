@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::canary::Canary;
-use crate::explain::Explanation;
+use crate::explain::explanation::Explanation;
 use crate::process::Process;
 use crate::run::{Ending, Finished, RunOptions, SpawnError};
 
@@ -116,7 +116,7 @@ pub struct Running {
     pub(crate) process: Process,
     pub(crate) waited: bool,
     pub(crate) started: Instant,
-    pub(crate) unenforced: Vec<crate::Unenforced>,
+    pub(crate) unenforced: Vec<crate::limits::Unenforced>,
     /// The opt-ins the launch's policy had, in words ([`Finished::opt_ins`]).
     pub(crate) opt_ins: Vec<String>,
     /// The executable started as the launcher, for the error of one that never answered.
@@ -139,7 +139,7 @@ impl Running {
     }
 
     /// The bounds of the policy's limits this machine does not enforce for this launch, and why.
-    pub fn unenforced(&self) -> &[crate::Unenforced] {
+    pub fn unenforced(&self) -> &[crate::limits::Unenforced] {
         &self.unenforced
     }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use crate::canary::Canary;
-use crate::pipes::{status_pipe, STATUS_FD, SUPERVISOR_FD};
+use crate::pipes::{status_pipe, STATUS_FD, STATUS_HANDLE, SUPERVISOR_FD, SUPERVISOR_HANDLE};
 use crate::policy::Policy;
 use crate::process::{spawn_traced, Pipes, Process};
 use crate::run::SpawnError;
@@ -142,8 +142,8 @@ impl<'b> Sandbox<'b> {
             args,
             crate::launch::parent::Extras {
                 launcher: self.launcher,
-                status: Some(STATUS_FD),
-                supervisor: channel.as_ref().map(|_| SUPERVISOR_FD),
+                status: Some(STATUS_HANDLE),
+                supervisor: channel.as_ref().map(|_| SUPERVISOR_HANDLE),
                 env: self.env.clone(),
                 dir: self.dir.clone(),
             },
@@ -281,7 +281,7 @@ impl<'b> Sandbox<'b> {
             args,
             crate::launch::parent::Extras {
                 launcher: None,
-                status: Some(STATUS_FD),
+                status: Some(STATUS_HANDLE),
                 supervisor: None,
                 env: self.env.clone(),
                 dir: self.dir.clone(),

@@ -1,16 +1,16 @@
 //! The analyses of the evaluator that know only part of a call, for the tests, the decision
-//! tables (`crate::decisions`), `cargo xtask docs` and `sandbox-check --print-filters`: they
+//! tables (`decisions.rs`), `cargo xtask docs` and `sandbox-check --print-filters`: they
 //! are behind the `analysis` feature, so a launch's library does not carry them. The shipped
-//! explanation needs only [`Stack::decide`](super::Stack::decide) on one call.
+//! explanation needs only [`Stack::decide`](super::machine::Stack::decide) on one call.
 //!
-//! [`Program::explore`](super::Program::explore) finds every answer a call may get whatever its
-//! arguments, and the most instructions it may run; [`Program::partition`](super::Program::partition)
+//! [`Program::explore`](super::machine::Program::explore) finds every answer a call may get whatever its
+//! arguments, and the most instructions it may run; [`Program::partition`](super::machine::Program::partition)
 //! gives the exact answer for every value of one word of `seccomp_data`, all 2^32 of them, in a
 //! few ranges; the [`Stack`] forms combine the programs.
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{
+use super::machine::{
     precedence, word_name, AluOp, Cond, Decision, Op, Operand, Program, Regs, SeccompData, Source,
     Stack, MEMWORDS, SECCOMP_DATA_SIZE,
 };
@@ -664,10 +664,11 @@ impl Stack {
 
 #[cfg(test)]
 mod tests {
-    use super::super::code::*;
-    use super::super::tests::{jump, stmt, ALLOW, EPERM, KILL};
+    use super::super::machine::tests::{jump, stmt, ALLOW, EPERM, KILL};
     use super::super::*;
     use super::*;
+    use crate::opcodes::*;
+    use crate::syscalls::Arch;
 
     #[test]
     fn explore_finds_every_answer_and_the_longest_path() {

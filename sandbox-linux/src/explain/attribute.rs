@@ -47,13 +47,13 @@ pub struct Refused {
 impl Seccomp {
     /// The filters for `arch` that a launcher of process ID `pid` installs.
     #[cfg(test)]
-    pub fn new(arch: Arch, pid: u32) -> Result<Self, super::ExplainError> {
+    pub fn new(arch: Arch, pid: u32) -> Result<Self, super::error::ExplainError> {
         Self::with(arch, pid, OptIns::NONE)
     }
 
     /// The filters for `arch` that a launcher of process ID `pid` installs for a policy that
     /// opts in to `opt_ins`.
-    pub fn with(arch: Arch, pid: u32, opt_ins: OptIns) -> Result<Self, super::ExplainError> {
+    pub fn with(arch: Arch, pid: u32, opt_ins: OptIns) -> Result<Self, super::error::ExplainError> {
         let programs = vec![crate::filter::build_with(arch, pid, opt_ins)?];
         let stack = Stack::of(arch, &programs)?;
         Ok(Self {

@@ -319,7 +319,8 @@ fn random() -> io::Result<String> {
 }
 
 /// The scratch folders this system makes.
-pub(crate) const KINDS: &[crate::backend::ScratchKind] = &[crate::backend::ScratchKind::Tmpfs];
+pub(crate) const KINDS: &[crate::provisions::ScratchKind] =
+    &[crate::provisions::ScratchKind::Tmpfs];
 
 #[cfg(test)]
 mod tests {

@@ -40,4 +40,4 @@ pub fn check_bound(_fd: std::os::fd::BorrowedFd<'_>, _bound: Bound) -> io::Resul
 }
 
 /// The scratch folders this system makes.
-pub(crate) const KINDS: &[crate::backend::ScratchKind] = &[];
+pub(crate) const KINDS: &[crate::provisions::ScratchKind] = &[];
