@@ -2,14 +2,17 @@
 //! without a cycle, so each file can be read knowing only those below it (issue 28.6).
 //!
 //! The crates are the workspace's members; a room is a file (`a/b.rs` is `a::b`). An edge
-//! `a -> b` is a path in `a` that names an item of file `b`: `crate::…`, `super::…`, `self::…`,
-//! a path through a file module `a` declares (`check::run`), in code, in `use` trees (nested and
-//! over several lines) and in rustdoc link paths. A path goes to the longest leading part of it
-//! that is a file, else to the crate's root: a file that re-exports (`lib.rs`, `backend.rs`) is a
-//! room too, so naming an item through it ties a file to all that file imports. A child naming
-//! its parent's item and a parent naming its child's are edges like any other. Plain comments
-//! and `#[cfg(test)]` modules are left out: test code is not built into the room, and a test
-//! may reach up to build what it checks. A circle is printed with each tie and what it names.
+//! `a -> b` is a path in `a`'s code that names an item of file `b`: `crate::…`, `super::…`,
+//! `self::…`, a path through a file module `a` declares (`check::run`), in code and in `use`
+//! trees (nested and over several lines). A path goes to the longest leading part of it that is
+//! a file, else to the crate's root; a name that file re-exports (`pub use`, as `lib.rs` and
+//! `backend.rs` do) goes on to the file that defines it: the re-exporting file is a face, and
+//! naming an item through it ties a file to the item's home alone. A child naming its parent's
+//! item and a parent naming its child's are edges like any other. Comments, doc comments and
+//! `#[cfg(test)]` modules are left out: a doc link is a reader's way to where a type is used,
+//! which points up by nature (a low type's page naming `Sandbox::run`, which returns it), and
+//! is never compiled; test code is not built into the room, and a test may reach up to build
+//! what it checks. A circle is printed with each tie and what it names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -56,19 +59,19 @@ fn code_of(text: &str) -> String {
         let trimmed = line.trim_start();
         let test_only =
             trimmed.starts_with("#[cfg(test)]") || trimmed.starts_with("#[cfg(all(test,");
-        if test_only
-            && lines
-                .peek()
-                .is_some_and(|next| is_mod_line(next.trim_start()))
-        {
-            break;
+        if test_only {
+            match lines.peek().map(|next| next.trim_start()) {
+                // A test module of its own file (`mod tests;`): that line alone is left out.
+                Some(next) if is_mod_line(next) && next.trim_end().ends_with(';') => {
+                    lines.next();
+                    continue;
+                }
+                // An inline test module, last in the file by the project's custom.
+                Some(next) if is_mod_line(next) => break,
+                _ => {}
+            }
         }
-        if let Some(doc) = trimmed
-            .strip_prefix("///")
-            .or_else(|| trimmed.strip_prefix("//!"))
-        {
-            code.push_str(doc);
-        } else if !trimmed.starts_with("//") {
+        if !trimmed.starts_with("//") {
             code.push_str(line);
         }
         code.push('\n');
@@ -284,28 +287,53 @@ fn graph_of(root: &Path) -> (Graph, Ties) {
             )
         })
         .collect();
+    let exports: BTreeMap<&str, BTreeMap<String, Vec<String>>> = texts
+        .iter()
+        .map(|(module, text)| (module.as_str(), reexports(text, module)))
+        .collect();
+    // The longest leading part of a path that is a file; the crate's root when none is.
+    let file_of = |names: &[String]| {
+        (0..=names.len())
+            .rev()
+            .map(|n| match n {
+                0 => "crate".to_owned(),
+                n => names[..n].join("::"),
+            })
+            .find(|m| texts.contains_key(m))
+    };
     let mut graph = Graph::new();
     let mut ties = Ties::new();
     for (module, text) in &texts {
         let edges = graph.entry(module.clone()).or_default();
-        for names in paths_in(text, module) {
-            // The longest leading part of the path that is a file; the crate's root when none is.
-            let target = (0..=names.len())
-                .rev()
-                .map(|n| match n {
-                    0 => "crate".to_owned(),
-                    n => names[..n].join("::"),
-                })
-                .find(|m| texts.contains_key(m));
-            let Some(target) = target else { continue };
+        for mut names in paths_in(text, module) {
+            let Some(mut target) = file_of(&names) else {
+                continue;
+            };
+            // A name taken through another file's `pub use` ties to the file that defines it:
+            // the re-exporting file is a face, not a room one must read first.
+            for _ in 0..8 {
+                let depth = module_depth(&target);
+                let Some(home) = names
+                    .get(depth)
+                    .and_then(|name| exports.get(target.as_str())?.get(name))
+                    .filter(|_| target != *module)
+                else {
+                    break;
+                };
+                let mut resolved = home.clone();
+                resolved.extend_from_slice(&names[depth + 1..]);
+                match file_of(&resolved) {
+                    Some(next) if next != target => {
+                        names = resolved;
+                        target = next;
+                    }
+                    _ => break,
+                }
+            }
             if *module == target {
                 continue;
             }
-            let depth = if target == "crate" {
-                0
-            } else {
-                target.split("::").count()
-            };
+            let depth = module_depth(&target);
             let named = names
                 .get(depth)
                 .or(names.last())
@@ -318,6 +346,43 @@ fn graph_of(root: &Path) -> (Graph, Ties) {
         }
     }
     (graph, ties)
+}
+
+/// How many names a module's path has below the crate's root.
+fn module_depth(module: &str) -> usize {
+    if module == "crate" {
+        0
+    } else {
+        module.split("::").count()
+    }
+}
+
+/// The names `text` (the file of `module`) re-exports with `pub use`, each with the full path
+/// it names. A renamed one (`as`) is left out: it is rare, and its path is still read as a tie.
+fn reexports(text: &str, module: &str) -> BTreeMap<String, Vec<String>> {
+    let code = code_of(text);
+    // Its `mod` lines, so that a `pub use child::Item` resolves as in the file.
+    let mods: String = code
+        .lines()
+        .filter(|l| is_mod_line(l.trim_start()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut found = BTreeMap::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("pub use ") {
+        let after = &rest[at + "pub use ".len()..];
+        let end = after.find(';').unwrap_or(after.len());
+        let statement = &after[..end];
+        if !statement.contains(" as ") {
+            for path in paths_in(&format!("{mods}{statement};"), module) {
+                if let Some(name) = path.last() {
+                    found.insert(name.clone(), path);
+                }
+            }
+        }
+        rest = &after[end..];
+    }
+    found
 }
 
 /// A circle as the test prints it: its files, then each tie between two of them with the names.
@@ -424,6 +489,31 @@ fn no_crate_of_the_workspace_has_an_import_circle() {
 }
 
 #[test]
+fn a_name_through_a_reexport_ties_to_its_home_and_a_doc_link_ties_nothing() {
+    let root = std::env::temp_dir().join(format!("xtask-imports-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    for (file, text) in [
+        (
+            "lib.rs",
+            "#[cfg(test)]\nmod tests;\npub use low::Item;\nmod high;\nmod low;\n",
+        ),
+        (
+            "low.rs",
+            "/// Used by [`Use`](crate::high::Use).\npub struct Item;\n",
+        ),
+        ("high.rs", "use crate::Item;\npub struct Use(Item);\n"),
+    ] {
+        std::fs::write(root.join(file), text).unwrap();
+    }
+    let (graph, _) = graph_of(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    let edges = |m: &str| graph[m].iter().cloned().collect::<Vec<String>>();
+    assert_eq!(edges("high"), vec!["low"]);
+    assert_eq!(edges("low"), Vec::<String>::new());
+    assert_eq!(edges("crate"), vec!["low"]);
+}
+
+#[test]
 fn a_circle_is_found() {
     let mut graph = Graph::new();
     for (from, to) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")] {
@@ -437,13 +527,13 @@ fn a_circle_is_found() {
         "fn f() { crate::w(); kid::g(); }\nuse super::{p, q::{r, s}};\nuse super::super::s;\n",
         "use crate::{\n    m::{self, n},\n    o,\n};\n",
         "mod inner {\n    let c = '{';\n    use super::*;\n    use super::super::u;\n}\n",
+        "#[cfg(test)]\nmod test_helpers;\nuse crate::v;\n",
         "#[cfg(test)]\nmod tests { crate::t; }",
     );
     let names = |p: &[&str]| p.iter().map(|n| n.to_string()).collect::<Vec<_>>();
     assert_eq!(
         paths_in(text, "a::b::c"),
         vec![
-            names(&["explain", "Tracer"]),
             names(&["x", "y"]),
             names(&["w"]),
             names(&["a", "b", "c", "kid", "g"]),
@@ -456,6 +546,13 @@ fn a_circle_is_found() {
             names(&["o"]),
             names(&["a", "b", "c"]),
             names(&["a", "b", "u"]),
+            names(&["v"]),
         ]
+    );
+    // `crate::Item` re-exported by the root from `low`: named through the root, it ties the
+    // file to `low`, where it is defined, and `low` to nothing.
+    assert_eq!(
+        reexports("pub use low::Item;\nmod low;\n", "crate").get("Item"),
+        Some(&names(&["low", "Item"]))
     );
 }
