@@ -75,8 +75,10 @@ fn assert_private(folder: &Path, maker: u32) {
 #[test]
 fn pythons_tempfile_and_sqlite_work_and_the_folder_is_gone_afterwards() {
     let code = r#"
-import os, tempfile, sqlite3
+import os, sys, tempfile, sqlite3
 print(os.environ["TMPDIR"], flush=True)
+# Held until the test has seen the folder from outside: it is gone once the launch ends.
+sys.stdin.readline()
 print("home=" + os.environ.get("HOME", "unset"))
 print("gettempdir=" + str(tempfile.gettempdir() == os.environ["TMPDIR"]))
 with tempfile.TemporaryDirectory() as d, tempfile.NamedTemporaryFile(dir=d) as f:
@@ -93,6 +95,7 @@ os.close(fd)
 print("left=" + str(os.listdir(os.environ["TMPDIR"]) == [os.path.basename(name)]))
 "#;
     let mut child = scratch_python(None, &[], code)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -100,6 +103,9 @@ print("left=" + str(os.listdir(os.environ["TMPDIR"]) == [os.path.basename(name)]
     let maker = child.id();
     let (folder, mut rest) = scratch_of(&mut child);
     assert_private(&folder, maker);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "go").unwrap();
+    drop(stdin);
     let mut lines = String::new();
     std::io::Read::read_to_string(&mut rest, &mut lines).unwrap();
     let output = child.wait_with_output().unwrap();
