@@ -37,10 +37,15 @@ pub use support::Support;
 pub use wrong_system::WrongSystem;
 
 /// The one loop that sends descriptors over a local socket (`SCM_RIGHTS`, retried on `EINTR`,
-/// `MSG_NOSIGNAL`): the launch server's, and a Linux backend's that hands its supervisor a
-/// descriptor.
+/// `MSG_NOSIGNAL`): the launch server's, and a Linux backend's that hands its supervisor or its
+/// proxy a descriptor.
 #[cfg(target_os = "linux")]
 pub use crate::platform::syscalls::send_with_fds;
+
+/// The one loop that receives them (each close-on-exec): the launch server's, and a Linux
+/// backend's proxy that takes its listening socket.
+#[cfg(target_os = "linux")]
+pub use crate::platform::syscalls::recv_with_fds;
 
 use crate::explain::tracer::{ExplainError, Tracer};
 use crate::policy::Policy;

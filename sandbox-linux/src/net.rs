@@ -15,12 +15,9 @@
 //! application's function about destinations off the list (`Sandbox::on_connect`), and a pidfd of the launcher, whose end (the
 //! program's, after `exec`) ends the proxy.
 
-use std::io::{IoSlice, IoSliceMut};
 use std::net::TcpListener;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
-
-use nix::sys::socket::{recvmsg, sendmsg, ControlMessage, ControlMessageOwned, MsgFlags};
 
 use crate::error::LinuxError;
 
@@ -69,15 +66,8 @@ pub fn enter(policy: &sandbox_core::Policy) -> Result<(), LinuxError> {
         .local_addr()
         .map_err(fail("reading the proxy's port"))?
         .port();
-    let fds = [listener.as_raw_fd()];
-    sendmsg::<()>(
-        ours.as_raw_fd(),
-        &[IoSlice::new(b"L")],
-        &[ControlMessage::ScmRights(&fds)],
-        MsgFlags::MSG_NOSIGNAL,
-        None,
-    )
-    .map_err(|e| fail("handing the listening socket to the proxy")(e.into()))?;
+    sandbox_core::backend::send_with_fds(ours.as_fd(), b"L", &[listener.as_raw_fd()])
+        .map_err(fail("handing the listening socket to the proxy"))?;
     drop(listener);
     drop(ours);
     sandbox_core::net::set_proxy_port(port);
@@ -198,26 +188,10 @@ fn intermediate(
 }
 
 /// The listening socket the launcher sends, or `None` where it ended first.
-#[allow(unsafe_code)]
 fn receive(hand_over: &UnixStream) -> Option<TcpListener> {
     let mut byte = [0u8; 1];
-    let mut io = [IoSliceMut::new(&mut byte)];
-    let mut space = nix::cmsg_space!([RawFd; 1]);
-    let message = recvmsg::<()>(
-        hand_over.as_raw_fd(),
-        &mut io,
-        Some(&mut space),
-        MsgFlags::MSG_CMSG_CLOEXEC,
-    )
-    .ok()?;
-    for cmsg in message.cmsgs().ok()? {
-        if let ControlMessageOwned::ScmRights(fds) = cmsg {
-            let fd = *fds.first()?;
-            // SAFETY: the descriptor the kernel just put in this process, owned by nothing else.
-            return Some(TcpListener::from(unsafe { OwnedFd::from_raw_fd(fd) }));
-        }
-    }
-    None
+    let (_, fds) = sandbox_core::backend::recv_with_fds(hand_over.as_fd(), &mut byte).ok()?;
+    fds.into_iter().next().map(TcpListener::from)
 }
 
 /// Puts `/dev/null` on the standard streams (the application's pipes must close when the
