@@ -375,8 +375,10 @@ fn reexports(text: &str, module: &str) -> BTreeMap<String, Vec<String>> {
         let statement = &after[..end];
         if !statement.contains(" as ") {
             for path in paths_in(&format!("{mods}{statement};"), module) {
+                // The first wins: a second re-export of a name is another target's (`cfg`),
+                // as `lib.rs`'s stub `Sandbox` for systems without a launch is.
                 if let Some(name) = path.last() {
-                    found.insert(name.clone(), path);
+                    found.entry(name.clone()).or_insert(path);
                 }
             }
         }
