@@ -303,6 +303,9 @@ fn check_policy_error(error: &PolicyError) {
             assert!(!has_nul && path.is_absolute(), "{path:?}");
             assert!(!in_canonical_form(path), "{path:?} is in canonical form");
         }
+        // A write folder refused for what it is (a top-level or system folder, not a folder,
+        // the home), named by an absolute path.
+        PolicyError::Write { .. } => assert!(!has_nul && path.is_absolute(), "{path:?}"),
         other => panic!("a PolicyError these checks do not know: {other}"),
     }
 }
@@ -313,7 +316,8 @@ fn error_path(error: &PolicyError) -> &Path {
         | PolicyError::ContainsNul { path }
         | PolicyError::Unreadable { path, .. }
         | PolicyError::LinkToFolder { path, .. }
-        | PolicyError::NotCanonical { path } => path,
+        | PolicyError::NotCanonical { path }
+        | PolicyError::Write { path, .. } => path,
         other => panic!("a PolicyError these checks do not know: {other}"),
     }
 }
